@@ -1,0 +1,61 @@
+/** Every error Forge raises on purpose derives from ForgeError, so callers can tell a user's mistake from a bug. */
+export class ForgeError extends Error {
+  override readonly name: string = 'ForgeError';
+  constructor(message: string) {
+    super(message);
+  }
+}
+
+/** One problem found in a spec, located by its JSON path (`buffers[2].name`). */
+export interface ValidationIssue {
+  readonly path: string;
+  readonly message: string;
+}
+
+/** A spec (or schedule, or launch expression) failed validation; carries every problem found. */
+export class ValidationError extends ForgeError {
+  override readonly name = 'ValidationError';
+  readonly issues: readonly ValidationIssue[];
+  constructor(issues: readonly ValidationIssue[]) {
+    const first = issues[0];
+    const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : '';
+    super(first === undefined ? 'invalid input' : `${formatIssue(first)}${more}`);
+    this.issues = issues;
+  }
+  /** The JSON path of the first problem. */
+  get path(): string {
+    return this.issues[0]?.path ?? '';
+  }
+}
+
+/** The target cannot express an op; a backend never emits silent fallbacks. */
+export class UnsupportedError extends ForgeError {
+  override readonly name = 'UnsupportedError';
+  constructor(
+    readonly target: string,
+    readonly op: string,
+    detail?: string,
+  ) {
+    super(`${target} does not support op '${op}'${detail === undefined ? '' : `: ${detail}`}`);
+  }
+}
+
+/** A backend failed to render a spec that passed validation (an internal inconsistency). */
+export class EmissionError extends ForgeError {
+  override readonly name = 'EmissionError';
+  constructor(
+    readonly target: string,
+    message: string,
+  ) {
+    super(`${target}: ${message}`);
+  }
+}
+
+/** The interpreter hit a run-time fault (divergent barrier, out-of-bounds access, deadlock). */
+export class ExecutionError extends ForgeError {
+  override readonly name = 'ExecutionError';
+}
+
+export function formatIssue(issue: ValidationIssue): string {
+  return issue.path === '' ? issue.message : `${issue.path}: ${issue.message}`;
+}

@@ -1,0 +1,54 @@
+import { ExecutionError, ValidationError } from '../errors.js';
+import { f16Bits, f16FromBits } from '../f16.js';
+import type { ElementType } from '../types.js';
+
+/** Buffer storage per element type; f16 elements are kept as their 16-bit patterns. */
+export type ElementArray = Float32Array | Uint32Array | Int32Array | Uint16Array;
+
+const ARRAY_OF: Readonly<Record<ElementType, new (length: number) => ElementArray>> = {
+  f32: Float32Array,
+  u32: Uint32Array,
+  i32: Int32Array,
+  f16: Uint16Array,
+};
+
+export function allocateElements(element: ElementType, length: number): ElementArray {
+  return new ARRAY_OF[element](length);
+}
+
+/** A named array of one element type with bounds-checked element access. */
+export class Memory {
+  constructor(
+    readonly name: string,
+    readonly element: ElementType,
+    readonly data: ElementArray,
+  ) {
+    if (!(data instanceof ARRAY_OF[element])) {
+      throw new ValidationError([
+        {
+          path: `buffers.${name}`,
+          message: `must be a ${ARRAY_OF[element].name} for ${element} elements`,
+        },
+      ]);
+    }
+  }
+
+  read(index: number): number {
+    this.check(index, 'read');
+    const raw = this.data[index] as number;
+    return this.element === 'f16' ? f16FromBits(raw) : raw;
+  }
+
+  write(index: number, value: number): void {
+    this.check(index, 'write');
+    this.data[index] = this.element === 'f16' ? f16Bits(value) : value;
+  }
+
+  private check(index: number, access: string): void {
+    if (!(index >= 0 && index < this.data.length)) {
+      throw new ExecutionError(
+        `out-of-bounds ${access} of '${this.name}' at element ${index} (length ${this.data.length})`,
+      );
+    }
+  }
+}

@@ -1,0 +1,68 @@
+import type { ValidationIssue } from './errors.js';
+
+// Small guards for walking untrusted JSON while collecting issues with their paths.
+
+export type JsonRecord = Readonly<Record<string, unknown>>;
+
+export function isRecord(value: unknown): value is JsonRecord {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export class IssueCollector {
+  readonly issues: ValidationIssue[] = [];
+
+  add(path: string, message: string): void {
+    this.issues.push({ path, message });
+  }
+
+  /** Reports keys of `value` outside `allowed`; returns the record or undefined when it is not one. */
+  record(value: unknown, path: string, allowed: readonly string[]): JsonRecord | undefined {
+    if (!isRecord(value)) {
+      this.add(path, `must be an object, got ${describeJson(value)}`);
+      return undefined;
+    }
+    for (const key of Object.keys(value)) {
+      if (!allowed.includes(key))
+        this.add(joinPath(path, key), `unknown field (allowed: ${allowed.join(', ')})`);
+    }
+    return value;
+  }
+
+  array(value: unknown, path: string): readonly unknown[] | undefined {
+    if (!Array.isArray(value)) {
+      this.add(path, `must be an array, got ${describeJson(value)}`);
+      return undefined;
+    }
+    return value;
+  }
+
+  integer(value: unknown, path: string, min: number, max: number): number | undefined {
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+      this.add(path, `must be an integer in [${min}, ${max}], got ${describeJson(value)}`);
+      return undefined;
+    }
+    return value;
+  }
+
+  oneOf<T extends string>(value: unknown, path: string, allowed: readonly T[]): T | undefined {
+    if (typeof value === 'string' && (allowed as readonly string[]).includes(value))
+      return value as T;
+    this.add(path, `must be one of ${allowed.join(', ')}, got ${describeJson(value)}`);
+    return undefined;
+  }
+}
+
+export function joinPath(path: string, key: string | number): string {
+  if (typeof key === 'number') return `${path}[${key}]`;
+  return path === '' ? key : `${path}.${key}`;
+}
+
+/** A short, single-line description of a JSON value for error messages. */
+export function describeJson(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (Array.isArray(value)) return 'an array';
+  if (value === null) return 'null';
+  if (typeof value === 'object') return 'an object';
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 40 ? `${text.slice(0, 37)}...` : text;
+}

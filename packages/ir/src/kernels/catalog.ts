@@ -1,0 +1,23 @@
+import { ForgeError } from '../errors.js';
+import { affineF32 } from './affine-f32.js';
+import type { CatalogKernel } from './catalog-kernel.js';
+import { rmsnorm } from './rmsnorm.js';
+
+/** The reference kernels, by id, in listing order. */
+export const CATALOG: ReadonlyMap<string, CatalogKernel> = new Map(
+  [affineF32, rmsnorm].map((kernel) => [kernel.spec.id, kernel]),
+);
+
+/** Thrown for an id the catalog does not have; a user's mistake, so a ForgeError. */
+export class UnknownKernelError extends ForgeError {
+  override readonly name = 'UnknownKernelError';
+  constructor(readonly kernelId: string) {
+    super(`unknown kernel '${kernelId}' (known: ${[...CATALOG.keys()].join(', ')})`);
+  }
+}
+
+export function getKernel(id: string): CatalogKernel {
+  const kernel = CATALOG.get(id);
+  if (kernel === undefined) throw new UnknownKernelError(id);
+  return kernel;
+}

@@ -1,0 +1,107 @@
+import type { Expr, Stmt } from './body.js';
+import type { KernelSpec } from './spec.js';
+
+const INFIX: Readonly<Record<string, string>> = {
+  add: '+', sub: '-', mul: '*', div: '/', rem: '%', and: '&', or: '|', xor: '^', shl: '<<', shr: '>>',
+  eq: '==', ne: '!=', lt: '<', le: '<=', gt: '>', ge: '>=',
+}; // prettier-ignore
+
+/** Shows an expression as compact text: `fma(x[i], scale, bias)`. */
+export function printExpr(expression: Expr): string {
+  switch (expression.op) {
+    case 'const':
+      return typeof expression.value === 'boolean'
+        ? String(expression.value)
+        : `${expression.value}${expression.type}`;
+    case 'var':
+    case 'param':
+      return expression.name;
+    case 'schedule':
+      return `schedule.${expression.name}`;
+    case 'builtin':
+      return expression.axis === undefined
+        ? expression.name
+        : `${expression.name}.${expression.axis}`;
+    case 'load':
+      return `${expression.memory}[${printExpr(expression.args[0])}]`;
+    case 'convert':
+    case 'bitcast':
+      return `${expression.op}<${expression.type}>(${printExpr(expression.args[0])})`;
+    default: {
+      const infix = INFIX[expression.op];
+      const args = expression.args.map(printExpr);
+      return infix !== undefined && args.length === 2
+        ? `(${args[0]} ${infix} ${args[1]})`
+        : `${expression.op}(${args.join(', ')})`;
+    }
+  }
+}
+
+/** Shows statements one per line, nested blocks indented by two spaces. */
+export function printBody(body: readonly Stmt[], indent = ''): string[] {
+  const lines: string[] = [];
+  const inner = `${indent}  `;
+  for (const statement of body) {
+    switch (statement.op) {
+      case 'let':
+        lines.push(
+          `${indent}let ${statement.name}: ${statement.type} = ${printExpr(statement.value)}`,
+        );
+        break;
+      case 'assign':
+        lines.push(`${indent}${statement.name} = ${printExpr(statement.value)}`);
+        break;
+      case 'store':
+        lines.push(
+          `${indent}${statement.memory}[${printExpr(statement.index)}] = ${printExpr(statement.value)}`,
+        );
+        break;
+      case 'if':
+        lines.push(
+          `${indent}if ${printExpr(statement.condition)} {`,
+          ...printBody(statement.then, inner),
+        );
+        if (statement.else.length > 0)
+          lines.push(`${indent}} else {`, ...printBody(statement.else, inner));
+        lines.push(`${indent}}`);
+        break;
+      case 'for':
+        lines.push(
+          `${indent}for ${statement.name}: ${statement.type} = ${printExpr(statement.start)}; < ${printExpr(statement.end)}; += ${printExpr(statement.step)} {`,
+          ...printBody(statement.body, inner),
+          `${indent}}`,
+        );
+        break;
+      case 'barrier':
+        lines.push(`${indent}barrier`);
+        break;
+      case 'shuffle':
+        lines.push(
+          `${indent}let ${statement.name}: ${statement.type} = shuffle_${statement.mode}(${printExpr(statement.value)}, ${printExpr(statement.lane)})`,
+        );
+        break;
+      case 'reduce':
+        lines.push(
+          `${indent}let ${statement.name}: ${statement.type} = warp_reduce_${statement.reduction}(${printExpr(statement.value)})`,
+        );
+        break;
+    }
+  }
+  return lines;
+}
+
+/** The whole kernel as readable text: signature, shared arrays, body. */
+export function printKernel(spec: KernelSpec): string {
+  const buffers = spec.buffers.map(
+    (buffer) =>
+      `${buffer.name}: ${buffer.access} ${buffer.element}[] @${buffer.group}:${buffer.binding}`,
+  );
+  const params = spec.params.map((param) => `${param.name}: ${param.type}`);
+  const lines = [
+    `kernel ${spec.id} v${spec.semanticVersion} ${spec.entryPoint}(${[...buffers, ...params].join(', ')})`,
+    `  workgroup ${spec.launch.workgroupSize}, grid (${spec.launch.grid.join(', ')})`,
+    ...spec.shared.map((array) => `  shared ${array.name}: ${array.element}[${array.length}]`),
+    ...printBody(spec.body, '  '),
+  ];
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,133 @@
+import type { Stmt } from './body.js';
+import { ValidationError, type ValidationIssue } from './errors.js';
+import { evaluateSizeExpression } from './size-expression.js';
+import type { KernelSpec, Schedule, TargetKind } from './spec.js';
+import { ELEMENT_BYTES } from './types.js';
+
+/** Hardware limits a schedule must respect per target kind, beyond each knob's own bounds. */
+export const TARGET_LIMITS: Readonly<
+  Record<TargetKind, { maxWorkgroupSize: number; maxSharedBytes: number }>
+> = {
+  ptx: { maxWorkgroupSize: 1024, maxSharedBytes: 48 * 1024 },
+  wgsl: { maxWorkgroupSize: 1024, maxSharedBytes: 32 * 1024 },
+};
+
+/** Parses `key=value` pairs as given on a command line; a malformed pair is a ValidationError. */
+export function parseScheduleAssignments(assignments: readonly string[]): Record<string, number> {
+  const schedule: Record<string, number> = {};
+  for (const assignment of assignments) {
+    const match = /^([A-Za-z_][A-Za-z0-9_]*)=(\d{1,9})$/.exec(assignment);
+    if (match === null || match[1] === undefined || match[2] === undefined) {
+      throw new ValidationError([
+        {
+          path: 'schedule',
+          message: `'${assignment}' is not key=value with a non-negative integer value`,
+        },
+      ]);
+    }
+    schedule[match[1]] = Number(match[2]);
+  }
+  return schedule;
+}
+
+/**
+ * Fills in defaults and checks every knob against its bounds for `target`, then the derived launch
+ * geometry against the target's limits. Returns the complete schedule with keys in spec order.
+ */
+export function resolveSchedule(
+  spec: KernelSpec,
+  target: TargetKind,
+  overrides: Readonly<Record<string, number>> = {},
+): Schedule {
+  const issues: ValidationIssue[] = [];
+  const known = new Set(spec.schedule.map((knob) => knob.name));
+  for (const name of Object.keys(overrides)) {
+    if (!known.has(name)) {
+      issues.push({
+        path: `schedule.${name}`,
+        message: `unknown schedule knob (known: ${[...known].join(', ') || 'none'})`,
+      });
+    }
+  }
+  const schedule: Record<string, number> = {};
+  for (const knob of spec.schedule) {
+    const value = Object.hasOwn(overrides, knob.name)
+      ? (overrides[knob.name] as number)
+      : knob.default;
+    const bounds = knob.bounds[target];
+    const path = `schedule.${knob.name}`;
+    if (!Number.isInteger(value) || value < bounds.min || value > bounds.max) {
+      issues.push({
+        path,
+        message: `${value} is outside [${bounds.min}, ${bounds.max}] for ${target}`,
+      });
+    } else if (bounds.multipleOf !== undefined && value % bounds.multipleOf !== 0) {
+      issues.push({
+        path,
+        message: `${value} is not a multiple of ${bounds.multipleOf} for ${target}`,
+      });
+    } else if (bounds.powerOfTwo === true && (value & (value - 1)) !== 0) {
+      issues.push({ path, message: `${value} is not a power of two for ${target}` });
+    }
+    schedule[knob.name] = value;
+  }
+  if (issues.length > 0) throw new ValidationError(issues);
+
+  const limits = TARGET_LIMITS[target];
+  const workgroupSize = evaluateSizeExpression(spec.launch.workgroupSize, schedule);
+  if (workgroupSize < 1 || workgroupSize > limits.maxWorkgroupSize) {
+    issues.push({
+      path: 'launch.workgroupSize',
+      message: `${workgroupSize} is outside [1, ${limits.maxWorkgroupSize}] for ${target}`,
+    });
+  }
+  if (usesWarpOps(spec.body) && workgroupSize % 32 !== 0) {
+    issues.push({
+      path: 'launch.workgroupSize',
+      message: `${workgroupSize} is not a multiple of the 32-lane warp the body's shuffles and reductions need`,
+    });
+  }
+  let sharedBytes = 0;
+  spec.shared.forEach((array, index) => {
+    const length = evaluateSizeExpression(array.length, schedule);
+    if (length < 1)
+      issues.push({
+        path: `shared[${index}].length`,
+        message: `evaluates to ${length}; must be at least 1`,
+      });
+    sharedBytes += length * ELEMENT_BYTES[array.element];
+  });
+  if (sharedBytes > limits.maxSharedBytes) {
+    issues.push({
+      path: 'shared',
+      message: `${sharedBytes} bytes exceed the ${limits.maxSharedBytes}-byte limit for ${target}`,
+    });
+  }
+  if (issues.length > 0) throw new ValidationError(issues);
+  return schedule;
+}
+
+/** Whether any statement is a warp shuffle or reduction. */
+export function usesWarpOps(body: readonly Stmt[]): boolean {
+  return body.some((statement) => {
+    switch (statement.op) {
+      case 'shuffle':
+      case 'reduce':
+        return true;
+      case 'if':
+        return usesWarpOps(statement.then) || usesWarpOps(statement.else);
+      case 'for':
+        return usesWarpOps(statement.body);
+      default:
+        return false;
+    }
+  });
+}
+
+/** Prints a schedule as `k=v,k=v` in key order, the form used in file names and cache keys. */
+export function formatSchedule(schedule: Schedule): string {
+  return Object.keys(schedule)
+    .sort()
+    .map((key) => `${key}=${schedule[key]}`)
+    .join(',');
+}

@@ -1,0 +1,543 @@
+import {
+  AXES,
+  AXIS_BUILTINS,
+  BINARY_OPS,
+  BUILTIN_NAMES,
+  COMPARISON_OPS,
+  REDUCTIONS,
+  SHUFFLE_MODES,
+  UNARY_OPS,
+  type BinaryOp,
+  type UnaryOp,
+} from './body.js';
+import { IssueCollector, describeJson, joinPath, type JsonRecord } from './json-shape.js';
+import { identifierProblem } from './identifiers.js';
+import type { BufferAccess } from './spec.js';
+import { SCALAR_TYPES, isFloatType, isIntegerType, isOneOf, type ScalarType } from './types.js';
+
+/** How far a value (or control flow) is the same across threads. Ordered: larger is less uniform. */
+export const Uniformity = { Workgroup: 0, Warp: 1, Thread: 2 } as const;
+export type Uniformity = (typeof Uniformity)[keyof typeof Uniformity];
+
+/** What the type checker knows of the declarations around a body. */
+export interface BodyContext {
+  readonly params: ReadonlyMap<string, ScalarType>;
+  readonly knobs: ReadonlySet<string>;
+  readonly buffers: ReadonlyMap<string, { element: ScalarType; access: BufferAccess }>;
+  readonly shared: ReadonlyMap<string, ScalarType>;
+  /** Names already taken by declarations; locals may not reuse them. */
+  readonly reserved: ReadonlySet<string>;
+}
+
+interface Local {
+  readonly type: ScalarType;
+  readonly mutable: boolean;
+}
+
+const MAX_DEPTH = 200;
+const I32_MIN = -(2 ** 31);
+const F16_MAX = 65504;
+
+const FLOAT_UNARY: readonly UnaryOp[] = ['sqrt', 'rsqrt', 'rcp', 'exp2', 'log2', 'floor'];
+const SIGNED_UNARY: readonly UnaryOp[] = ['neg', 'abs'];
+const ARITHMETIC: readonly BinaryOp[] = ['add', 'sub', 'mul', 'div', 'min', 'max'];
+const BITWISE: readonly BinaryOp[] = ['and', 'or', 'xor'];
+
+/**
+ * Type-checks a body and checks that barriers sit in workgroup-uniform control flow and warp
+ * operations in warp-uniform control flow. Reports into `issues`; never throws on malformed JSON.
+ */
+export function checkBody(
+  body: unknown,
+  path: string,
+  context: BodyContext,
+  issues: IssueCollector,
+): void {
+  const checker = new BodyChecker(context, issues);
+  checker.block(body, path, new Map(), 0);
+  if (issues.issues.length === 0) checker.checkUniformity(body as readonly unknown[]);
+}
+
+class BodyChecker {
+  private readonly declared = new Set<string>();
+  /** Uniformity of each local, raised monotonically until a fixed point. */
+  private readonly levels = new Map<string, Uniformity>();
+  private changed = false;
+  private reportUniformity = false;
+
+  constructor(
+    private readonly context: BodyContext,
+    private readonly issues: IssueCollector,
+  ) {}
+
+  block(value: unknown, path: string, outer: ReadonlyMap<string, Local>, depth: number): void {
+    const statements = this.issues.array(value, path);
+    if (statements === undefined) return;
+    if (depth > MAX_DEPTH) return this.issues.add(path, `nested deeper than ${MAX_DEPTH} levels`);
+    const scope = new Map(outer);
+    statements.forEach((statement, index) =>
+      this.statement(statement, joinPath(path, index), scope, depth),
+    );
+  }
+
+  private declare(
+    name: unknown,
+    path: string,
+    scope: Map<string, Local>,
+    type: ScalarType,
+    mutable: boolean,
+  ): void {
+    const problem = identifierProblem(name);
+    if (problem !== undefined) return this.issues.add(path, problem);
+    const text = name as string;
+    if (this.context.reserved.has(text))
+      return this.issues.add(
+        path,
+        `'${text}' is already a buffer, param, shared array or schedule knob`,
+      );
+    if (this.declared.has(text))
+      return this.issues.add(
+        path,
+        `'${text}' is declared twice (local names are unique in a body)`,
+      );
+    this.declared.add(text);
+    scope.set(text, { type, mutable });
+  }
+
+  private statement(value: unknown, path: string, scope: Map<string, Local>, depth: number): void {
+    const op = (value as JsonRecord | null)?.['op'];
+    const fields: Record<string, readonly string[]> = {
+      let: ['op', 'name', 'type', 'value'],
+      assign: ['op', 'name', 'value'],
+      store: ['op', 'memory', 'index', 'value'],
+      if: ['op', 'condition', 'then', 'else'],
+      for: ['op', 'name', 'type', 'start', 'end', 'step', 'body'],
+      barrier: ['op'],
+      shuffle: ['op', 'mode', 'name', 'type', 'value', 'lane'],
+      reduce: ['op', 'reduction', 'name', 'type', 'value'],
+    };
+    const allowed = typeof op === 'string' && Object.hasOwn(fields, op) ? fields[op] : undefined;
+    if (allowed === undefined) {
+      if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+        return this.issues.add(
+          joinPath(path, 'op'),
+          `unknown statement op ${describeJson(op)} (known: ${Object.keys(fields).join(', ')})`,
+        );
+      }
+      return this.issues.add(path, `must be a statement object, got ${describeJson(value)}`);
+    }
+    const node = this.issues.record(value, path, allowed);
+    if (node === undefined) return;
+    switch (op) {
+      case 'let': {
+        const type = this.issues.oneOf(node['type'], joinPath(path, 'type'), SCALAR_TYPES);
+        this.expect(node['value'], joinPath(path, 'value'), scope, type);
+        if (type !== undefined)
+          this.declare(node['name'], joinPath(path, 'name'), scope, type, true);
+        return;
+      }
+      case 'assign': {
+        const name = node['name'];
+        const local = typeof name === 'string' ? scope.get(name) : undefined;
+        if (local === undefined)
+          this.issues.add(joinPath(path, 'name'), `${describeJson(name)} is not a local in scope`);
+        else if (!local.mutable)
+          this.issues.add(
+            joinPath(path, 'name'),
+            `'${String(name)}' cannot be assigned (loop index or warp-op result)`,
+          );
+        this.expect(node['value'], joinPath(path, 'value'), scope, local?.type);
+        return;
+      }
+      case 'store': {
+        const memory = node['memory'];
+        const target = this.memory(memory, joinPath(path, 'memory'));
+        if (target?.access === 'read' || target?.access === 'uniform') {
+          this.issues.add(
+            joinPath(path, 'memory'),
+            `buffer '${String(memory)}' is ${target.access}-only`,
+          );
+        }
+        this.expect(node['index'], joinPath(path, 'index'), scope, 'u32');
+        this.expect(node['value'], joinPath(path, 'value'), scope, target?.element);
+        return;
+      }
+      case 'if':
+        this.expect(node['condition'], joinPath(path, 'condition'), scope, 'bool');
+        this.block(node['then'], joinPath(path, 'then'), scope, depth + 1);
+        this.block(node['else'], joinPath(path, 'else'), scope, depth + 1);
+        return;
+      case 'for': {
+        const type = this.issues.oneOf(node['type'], joinPath(path, 'type'), [
+          'u32',
+          'i32',
+        ] as const);
+        for (const key of ['start', 'end', 'step'])
+          this.expect(node[key], joinPath(path, key), scope, type);
+        const step = node['step'] as JsonRecord | undefined;
+        if (step?.['op'] === 'const' && typeof step['value'] === 'number' && step['value'] <= 0) {
+          this.issues.add(joinPath(path, 'step'), 'must be positive');
+        }
+        const inner = new Map(scope);
+        if (type !== undefined)
+          this.declare(node['name'], joinPath(path, 'name'), inner, type, false);
+        this.block(node['body'], joinPath(path, 'body'), inner, depth + 1);
+        return;
+      }
+      case 'barrier':
+        return;
+      case 'shuffle':
+      case 'reduce': {
+        const allowedTypes =
+          op === 'shuffle' ? (['f32', 'i32', 'u32'] as const) : (['f32', 'i32', 'u32'] as const);
+        if (op === 'shuffle') {
+          this.issues.oneOf(node['mode'], joinPath(path, 'mode'), SHUFFLE_MODES);
+          this.expect(node['lane'], joinPath(path, 'lane'), scope, 'u32');
+        } else this.issues.oneOf(node['reduction'], joinPath(path, 'reduction'), REDUCTIONS);
+        const type = this.issues.oneOf(node['type'], joinPath(path, 'type'), allowedTypes);
+        this.expect(node['value'], joinPath(path, 'value'), scope, type);
+        if (type !== undefined)
+          this.declare(node['name'], joinPath(path, 'name'), scope, type, false);
+        return;
+      }
+    }
+  }
+
+  private memory(
+    name: unknown,
+    path: string,
+  ): { element: ScalarType; access?: BufferAccess } | undefined {
+    if (typeof name === 'string') {
+      const found = this.context.buffers.get(name);
+      if (found !== undefined) return found;
+      const element = this.context.shared.get(name);
+      if (element !== undefined) return { element };
+    }
+    this.issues.add(path, `${describeJson(name)} is not a declared buffer or shared array`);
+    return undefined;
+  }
+
+  /** Checks an expression and that its type is `expected` (when known). */
+  private expect(
+    value: unknown,
+    path: string,
+    scope: ReadonlyMap<string, Local>,
+    expected: ScalarType | undefined,
+  ): void {
+    const type = this.expression(value, path, scope, 0);
+    if (type !== undefined && expected !== undefined && type !== expected) {
+      this.issues.add(path, `has type ${type} but ${expected} is required`);
+    }
+  }
+
+  /** Returns the expression's type, or undefined after reporting a problem. */
+  private expression(
+    value: unknown,
+    path: string,
+    scope: ReadonlyMap<string, Local>,
+    depth: number,
+  ): ScalarType | undefined {
+    if (depth > MAX_DEPTH) {
+      this.issues.add(path, `nested deeper than ${MAX_DEPTH} levels`);
+      return undefined;
+    }
+    const op = (value as JsonRecord | null)?.['op'];
+    const leaf: Record<string, readonly string[]> = {
+      const: ['op', 'type', 'value'],
+      var: ['op', 'type', 'name'],
+      param: ['op', 'type', 'name'],
+      schedule: ['op', 'type', 'name'],
+      builtin: ['op', 'type', 'name', 'axis'],
+      load: ['op', 'type', 'memory', 'args'],
+    };
+    const known =
+      typeof op === 'string' &&
+      (Object.hasOwn(leaf, op) ||
+        isOneOf(UNARY_OPS, op) ||
+        isOneOf(BINARY_OPS, op) ||
+        ['fma', 'select', 'convert', 'bitcast'].includes(op));
+    if (!known) {
+      if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+        this.issues.add(joinPath(path, 'op'), `unknown expression op ${describeJson(op)}`);
+      } else this.issues.add(path, `must be an expression object, got ${describeJson(value)}`);
+      return undefined;
+    }
+    const node = this.issues.record(
+      value,
+      path,
+      (op in leaf ? leaf[op] : undefined) ?? ['op', 'type', 'args'],
+    );
+    if (node === undefined) return undefined;
+    const declaredType = this.issues.oneOf(node['type'], joinPath(path, 'type'), SCALAR_TYPES);
+    const inferred = this.infer(node, op, path, scope, depth);
+    if (inferred === undefined || declaredType === undefined) return undefined;
+    if (inferred !== declaredType) {
+      this.issues.add(
+        joinPath(path, 'type'),
+        `is ${declaredType} but the expression has type ${inferred}`,
+      );
+      return undefined;
+    }
+    return inferred;
+  }
+
+  private args(
+    node: JsonRecord,
+    path: string,
+    count: number,
+    scope: ReadonlyMap<string, Local>,
+    depth: number,
+  ): (ScalarType | undefined)[] | undefined {
+    const args = this.issues.array(node['args'], joinPath(path, 'args'));
+    if (args === undefined) return undefined;
+    if (args.length !== count) {
+      this.issues.add(joinPath(path, 'args'), `must have ${count} argument(s), got ${args.length}`);
+      return undefined;
+    }
+    return args.map((arg, index) =>
+      this.expression(arg, joinPath(joinPath(path, 'args'), index), scope, depth + 1),
+    );
+  }
+
+  private infer(
+    node: JsonRecord,
+    op: string,
+    path: string,
+    scope: ReadonlyMap<string, Local>,
+    depth: number,
+  ): ScalarType | undefined {
+    const type = node['type'] as ScalarType;
+    const fail = (message: string, at = path): undefined => {
+      this.issues.add(at, message);
+      return undefined;
+    };
+    switch (op) {
+      case 'const':
+        return this.constant(node, path);
+      case 'var': {
+        const local = typeof node['name'] === 'string' ? scope.get(node['name']) : undefined;
+        return (
+          local?.type ??
+          fail(`${describeJson(node['name'])} is not a local in scope`, joinPath(path, 'name'))
+        );
+      }
+      case 'param': {
+        const param =
+          typeof node['name'] === 'string' ? this.context.params.get(node['name']) : undefined;
+        return (
+          param ??
+          fail(`${describeJson(node['name'])} is not a declared param`, joinPath(path, 'name'))
+        );
+      }
+      case 'schedule':
+        return typeof node['name'] === 'string' && this.context.knobs.has(node['name'])
+          ? 'u32'
+          : fail(`${describeJson(node['name'])} is not a schedule knob`, joinPath(path, 'name'));
+      case 'builtin': {
+        const name = this.issues.oneOf(node['name'], joinPath(path, 'name'), BUILTIN_NAMES);
+        if (name === undefined) return undefined;
+        if (AXIS_BUILTINS.includes(name)) {
+          if (this.issues.oneOf(node['axis'], joinPath(path, 'axis'), AXES) === undefined)
+            return undefined;
+        } else if (node['axis'] !== undefined)
+          return fail(`builtin '${name}' takes no axis`, joinPath(path, 'axis'));
+        return 'u32';
+      }
+      case 'load': {
+        const target = this.memory(node['memory'], joinPath(path, 'memory'));
+        const [index] = this.args(node, path, 1, scope, depth) ?? [];
+        if (index !== undefined && index !== 'u32')
+          return fail(`index has type ${index} but u32 is required`, joinPath(path, 'args[0]'));
+        return target?.element;
+      }
+      case 'fma':
+      case 'select': {
+        const args = this.args(node, path, 3, scope, depth);
+        if (args === undefined || args.includes(undefined)) return undefined;
+        const [a, b, c] = args as ScalarType[];
+        if (op === 'select') {
+          if (a !== 'bool') return fail(`condition has type ${a} but bool is required`);
+          return b === c ? b : fail(`branches have types ${b} and ${c}`);
+        }
+        if (!isFloatType(a!) || a !== b || a !== c)
+          return fail(`fma needs three operands of one float type, got ${args.join(', ')}`);
+        return a;
+      }
+      case 'convert':
+      case 'bitcast': {
+        const [source] = this.args(node, path, 1, scope, depth) ?? [];
+        if (source === undefined) return undefined;
+        if (op === 'convert') {
+          if (source === 'bool' || type === 'bool')
+            return fail('convert takes and gives numeric types (use select for bool)');
+        } else if (source === 'bool' || source === 'f16' || type === 'bool' || type === 'f16') {
+          return fail('bitcast is between 32-bit types (f32, i32, u32)');
+        }
+        return type;
+      }
+    }
+    if (isOneOf(UNARY_OPS, op)) {
+      const [operand] = this.args(node, path, 1, scope, depth) ?? [];
+      if (operand === undefined) return undefined;
+      const ok =
+        op === 'not' ? operand === 'bool' || isIntegerType(operand)
+        : SIGNED_UNARY.includes(op) ? isFloatType(operand) || operand === 'i32'
+        : FLOAT_UNARY.includes(op) && isFloatType(operand); // prettier-ignore
+      return ok ? operand : fail(`'${op}' does not take ${operand}`);
+    }
+    const binaryOp = op as BinaryOp;
+    const args = this.args(node, path, 2, scope, depth);
+    if (args === undefined || args.includes(undefined)) return undefined;
+    const [left, right] = args as [ScalarType, ScalarType];
+    if (binaryOp === 'shl' || binaryOp === 'shr') {
+      if (!isIntegerType(left) || right !== 'u32')
+        return fail(`'${binaryOp}' needs an integer and a u32 shift, got ${left}, ${right}`);
+      return left;
+    }
+    if (left !== right) return fail(`operands of '${binaryOp}' have types ${left} and ${right}`);
+    if (COMPARISON_OPS.includes(binaryOp)) {
+      if (left === 'bool' && binaryOp !== 'eq' && binaryOp !== 'ne')
+        return fail(`'${binaryOp}' does not take bool`);
+      return 'bool';
+    }
+    const ok = BITWISE.includes(binaryOp)
+      ? left === 'bool' || isIntegerType(left)
+      : binaryOp === 'rem' ? isIntegerType(left) : ARITHMETIC.includes(binaryOp) && left !== 'bool'; // prettier-ignore
+    return ok ? left : fail(`'${binaryOp}' does not take ${left}`);
+  }
+
+  private constant(node: JsonRecord, path: string): ScalarType | undefined {
+    const type = node['type'];
+    const value = node['value'];
+    const at = joinPath(path, 'value');
+    const fail = (message: string): undefined => {
+      this.issues.add(at, message);
+      return undefined;
+    };
+    if (!isOneOf(SCALAR_TYPES, type)) return undefined;
+    if (type === 'bool')
+      return typeof value === 'boolean'
+        ? type
+        : fail(`bool constant must be true or false, got ${describeJson(value)}`);
+    if (typeof value !== 'number' || !Number.isFinite(value))
+      return fail(`must be a finite number, got ${describeJson(value)}`);
+    if (type === 'u32' && !(Number.isInteger(value) && value >= 0 && value <= 0xffffffff))
+      return fail(`${value} is not a u32`);
+    if (type === 'i32' && !(Number.isInteger(value) && value >= I32_MIN && value < 2 ** 31))
+      return fail(`${value} is not an i32`);
+    if (type === 'f16' && Math.abs(value) > F16_MAX)
+      return fail(`${value} is outside the f16 range`);
+    if (type === 'f32' && Math.abs(Math.fround(value)) === Infinity)
+      return fail(`${value} is outside the f32 range`);
+    return type;
+  }
+
+  /** Fixed-point uniformity analysis over locals, then checks barrier and warp-op placement. */
+  checkUniformity(body: readonly unknown[]): void {
+    do {
+      this.changed = false;
+      this.uniformBlock(body as readonly JsonRecord[], Uniformity.Workgroup, 'body');
+    } while (this.changed);
+    this.reportUniformity = true;
+    this.uniformBlock(body as readonly JsonRecord[], Uniformity.Workgroup, 'body');
+  }
+
+  private raise(name: string, level: Uniformity): void {
+    const current = this.levels.get(name) ?? Uniformity.Workgroup;
+    if (level > current) {
+      this.levels.set(name, level);
+      this.changed = true;
+    }
+  }
+
+  private uniformBlock(statements: readonly JsonRecord[], control: Uniformity, path: string): void {
+    statements.forEach((statement, index) => {
+      const at = joinPath(path, index);
+      const level = (key: string): Uniformity => this.uniformityOf(statement[key] as JsonRecord);
+      switch (statement['op']) {
+        case 'let':
+        case 'assign':
+          return this.raise(
+            statement['name'] as string,
+            Math.max(control, level('value')) as Uniformity,
+          );
+        case 'if': {
+          const inner = Math.max(control, level('condition')) as Uniformity;
+          this.uniformBlock(
+            statement['then'] as readonly JsonRecord[],
+            inner,
+            joinPath(at, 'then'),
+          );
+          return this.uniformBlock(
+            statement['else'] as readonly JsonRecord[],
+            inner,
+            joinPath(at, 'else'),
+          );
+        }
+        case 'for': {
+          const inner = Math.max(
+            control,
+            level('start'),
+            level('end'),
+            level('step'),
+          ) as Uniformity;
+          this.raise(statement['name'] as string, inner);
+          return this.uniformBlock(
+            statement['body'] as readonly JsonRecord[],
+            inner,
+            joinPath(at, 'body'),
+          );
+        }
+        case 'barrier':
+          if (this.reportUniformity && control !== Uniformity.Workgroup) {
+            this.issues.add(
+              at,
+              'barrier in control flow that is not uniform across the workgroup (it would deadlock or race)',
+            );
+          }
+          return;
+        case 'shuffle':
+        case 'reduce':
+          if (this.reportUniformity && control === Uniformity.Thread) {
+            this.issues.add(
+              at,
+              `${String(statement['op'])} in control flow that is not uniform across the warp (all 32 lanes must take part)`,
+            );
+          }
+          return this.raise(
+            statement['name'] as string,
+            statement['op'] === 'reduce'
+              ? (Math.max(control, Uniformity.Warp) as Uniformity)
+              : Uniformity.Thread,
+          );
+      }
+    });
+  }
+
+  private uniformityOf(expression: JsonRecord): Uniformity {
+    const args = (expression['args'] as readonly JsonRecord[] | undefined) ?? [];
+    const fromArgs = args.reduce<Uniformity>(
+      (level, arg) => Math.max(level, this.uniformityOf(arg)) as Uniformity,
+      Uniformity.Workgroup,
+    );
+    switch (expression['op']) {
+      case 'var':
+        return this.levels.get(expression['name'] as string) ?? Uniformity.Workgroup;
+      case 'builtin': {
+        const name = expression['name'];
+        return name === 'warp_id'
+          ? Uniformity.Warp
+          : name === 'local_id' || name === 'lane_id'
+            ? Uniformity.Thread
+            : Uniformity.Workgroup;
+      }
+      case 'load': {
+        const buffer = this.context.buffers.get(expression['memory'] as string);
+        const readOnly = buffer !== undefined && buffer.access !== 'read_write';
+        return readOnly ? fromArgs : Uniformity.Thread;
+      }
+      default:
+        return fromArgs;
+    }
+  }
+}

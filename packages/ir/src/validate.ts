@@ -1,0 +1,232 @@
+import { ValidationError, type ValidationIssue } from './errors.js';
+import { KERNEL_ID_PATTERN, identifierProblem } from './identifiers.js';
+import { IssueCollector, describeJson, joinPath, type JsonRecord } from './json-shape.js';
+import {
+  parseSizeExpression,
+  sizeExpressionNames,
+  type SizeExpression,
+} from './size-expression.js';
+import { BUFFER_ACCESSES, TARGET_KINDS, type BufferAccess, type KernelSpec } from './spec.js';
+import { checkBody, type BodyContext } from './typecheck.js';
+import { ELEMENT_TYPES, PARAM_TYPES, type ScalarType } from './types.js';
+
+const SPEC_FIELDS = [
+  'id',
+  'semanticVersion',
+  'entryPoint',
+  'description',
+  'buffers',
+  'params',
+  'shared',
+  'schedule',
+  'launch',
+  'body',
+];
+const MAX_DESCRIPTION = 300;
+const MAX_BINDING = 1000;
+const MAX_KNOB = 1 << 20;
+/** Descriptions are printed into comments, so they must stay on one line of printable text. */
+const PRINTABLE = /^[\x20-\x7e]*$/;
+
+/** Every problem of `value` as a KernelSpec, each with its JSON path; empty when valid. */
+export function checkSpec(value: unknown): ValidationIssue[] {
+  const issues = new IssueCollector();
+  const spec = issues.record(value, '', SPEC_FIELDS);
+  if (spec === undefined) return issues.issues;
+  for (const key of SPEC_FIELDS) if (!(key in spec)) issues.add(key, 'is required');
+
+  if (typeof spec['id'] !== 'string' || !KERNEL_ID_PATTERN.test(spec['id'])) {
+    issues.add(
+      'id',
+      `must be lowercase letters and digits joined by '-' or '_', got ${describeJson(spec['id'])}`,
+    );
+  }
+  issues.integer(spec['semanticVersion'], 'semanticVersion', 1, 1_000_000);
+  const entryProblem = identifierProblem(spec['entryPoint']);
+  if (entryProblem !== undefined) issues.add('entryPoint', entryProblem);
+  const description = spec['description'];
+  if (
+    typeof description !== 'string' ||
+    !PRINTABLE.test(description) ||
+    description.length > MAX_DESCRIPTION
+  ) {
+    issues.add(
+      'description',
+      `must be one line of printable ASCII, at most ${MAX_DESCRIPTION} characters`,
+    );
+  }
+
+  const names = new Map<string, string>();
+  const claim = (name: unknown, path: string): name is string => {
+    const problem = identifierProblem(name);
+    if (problem !== undefined) {
+      issues.add(path, problem);
+      return false;
+    }
+    const previous = names.get(name as string);
+    if (previous !== undefined) {
+      issues.add(path, `'${String(name)}' is already declared at ${previous}`);
+      return false;
+    }
+    names.set(name as string, path);
+    return true;
+  };
+
+  const knobs = checkSchedule(spec['schedule'], issues, claim);
+  const buffers = new Map<string, { element: ScalarType; access: BufferAccess }>();
+  const bindings = new Set<string>();
+  eachRecord(
+    issues,
+    spec['buffers'],
+    'buffers',
+    ['group', 'binding', 'name', 'element', 'access'],
+    (buffer, path) => {
+      const group = issues.integer(buffer['group'], joinPath(path, 'group'), 0, 3);
+      const binding = issues.integer(buffer['binding'], joinPath(path, 'binding'), 0, MAX_BINDING);
+      const element = issues.oneOf(buffer['element'], joinPath(path, 'element'), ELEMENT_TYPES);
+      const access = issues.oneOf(buffer['access'], joinPath(path, 'access'), BUFFER_ACCESSES);
+      if (group !== undefined && binding !== undefined) {
+        const key = `${group}:${binding}`;
+        if (bindings.has(key))
+          issues.add(joinPath(path, 'binding'), `group ${group} binding ${binding} is used twice`);
+        bindings.add(key);
+      }
+      if (
+        claim(buffer['name'], joinPath(path, 'name')) &&
+        element !== undefined &&
+        access !== undefined
+      ) {
+        buffers.set(buffer['name'], { element, access });
+      }
+    },
+  );
+  const params = new Map<string, ScalarType>();
+  eachRecord(issues, spec['params'], 'params', ['name', 'type'], (param, path) => {
+    const type = issues.oneOf(param['type'], joinPath(path, 'type'), PARAM_TYPES);
+    if (claim(param['name'], joinPath(path, 'name')) && type !== undefined)
+      params.set(param['name'], type);
+  });
+  const shared = new Map<string, ScalarType>();
+  eachRecord(issues, spec['shared'], 'shared', ['name', 'element', 'length'], (array, path) => {
+    const element = issues.oneOf(array['element'], joinPath(path, 'element'), ELEMENT_TYPES);
+    checkSizeExpression(array['length'], joinPath(path, 'length'), knobs, issues);
+    if (claim(array['name'], joinPath(path, 'name')) && element !== undefined)
+      shared.set(array['name'], element);
+  });
+
+  const launch = issues.record(spec['launch'], 'launch', ['workgroupSize', 'grid']);
+  if (launch !== undefined) {
+    checkSizeExpression(launch['workgroupSize'], 'launch.workgroupSize', knobs, issues);
+    const u32Params = new Set(
+      [...params].filter(([, type]) => type === 'u32').map(([name]) => name),
+    );
+    const grid = issues.array(launch['grid'], 'launch.grid');
+    if (grid !== undefined && grid.length !== 3)
+      issues.add('launch.grid', `must have 3 entries (x, y, z), got ${grid.length}`);
+    grid?.forEach((axis, index) =>
+      checkSizeExpression(axis, `launch.grid[${index}]`, new Set([...knobs, ...u32Params]), issues),
+    );
+  }
+
+  if (issues.issues.length > 0) return issues.issues;
+  const context: BodyContext = { params, knobs, buffers, shared, reserved: new Set(names.keys()) };
+  checkBody(spec['body'], 'body', context, issues);
+  return issues.issues;
+}
+
+/** Returns `value` typed as a KernelSpec, or throws a ValidationError listing every problem. */
+export function validateSpec(value: unknown): KernelSpec {
+  const issues = checkSpec(value);
+  if (issues.length > 0) throw new ValidationError(issues);
+  return value as KernelSpec;
+}
+
+function eachRecord(
+  issues: IssueCollector,
+  value: unknown,
+  path: string,
+  fields: readonly string[],
+  visit: (record: JsonRecord, path: string) => void,
+): void {
+  issues.array(value, path)?.forEach((item, index) => {
+    const record = issues.record(item, joinPath(path, index), fields);
+    if (record !== undefined) visit(record, joinPath(path, index));
+  });
+}
+
+function checkSchedule(
+  value: unknown,
+  issues: IssueCollector,
+  claim: (name: unknown, path: string) => boolean,
+): Set<string> {
+  const knobs = new Set<string>();
+  eachRecord(
+    issues,
+    value,
+    'schedule',
+    ['name', 'description', 'default', 'bounds'],
+    (knob, path) => {
+      if (typeof knob['description'] !== 'string' || !PRINTABLE.test(knob['description'])) {
+        issues.add(joinPath(path, 'description'), 'must be one line of printable ASCII');
+      }
+      const fallback = issues.integer(knob['default'], joinPath(path, 'default'), 1, MAX_KNOB);
+      const bounds = issues.record(knob['bounds'], joinPath(path, 'bounds'), TARGET_KINDS);
+      for (const target of TARGET_KINDS) {
+        const at = joinPath(joinPath(path, 'bounds'), target);
+        const range =
+          bounds === undefined
+            ? undefined
+            : issues.record(bounds[target], at, ['min', 'max', 'multipleOf', 'powerOfTwo']);
+        if (range === undefined) continue;
+        const min = issues.integer(range['min'], joinPath(at, 'min'), 1, MAX_KNOB);
+        const max = issues.integer(range['max'], joinPath(at, 'max'), 1, MAX_KNOB);
+        if (range['multipleOf'] !== undefined)
+          issues.integer(range['multipleOf'], joinPath(at, 'multipleOf'), 1, MAX_KNOB);
+        if (range['powerOfTwo'] !== undefined && typeof range['powerOfTwo'] !== 'boolean') {
+          issues.add(joinPath(at, 'powerOfTwo'), 'must be true or false');
+        }
+        if (min !== undefined && max !== undefined && min > max)
+          issues.add(at, `min ${min} exceeds max ${max}`);
+        if (
+          fallback !== undefined &&
+          min !== undefined &&
+          max !== undefined &&
+          (fallback < min || fallback > max)
+        ) {
+          issues.add(
+            joinPath(path, 'default'),
+            `${fallback} is outside the ${target} bounds [${min}, ${max}]`,
+          );
+        }
+      }
+      if (claim(knob['name'], joinPath(path, 'name'))) knobs.add(knob['name'] as string);
+    },
+  );
+  return knobs;
+}
+
+function checkSizeExpression(
+  value: unknown,
+  path: string,
+  names: ReadonlySet<string>,
+  issues: IssueCollector,
+): SizeExpression | undefined {
+  if (typeof value !== 'string') {
+    issues.add(path, `must be a size expression string, got ${describeJson(value)}`);
+    return undefined;
+  }
+  let parsed: SizeExpression;
+  try {
+    parsed = parseSizeExpression(value);
+  } catch (error) {
+    issues.add(path, (error as Error).message);
+    return undefined;
+  }
+  const unknown = sizeExpressionNames(parsed).filter((name) => !names.has(name));
+  if (unknown.length > 0)
+    issues.add(
+      path,
+      `refers to unknown name(s) ${unknown.join(', ')} (allowed: ${[...names].join(', ') || 'none'})`,
+    );
+  return parsed;
+}
