@@ -20,3 +20,7 @@ export * from './kernels/catalog-kernel.js';
 export * from './kernels/catalog.js';
 export { affineF32 } from './kernels/affine-f32.js';
 export { rmsnorm } from './kernels/rmsnorm.js';
+export * from './rewrite.js';
+export * from './generated-shader.js';
+export * from './testing/execution-cases.js';
+export * from './testing/random.js';

@@ -1,0 +1,45 @@
+import type { ElementType } from './types.js';
+import type { BufferAccess, Schedule, Target } from './spec.js';
+
+/** One kernel parameter as the engine passes it, in order. */
+export interface LaunchParameter {
+  /** The spec's name of the buffer or param. */
+  readonly name: string;
+  readonly kind: 'buffer' | 'scalar';
+  /** The parameter's name in the emitted source (PTX `.param` name or WGSL struct member). */
+  readonly sourceName: string;
+  /** Type in the source: `u64` (a buffer's global address), `u32`, `i32`, `f32`. */
+  readonly type: 'u64' | 'u32' | 'i32' | 'f32';
+  /** Byte offset in the parameter block, its size and alignment. */
+  readonly offset: number;
+  readonly size: number;
+  readonly align: number;
+  /** For buffers: element type and access. */
+  readonly element?: ElementType;
+  readonly access?: BufferAccess;
+}
+
+/** How to launch a generated kernel; every number an engine needs, machine-readable. */
+export interface LaunchInfo {
+  readonly entryPoint: string;
+  readonly workgroupSize: readonly [number, number, number];
+  /** Size expressions over the params (see evaluateSizeExpression). */
+  readonly grid: readonly [string, string, string];
+  /** Static shared (workgroup) memory in bytes. */
+  readonly sharedBytes: number;
+  readonly parameters: readonly LaunchParameter[];
+  /** Total bytes of the parameter block. */
+  readonly parameterBytes: number;
+}
+
+/** What a backend returns: the source plus everything needed to cache and launch it. */
+export interface GeneratedShader {
+  readonly kernelId: string;
+  readonly semanticHash: string;
+  readonly sourceHash: string;
+  readonly cacheKey: string;
+  readonly target: Target;
+  readonly schedule: Schedule;
+  readonly source: string;
+  readonly launch: LaunchInfo;
+}

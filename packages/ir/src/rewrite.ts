@@ -1,0 +1,75 @@
+import type { Expr, Stmt } from './body.js';
+
+/** Rewrites expressions bottom-up: children first, then `rewrite` on the rebuilt node. */
+export function rewriteExpr(expression: Expr, rewrite: (expression: Expr) => Expr): Expr {
+  if (!('args' in expression)) return rewrite(expression);
+  const args = expression.args.map((arg) => rewriteExpr(arg, rewrite));
+  return rewrite({ ...expression, args } as unknown as Expr);
+}
+
+export interface BodyRewriter {
+  /** Applied to every expression, bottom-up. */
+  readonly expression?: (expression: Expr) => Expr;
+  /** Applied to every statement after its expressions and nested blocks; returns its replacement. */
+  readonly statement?: (statement: Stmt) => readonly Stmt[];
+}
+
+/** A legalization pass's workhorse: rebuilds a body with rewritten expressions and statements. */
+export function rewriteBody(body: readonly Stmt[], rewriter: BodyRewriter): Stmt[] {
+  const expr = (expression: Expr): Expr =>
+    rewriter.expression === undefined ? expression : rewriteExpr(expression, rewriter.expression);
+  return body.flatMap((statement): readonly Stmt[] => {
+    let rebuilt: Stmt;
+    switch (statement.op) {
+      case 'let':
+      case 'assign':
+      case 'reduce':
+        rebuilt = { ...statement, value: expr(statement.value) };
+        break;
+      case 'store':
+        rebuilt = { ...statement, index: expr(statement.index), value: expr(statement.value) };
+        break;
+      case 'if':
+        rebuilt = {
+          ...statement,
+          condition: expr(statement.condition),
+          then: rewriteBody(statement.then, rewriter),
+          else: rewriteBody(statement.else, rewriter),
+        };
+        break;
+      case 'for':
+        rebuilt = {
+          ...statement,
+          start: expr(statement.start),
+          end: expr(statement.end),
+          step: expr(statement.step),
+          body: rewriteBody(statement.body, rewriter),
+        };
+        break;
+      case 'shuffle':
+        rebuilt = { ...statement, value: expr(statement.value), lane: expr(statement.lane) };
+        break;
+      case 'barrier':
+        rebuilt = statement;
+        break;
+    }
+    return rewriter.statement === undefined ? [rebuilt] : rewriter.statement(rebuilt);
+  });
+}
+
+/** Calls `visit` on every statement and expression of a body, depth-first. */
+export function walkBody(
+  body: readonly Stmt[],
+  visit: { statement?: (s: Stmt) => void; expression?: (e: Expr) => void },
+): void {
+  rewriteBody(body, {
+    expression: (expression) => {
+      visit.expression?.(expression);
+      return expression;
+    },
+    statement: (statement) => {
+      visit.statement?.(statement);
+      return [statement];
+    },
+  });
+}

@@ -1,0 +1,68 @@
+import {
+  ELEMENT_BYTES,
+  evaluateSizeExpression,
+  type KernelSpec,
+  type LaunchInfo,
+  type LaunchParameter,
+  type Schedule,
+} from '@forge/ir';
+import { bindSizeExpression, formatSizeExpression, parseSizeExpression } from '@forge/ir';
+import { paramSymbol } from './render-body.js';
+
+/** The `.param` block in order: buffers (64-bit global addresses), then scalars, each naturally aligned. */
+export function ptxLaunchParameters(spec: KernelSpec): {
+  parameters: LaunchParameter[];
+  bytes: number;
+} {
+  let offset = 0;
+  const place = (size: number): number => {
+    offset = Math.ceil(offset / size) * size;
+    const at = offset;
+    offset += size;
+    return at;
+  };
+  const parameters: LaunchParameter[] = [
+    ...spec.buffers.map((buffer): LaunchParameter => ({
+      name: buffer.name,
+      kind: 'buffer',
+      sourceName: paramSymbol(buffer.name),
+      type: 'u64',
+      offset: place(8),
+      size: 8,
+      align: 8,
+      element: buffer.element,
+      access: buffer.access,
+    })),
+    ...spec.params.map((param): LaunchParameter => ({
+      name: param.name,
+      kind: 'scalar',
+      sourceName: paramSymbol(param.name),
+      type: param.type,
+      offset: place(4),
+      size: 4,
+      align: 4,
+    })),
+  ];
+  return { parameters, bytes: Math.ceil(offset / 8) * 8 };
+}
+
+/** Launch metadata: schedule knobs bound into the grid expressions, which keep only param names. */
+export function ptxLaunchInfo(spec: KernelSpec, schedule: Schedule): LaunchInfo {
+  const { parameters, bytes } = ptxLaunchParameters(spec);
+  const sharedBytes = spec.shared.reduce(
+    (total, array) =>
+      total + evaluateSizeExpression(array.length, schedule) * ELEMENT_BYTES[array.element],
+    0,
+  );
+  const grid = spec.launch.grid.map((axis) =>
+    formatSizeExpression(bindSizeExpression(parseSizeExpression(axis), schedule)),
+  );
+  return {
+    entryPoint: spec.entryPoint,
+    workgroupSize: [evaluateSizeExpression(spec.launch.workgroupSize, schedule), 1, 1],
+    grid: grid as unknown as readonly [string, string, string],
+    sharedBytes,
+    parameters,
+    parameterBytes: bytes,
+  };
+}

@@ -1,0 +1,55 @@
+import {
+  BINARY_SEMANTICS,
+  UNARY_SEMANTICS,
+  rewriteBody,
+  type BinaryOp,
+  type Expr,
+  type Schedule,
+  type Stmt,
+  type UnaryOp,
+} from '@forge/ir';
+
+/**
+ * Replaces schedule knobs and the workgroup size with constants, then folds integer and bool
+ * arithmetic on constants with the IR's own semantics, so PTX never computes `256 / 32` at run time.
+ */
+export function bindConstants(
+  body: readonly Stmt[],
+  schedule: Schedule,
+  workgroupSize: number,
+): Stmt[] {
+  return rewriteBody(body, {
+    expression: (expression): Expr => {
+      if (expression.op === 'schedule')
+        return { op: 'const', type: 'u32', value: schedule[expression.name] ?? 0 };
+      if (expression.op === 'builtin' && expression.name === 'workgroup_size')
+        return { op: 'const', type: 'u32', value: workgroupSize };
+      if (!('args' in expression) || expression.op === 'load' || expression.op === 'select')
+        return expression;
+      const args = expression.args;
+      if (
+        !args.every(
+          (arg) =>
+            arg.op === 'const' && (arg.type === 'u32' || arg.type === 'i32' || arg.type === 'bool'),
+        )
+      )
+        return expression;
+      const values = args.map((arg) => (arg as { value: number | boolean }).value);
+      try {
+        const value =
+          args.length === 1 && expression.op in UNARY_SEMANTICS
+            ? UNARY_SEMANTICS[expression.op as UnaryOp](values[0] as number, expression.type)
+            : args.length === 2 && expression.op in BINARY_SEMANTICS
+              ? BINARY_SEMANTICS[expression.op as BinaryOp](
+                  values[0] as number,
+                  values[1] as number,
+                  args[0]?.type ?? 'u32',
+                )
+              : undefined;
+        return value === undefined ? expression : { op: 'const', type: expression.type, value };
+      } catch {
+        return expression; // a fault such as division by zero stays for run time, as written
+      }
+    },
+  });
+}

@@ -1,0 +1,17 @@
+import type { PtxTarget, Stmt } from '@forge/ir';
+import { lowerBoolOps } from './lower-bool-ops.js';
+import { lowerReductions } from './lower-reductions.js';
+import { widenF16 } from './widen-f16.js';
+
+export type LegalizationPass = (body: readonly Stmt[], target: PtxTarget) => Stmt[];
+
+/** Rewrites applied in order before printing; after them every op has a PTX mnemonic or is unsupported. */
+export const PTX_LEGALIZATION: readonly LegalizationPass[] = [
+  lowerReductions,
+  lowerBoolOps,
+  widenF16,
+];
+
+export function legalizeForPtx(body: readonly Stmt[], target: PtxTarget): Stmt[] {
+  return PTX_LEGALIZATION.reduce<Stmt[]>((current, pass) => pass(current, target), [...body]);
+}

@@ -1,0 +1,24 @@
+import type { ScalarType } from '@forge/ir';
+import { arithmeticType } from './types.js';
+
+/**
+ * The instruction converting `from` to `to` with the IR's semantics: round to nearest even into
+ * floats, truncate toward zero into integers (cvt saturates and maps NaN to 0, as the IR does).
+ */
+export function convertMnemonic(from: ScalarType, to: ScalarType): string | undefined {
+  if (from === 'bool' || to === 'bool') return undefined;
+  if (from === to) return `mov.${to === 'f16' ? 'b16' : to === 'f32' ? 'f32' : 'b32'}`;
+  const integer = (type: ScalarType): boolean => type === 'u32' || type === 'i32';
+  if (integer(from) && integer(to)) return 'mov.b32';
+  const source = arithmeticType(from);
+  const destination = arithmeticType(to);
+  if (integer(to)) return `cvt.rzi.${destination}.${source}`;
+  // f16 -> f32 is exact, so it takes no rounding modifier.
+  if (from === 'f16' && to === 'f32') return 'cvt.f32.f16';
+  return `cvt.rn.${destination}.${source}`;
+}
+
+export function bitcastMnemonic(from: ScalarType, to: ScalarType): string | undefined {
+  const wide = (type: ScalarType): boolean => type === 'u32' || type === 'i32' || type === 'f32';
+  return wide(from) && wide(to) ? 'mov.b32' : undefined;
+}

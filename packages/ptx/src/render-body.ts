@@ -1,0 +1,347 @@
+import {
+  ELEMENT_BYTES,
+  UnsupportedError,
+  f16Bits,
+  printBody,
+  type BufferDecl,
+  type Expr,
+  type ForStmt,
+  type IfStmt,
+  type KernelSpec,
+  type PtxTarget,
+  type ScalarType,
+  type SharedDecl,
+  type Stmt,
+} from '@forge/ir';
+import {
+  BINARY_MNEMONICS,
+  FMA_MNEMONIC,
+  SELECT_MNEMONIC,
+  UNARY_MNEMONICS,
+  type Mnemonic,
+} from './ops/arithmetic.js';
+import { bitcastMnemonic, convertMnemonic } from './ops/conversion.js';
+import { globalLoad, globalStore, sharedLoad, sharedStore } from './ops/memory.js';
+import { arithmeticType, bitType, f32Immediate } from './ops/types.js';
+import { FULL_WARP_MASK, SHUFFLE_FORMS } from './ops/warp.js';
+import { RegisterAllocator } from './registers.js';
+
+/** An instruction operand: a register, or an immediate the instruction can take inline. */
+interface Operand {
+  readonly text: string;
+  readonly immediate: boolean;
+}
+
+const SPECIAL_REGISTERS = {
+  local_id: '%tid.x',
+  lane_id: '%laneid',
+  workgroup_id: '%ctaid',
+  num_workgroups: '%nctaid',
+} as const;
+
+export const paramSymbol = (name: string): string => `param_${name}`;
+export const sharedSymbol = (name: string): string => `shared_${name}`;
+
+/** Renders a legalized body to PTX instruction lines, one virtual register per value. */
+export class PtxBodyWriter {
+  readonly lines: string[] = [];
+  readonly registers = new RegisterAllocator();
+  private readonly locals = new Map<string, string>();
+  private readonly params = new Map<string, string>();
+  private readonly buffers = new Map<string, { register: string; declaration: BufferDecl }>();
+  private readonly shared = new Map<string, { register: string; declaration: SharedDecl }>();
+  private labelCount = 0;
+
+  constructor(
+    private readonly spec: KernelSpec,
+    private readonly target: PtxTarget,
+  ) {}
+
+  /** Loads the params and buffer addresses the body uses, once, at entry. */
+  prologue(used: { params: ReadonlySet<string>; memories: ReadonlySet<string> }): void {
+    for (const buffer of this.spec.buffers.filter((candidate) =>
+      used.memories.has(candidate.name),
+    )) {
+      const generic = this.registers.next('rd');
+      const global = this.registers.next('rd');
+      this.emit(
+        `ld.param.u64 ${generic}, [${paramSymbol(buffer.name)}];`,
+        `cvta.to.global.u64 ${global}, ${generic};`,
+      );
+      this.buffers.set(buffer.name, { register: global, declaration: buffer });
+    }
+    for (const param of this.spec.params.filter((candidate) => used.params.has(candidate.name))) {
+      const register = this.registers.forType(param.type);
+      this.emit(
+        `ld.param.${arithmeticType(param.type)} ${register}, [${paramSymbol(param.name)}];`,
+      );
+      this.params.set(param.name, register);
+    }
+    for (const array of this.spec.shared.filter((candidate) => used.memories.has(candidate.name))) {
+      const register = this.registers.next('r');
+      this.emit(`mov.u32 ${register}, ${sharedSymbol(array.name)};`);
+      this.shared.set(array.name, { register, declaration: array });
+    }
+  }
+
+  block(statements: readonly Stmt[]): void {
+    for (const statement of statements) this.statement(statement);
+  }
+
+  private emit(...instructions: string[]): void {
+    for (const instruction of instructions) this.lines.push(`\t${instruction}`);
+  }
+
+  private label(name: string): void {
+    this.lines.push(`${name}:`);
+  }
+
+  private unsupported(op: string, detail: string): never {
+    throw new UnsupportedError(`ptx ${this.target.arch}`, op, detail);
+  }
+
+  private mnemonic(table: Mnemonic, op: string, type: ScalarType): string {
+    return table(type, this.target) ?? this.unsupported(op, `no instruction for ${type}`);
+  }
+
+  private statement(statement: Stmt): void {
+    const [summary] = printBody([statement]);
+    this.lines.push(`\t// ${(summary ?? statement.op).replace(/ \{$/, '')}`);
+    switch (statement.op) {
+      case 'let':
+        this.expression(statement.value, this.local(statement.name, statement.type));
+        return;
+      case 'assign':
+        this.expression(statement.value, this.local(statement.name, statement.value.type));
+        return;
+      case 'store':
+        return this.store(statement.memory, statement.index, statement.value);
+      case 'if':
+        return this.ifStatement(statement);
+      case 'for':
+        return this.forStatement(statement);
+      case 'barrier':
+        return this.emit('bar.sync 0;');
+      case 'shuffle': {
+        const value = this.register(this.expression(statement.value), statement.type);
+        const lane = this.expression(statement.lane);
+        const form = SHUFFLE_FORMS[statement.mode];
+        const destination = this.local(statement.name, statement.type);
+        return this.emit(
+          `shfl.sync.${form.mode}.b32 ${destination}, ${value}, ${lane.text}, ${form.clamp}, ${FULL_WARP_MASK};`,
+        );
+      }
+      case 'reduce':
+        return this.unsupported('reduce', 'reductions must be lowered to shuffles before printing');
+    }
+  }
+
+  private local(name: string, type: ScalarType): string {
+    let register = this.locals.get(name);
+    if (register === undefined) {
+      register = this.registers.forType(type);
+      this.locals.set(name, register);
+    }
+    return register;
+  }
+
+  private ifStatement(statement: IfStmt): void {
+    const id = ++this.labelCount;
+    const predicate = this.register(this.expression(statement.condition), 'bool');
+    const end = `$L_endif_${id}`;
+    const otherwise = statement.else.length > 0 ? `$L_else_${id}` : end;
+    this.emit(`@!${predicate} bra ${otherwise};`);
+    this.block(statement.then);
+    if (statement.else.length > 0) {
+      this.emit(`bra.uni ${end};`);
+      this.label(otherwise);
+      this.block(statement.else);
+    }
+    this.label(end);
+  }
+
+  private forStatement(statement: ForStmt): void {
+    const id = ++this.labelCount;
+    const index = this.local(statement.name, statement.type);
+    const type = arithmeticType(statement.type);
+    this.expression(statement.start, index);
+    this.label(`$L_loop_${id}`);
+    const end = this.expression(statement.end);
+    const done = this.registers.next('p');
+    this.emit(`setp.ge.${type} ${done}, ${index}, ${end.text};`, `@${done} bra $L_endloop_${id};`);
+    this.block(statement.body);
+    const step = this.expression(statement.step);
+    this.emit(`add.${type} ${index}, ${index}, ${step.text};`, `bra.uni $L_loop_${id};`);
+    this.label(`$L_endloop_${id}`);
+  }
+
+  private store(memory: string, indexExpression: Expr, valueExpression: Expr): void {
+    const index = this.expression(indexExpression);
+    const value = this.register(this.expression(valueExpression), valueExpression.type);
+    const { address, element, kind } = this.address(memory, index);
+    const instruction = kind === 'global' ? globalStore(element) : sharedStore(element);
+    this.emit(`${instruction} [${address}], ${value};`);
+  }
+
+  /** The address operand of element `index` of a buffer or shared array. */
+  private address(
+    memory: string,
+    index: Operand,
+  ): { address: string; element: BufferDecl['element']; kind: 'global' | 'shared' } {
+    const buffer = this.buffers.get(memory);
+    const shared = this.shared.get(memory);
+    const base = buffer ?? shared;
+    if (base === undefined) return this.unsupported('load', `memory '${memory}' was not set up`);
+    const element = base.declaration.element;
+    const bytes = ELEMENT_BYTES[element];
+    const kind = buffer === undefined ? 'shared' : 'global';
+    if (index.immediate)
+      return { address: `${base.register}+${Number(index.text) * bytes}`, element, kind };
+    if (kind === 'global') {
+      const offset = this.registers.next('rd');
+      const address = this.registers.next('rd');
+      this.emit(
+        `mul.wide.u32 ${offset}, ${index.text}, ${bytes};`,
+        `add.s64 ${address}, ${base.register}, ${offset};`,
+      );
+      return { address, element, kind };
+    }
+    const offset = this.registers.next('r');
+    const address = this.registers.next('r');
+    this.emit(
+      `shl.b32 ${offset}, ${index.text}, ${Math.log2(bytes)};`,
+      `add.s32 ${address}, ${base.register}, ${offset};`,
+    );
+    return { address, element, kind };
+  }
+
+  /** Puts an operand in a register of `type` when the instruction cannot take an immediate. */
+  private register(operand: Operand, type: ScalarType): string {
+    if (!operand.immediate) return operand.text;
+    const register = this.registers.forType(type);
+    this.emit(`mov.${bitType(type)} ${register}, ${operand.text};`);
+    return register;
+  }
+
+  /** Evaluates an expression; with `destination`, the result is written there. */
+  private expression(expression: Expr, destination?: string): Operand {
+    const result = (instruction: (out: string) => string): Operand => {
+      const out = destination ?? this.registers.forType(expression.type);
+      this.emit(instruction(out));
+      return { text: out, immediate: false };
+    };
+    const value = (operand: Operand): Operand => {
+      if (destination === undefined || operand.text === destination) return operand;
+      return result((out) => `mov.${bitType(expression.type)} ${out}, ${operand.text};`);
+    };
+    switch (expression.op) {
+      case 'const':
+        return this.constant(expression.type, expression.value, destination);
+      case 'var':
+        return value({
+          text:
+            this.locals.get(expression.name) ??
+            this.unsupported('var', `'${expression.name}' has no register`),
+          immediate: false,
+        });
+      case 'param':
+        return value({
+          text:
+            this.params.get(expression.name) ??
+            this.unsupported('param', `'${expression.name}' was not loaded`),
+          immediate: false,
+        });
+      case 'schedule':
+        return this.unsupported('schedule', 'schedule knobs must be bound before printing');
+      case 'builtin': {
+        if (expression.name === 'warp_id') {
+          const local = this.expression({ op: 'builtin', type: 'u32', name: 'local_id' });
+          return result((out) => `shr.u32 ${out}, ${local.text}, 5;`);
+        }
+        if (expression.name === 'workgroup_size')
+          return this.unsupported('builtin', 'workgroup_size must be bound before printing');
+        const special = SPECIAL_REGISTERS[expression.name];
+        const axis = expression.axis === undefined ? '' : `.${expression.axis}`;
+        return result((out) => `mov.u32 ${out}, ${special}${axis};`);
+      }
+      case 'load': {
+        const { address, element, kind } = this.address(
+          expression.memory,
+          this.expression(expression.args[0]),
+        );
+        const declaration = this.buffers.get(expression.memory)?.declaration;
+        const instruction =
+          kind === 'global'
+            ? globalLoad(element, declaration?.access ?? 'read_write')
+            : sharedLoad(element);
+        return result((out) => `${instruction} ${out}, [${address}];`);
+      }
+      case 'convert':
+      case 'bitcast': {
+        const source = expression.args[0];
+        const mnemonic = (expression.op === 'convert' ? convertMnemonic : bitcastMnemonic)(
+          source.type,
+          expression.type,
+        );
+        if (mnemonic === undefined)
+          return this.unsupported(expression.op, `${source.type} to ${expression.type}`);
+        const operand = this.register(this.expression(source), source.type);
+        return result((out) => `${mnemonic} ${out}, ${operand};`);
+      }
+      case 'select': {
+        const mnemonic = this.mnemonic(SELECT_MNEMONIC, 'select', expression.type);
+        const [condition, ifTrue, ifFalse] = expression.args.map((arg) => this.expression(arg)) as [
+          Operand,
+          Operand,
+          Operand,
+        ];
+        const predicate = this.register(condition, 'bool');
+        return result(
+          (out) => `${mnemonic} ${out}, ${ifTrue.text}, ${ifFalse.text}, ${predicate};`,
+        );
+      }
+      case 'fma': {
+        const mnemonic = this.mnemonic(FMA_MNEMONIC, 'fma', expression.type);
+        const args = expression.args.map((arg) => this.register(this.expression(arg), arg.type));
+        return result((out) => `${mnemonic} ${out}, ${args.join(', ')};`);
+      }
+      default: {
+        const operandType = expression.args[0].type;
+        const table: Mnemonic | undefined =
+          expression.args.length === 1
+            ? UNARY_MNEMONICS[expression.op as keyof typeof UNARY_MNEMONICS]
+            : BINARY_MNEMONICS[expression.op as keyof typeof BINARY_MNEMONICS];
+        const mnemonic = this.mnemonic(table, expression.op, operandType);
+        // f16 and predicate instructions take registers only; 32-bit ones take immediates inline.
+        const operands = expression.args.map((arg) => {
+          const operand = this.expression(arg);
+          return arg.type === 'f16' || arg.type === 'bool'
+            ? this.register(operand, arg.type)
+            : operand.text;
+        });
+        return result((out) => `${mnemonic} ${out}, ${operands.join(', ')};`);
+      }
+    }
+  }
+
+  private constant(type: ScalarType, value: number | boolean, destination?: string): Operand {
+    if (type === 'bool') {
+      const out = destination ?? this.registers.next('p');
+      this.emit(`setp.ne.u32 ${out}, ${value === true ? 1 : 0}, 0;`);
+      return { text: out, immediate: false };
+    }
+    const numeric = value as number;
+    const text =
+      type === 'f32' ? f32Immediate(numeric)
+      : type === 'f16' ? `0x${f16Hex(numeric)}`
+      : String(type === 'u32' ? numeric >>> 0 : numeric | 0); // prettier-ignore
+    if (destination === undefined && type !== 'f16') return { text, immediate: true };
+    const out = destination ?? this.registers.next('h');
+    this.emit(`mov.${bitType(type)} ${out}, ${text};`);
+    return { text: out, immediate: false };
+  }
+}
+
+function f16Hex(value: number): string {
+  return f16Bits(value).toString(16).toUpperCase().padStart(4, '0');
+}
