@@ -1,0 +1,35 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { UsageError } from './errors.js';
+
+export type OptionSpec = NonNullable<ParseArgsConfig['options']>;
+
+export interface ParsedArgs {
+  readonly positionals: readonly string[];
+  string(name: string): string | undefined;
+  strings(name: string): readonly string[];
+  flag(name: string): boolean;
+}
+
+/** node's parseArgs with its errors turned into one-line UsageErrors. */
+export function parseCommandArgs(
+  args: readonly string[],
+  options: OptionSpec,
+  usage: string,
+): ParsedArgs {
+  let parsed: { values: Record<string, unknown>; positionals: string[] };
+  try {
+    parsed = parseArgs({ args: [...args], options, allowPositionals: true, strict: true });
+  } catch (error) {
+    const message = (error as Error).message.split('\n')[0] ?? 'bad arguments';
+    throw new UsageError(
+      `${message.replace(/\. To specify a positional.*$/, '')}; usage: ${usage}`,
+    );
+  }
+  const { values, positionals } = parsed;
+  return {
+    positionals,
+    string: (name) => (typeof values[name] === 'string' ? values[name] : undefined),
+    strings: (name) => (Array.isArray(values[name]) ? (values[name] as string[]) : []),
+    flag: (name) => values[name] === true,
+  };
+}

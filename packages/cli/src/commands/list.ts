@@ -1,0 +1,36 @@
+import { CATALOG, PTX_ARCHS, semanticHash } from '@forge/ir';
+import { parseCommandArgs } from '../args.js';
+import { EXIT_OK } from '../errors.js';
+import type { CliIo } from '../io.js';
+
+export const LIST_USAGE = 'forge list [--json]';
+
+export function listCommand(args: readonly string[], io: CliIo): number {
+  const parsed = parseCommandArgs(args, { json: { type: 'boolean' } }, LIST_USAGE);
+  const kernels = [...CATALOG.values()].map((kernel) => ({
+    id: kernel.spec.id,
+    semanticVersion: kernel.spec.semanticVersion,
+    semanticHash: semanticHash(kernel.spec),
+    description: kernel.spec.description,
+    targets: [{ kind: 'ptx', archs: [...PTX_ARCHS] }],
+    schedule: kernel.spec.schedule.map((knob) => ({
+      name: knob.name,
+      default: knob.default,
+      bounds: knob.bounds,
+    })),
+  }));
+  if (parsed.flag('json')) {
+    io.stdout(`${JSON.stringify(kernels, null, 2)}\n`);
+    return EXIT_OK;
+  }
+  const width = Math.max(...kernels.map((kernel) => kernel.id.length));
+  for (const kernel of kernels) {
+    const targets = kernel.targets
+      .map((target) => `${target.kind}(${target.archs.join(',')})`)
+      .join(' ');
+    io.stdout(
+      `${kernel.id.padEnd(width)}  v${kernel.semanticVersion}  ${targets}  ${kernel.description}\n`,
+    );
+  }
+  return EXIT_OK;
+}

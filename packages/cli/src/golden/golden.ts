@@ -1,0 +1,141 @@
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { blake3Hex, getKernel, isRecord, type GeneratedShader } from '@forge/ir';
+import { emitPtx, ptxTarget } from '@forge/ptx';
+import { writeFileAtomic } from '../io.js';
+import { GOLDEN_ENTRIES, goldenFileName, type GoldenEntrySpec } from './entries.js';
+import { unifiedDiff } from './unified-diff.js';
+
+/** A row of golden/manifest.json. */
+export interface ManifestEntry {
+  readonly file: string;
+  readonly kernelId: string;
+  readonly semanticVersion: number;
+  readonly target: GeneratedShader['target'];
+  readonly schedule: GeneratedShader['schedule'];
+  readonly semanticHash: string;
+  readonly sourceHash: string;
+}
+
+export interface Manifest {
+  readonly format: 1;
+  readonly entries: readonly ManifestEntry[];
+}
+
+export const MANIFEST_FILE = 'manifest.json';
+
+/** Emits one golden entry as it would be pinned. */
+export function emitEntry(entry: GoldenEntrySpec): { shader: GeneratedShader; row: ManifestEntry } {
+  const kernel = getKernel(entry.kernelId);
+  const shader = emitPtx(kernel.spec, entry.schedule, ptxTarget(entry.target.arch));
+  const row: ManifestEntry = {
+    file: goldenFileName(entry),
+    kernelId: shader.kernelId,
+    semanticVersion: kernel.spec.semanticVersion,
+    target: shader.target,
+    schedule: shader.schedule,
+    semanticHash: shader.semanticHash,
+    sourceHash: shader.sourceHash,
+  };
+  return { shader, row };
+}
+
+export function formatManifest(manifest: Manifest): string {
+  return `${JSON.stringify(manifest, null, 2)}\n`;
+}
+
+/** Reads the manifest; undefined when it is missing or not a manifest. */
+export function readManifest(directory: string): Manifest | undefined {
+  try {
+    const value: unknown = JSON.parse(readFileSync(join(directory, MANIFEST_FILE), 'utf8'));
+    if (isRecord(value) && value['format'] === 1 && Array.isArray(value['entries'])) return value as unknown as Manifest;
+  } catch {
+    return undefined;
+  }
+  return undefined;
+}
+
+export interface GoldenProblem {
+  readonly file: string;
+  readonly message: string;
+  /** Unified diff of pinned vs emitted bytes, when both exist. */
+  readonly diff?: string;
+}
+
+/** Re-emits every entry and compares bytes and hashes with the pinned files; returns every problem. */
+export function checkGolden(directory: string, entries: readonly GoldenEntrySpec[] = GOLDEN_ENTRIES): { checked: number; problems: GoldenProblem[] } {
+  const problems: GoldenProblem[] = [];
+  const manifest = readManifest(directory);
+  if (manifest === undefined) {
+    return { checked: 0, problems: [{ file: MANIFEST_FILE, message: 'missing or malformed; run `pnpm forge golden update`' }] };
+  }
+  const pinned = new Map(manifest.entries.map((row) => [row.file, row]));
+  const expectedFiles = new Set<string>();
+  for (const entry of entries) {
+    const { shader, row } = emitEntry(entry);
+    expectedFiles.add(row.file);
+    const pinnedRow = pinned.get(row.file);
+    const path = join(directory, row.file);
+    if (pinnedRow === undefined || !existsSync(path)) {
+      problems.push({ file: row.file, message: 'not pinned; run `pnpm forge golden update`' });
+      continue;
+    }
+    const bytes = readFileSync(path, 'utf8');
+    const fileHash = blake3Hex(bytes);
+    if (bytes !== shader.source) {
+      problems.push({
+        file: row.file,
+        message: `bytes differ: pinned sourceHash ${pinnedRow.sourceHash}, file ${fileHash}, emitted ${shader.sourceHash}`,
+        diff: unifiedDiff(bytes, shader.source, `golden/${row.file} (pinned)`, `golden/${row.file} (emitted)`),
+      });
+    } else if (fileHash !== pinnedRow.sourceHash) {
+      problems.push({ file: row.file, message: `manifest sourceHash ${pinnedRow.sourceHash} does not match the file's ${fileHash}` });
+    }
+    if (pinnedRow.semanticHash !== row.semanticHash) {
+      problems.push({ file: row.file, message: `semantic hash changed: pinned ${pinnedRow.semanticHash}, emitted ${row.semanticHash}` });
+    }
+  }
+  for (const file of pinned.keys()) {
+    if (!expectedFiles.has(file)) problems.push({ file, message: 'stale manifest entry: no golden entry produces it' });
+  }
+  for (const file of listFiles(directory)) {
+    if (file !== MANIFEST_FILE && !pinned.has(file)) problems.push({ file, message: 'file is not in the manifest' });
+  }
+  return { checked: entries.length, problems };
+}
+
+/** Rewrites only entries whose bytes changed (each atomically), drops stale files, then the manifest. */
+export function updateGolden(directory: string, entries: readonly GoldenEntrySpec[] = GOLDEN_ENTRIES): { written: string[]; removed: string[]; unchanged: number } {
+  const emitted = entries.map(emitEntry);
+  const written: string[] = [];
+  for (const { shader, row } of emitted) {
+    const path = join(directory, row.file);
+    if (existsSync(path) && readFileSync(path, 'utf8') === shader.source) continue;
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileAtomic(path, shader.source);
+    written.push(row.file);
+  }
+  const keep = new Set(emitted.map(({ row }) => row.file));
+  const removed: string[] = [];
+  for (const file of listFiles(directory)) {
+    if (file !== MANIFEST_FILE && !keep.has(file)) {
+      rmSync(join(directory, file));
+      removed.push(file);
+    }
+  }
+  const manifestText = formatManifest({ format: 1, entries: emitted.map(({ row }) => row) });
+  const manifestPath = join(directory, MANIFEST_FILE);
+  if (!existsSync(manifestPath) || readFileSync(manifestPath, 'utf8') !== manifestText) {
+    writeFileAtomic(manifestPath, manifestText);
+    written.push(MANIFEST_FILE);
+  }
+  return { written, removed, unchanged: emitted.length - written.filter((file) => file !== MANIFEST_FILE).length };
+}
+
+function listFiles(directory: string): string[] {
+  if (!existsSync(directory)) return [];
+  return readdirSync(directory, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => relative(directory, join(entry.parentPath, entry.name)).split('\\').join('/'))
+    .sort();
+}

@@ -1,0 +1,13 @@
+export { runCli } from './main.js';
+export type { CliIo } from './io.js';
+export { GOLDEN_ENTRIES, goldenFileName, type GoldenEntrySpec } from './golden/entries.js';
+export {
+  checkGolden,
+  updateGolden,
+  emitEntry,
+  readManifest,
+  type Manifest,
+  type ManifestEntry,
+} from './golden/golden.js';
+export { unifiedDiff } from './golden/unified-diff.js';
+export { DEFAULT_GOLDEN_DIR } from './commands/golden.js';

@@ -1,0 +1,20 @@
+import { renameSync, rmSync, writeFileSync } from 'node:fs';
+
+/** Where a command writes; tests pass collectors, the binary passes process streams. */
+export interface CliIo {
+  readonly stdout: (text: string) => void;
+  readonly stderr: (text: string) => void;
+  readonly cwd: string;
+}
+
+/** Writes via a temporary file and rename, so a crash leaves either the old bytes or the new. */
+export function writeFileAtomic(path: string, data: string | Uint8Array): void {
+  const temporary = `${path}.tmp-${process.pid}`;
+  try {
+    writeFileSync(temporary, data);
+    renameSync(temporary, path);
+  } catch (error) {
+    rmSync(temporary, { force: true });
+    throw error;
+  }
+}

@@ -1,0 +1,33 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { getKernel, validateSpec, type KernelSpec } from '@forge/ir';
+import { InputError } from './errors.js';
+
+/** True when the argument names a spec file rather than a catalog kernel id. */
+export function isSpecPath(argument: string, cwd: string): boolean {
+  return argument.endsWith('.json') || argument.includes('/') || existsSync(resolve(cwd, argument));
+}
+
+/** Reads and validates a spec file; unreadable, malformed or invalid input throws a ForgeError. */
+export function readSpecFile(path: string, cwd: string): KernelSpec {
+  let text: string;
+  try {
+    text = readFileSync(resolve(cwd, path), 'utf8');
+  } catch (error) {
+    throw new InputError(
+      `cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`,
+    );
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new InputError(`${path} is not valid JSON: ${(error as Error).message}`);
+  }
+  return validateSpec(value);
+}
+
+/** A catalog kernel's spec by id, or a spec file's. */
+export function loadSpec(argument: string, cwd: string): KernelSpec {
+  return isSpecPath(argument, cwd) ? readSpecFile(argument, cwd) : getKernel(argument).spec;
+}

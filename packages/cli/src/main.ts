@@ -1,0 +1,64 @@
+import { ForgeError, ValidationError, formatIssue } from '@forge/ir';
+import { PtxasMissingError } from '@forge/ptx/ptxas';
+import { EMIT_USAGE, emitCommand } from './commands/emit.js';
+import { GOLDEN_USAGE, goldenCommand } from './commands/golden.js';
+import { LIST_USAGE, listCommand } from './commands/list.js';
+import { HASH_USAGE, SPEC_USAGE, hashCommand, specCommand } from './commands/spec.js';
+import { VALIDATE_USAGE, validateCommand } from './commands/validate.js';
+import { EXIT_BAD_INPUT, EXIT_CHECK_FAILED, EXIT_OK } from './errors.js';
+import type { CliIo } from './io.js';
+
+type Command = (args: readonly string[], io: CliIo) => number;
+
+const COMMANDS: Readonly<Record<string, { run: Command; usage: string }>> = {
+  list: { run: listCommand, usage: LIST_USAGE },
+  emit: { run: emitCommand, usage: EMIT_USAGE },
+  golden: { run: goldenCommand, usage: GOLDEN_USAGE },
+  validate: { run: validateCommand, usage: VALIDATE_USAGE },
+  hash: { run: hashCommand, usage: HASH_USAGE },
+  spec: { run: specCommand, usage: SPEC_USAGE },
+};
+
+const HELP = [
+  'forge — GPU kernels for LLM inference from one typed IR',
+  '',
+  ...Object.values(COMMANDS).map((command) => `  ${command.usage}`),
+  '',
+  'Exit codes: 0 ok, 1 a check failed, 2 bad input.',
+  '',
+].join('\n');
+
+/** Runs one command line; user mistakes print one line and return 2, never a stack trace. */
+export function runCli(argv: readonly string[], io: CliIo): number {
+  const [name, ...args] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    io.stdout(HELP);
+    return name === undefined ? EXIT_BAD_INPUT : EXIT_OK;
+  }
+  const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (command === undefined) {
+    io.stderr(`forge: unknown command '${name}' (known: ${Object.keys(COMMANDS).join(', ')})\n`);
+    return EXIT_BAD_INPUT;
+  }
+  try {
+    return command.run(args, io);
+  } catch (error) {
+    if (error instanceof PtxasMissingError) {
+      io.stderr(`forge: ${error.message}\n`);
+      return EXIT_CHECK_FAILED;
+    }
+    if (error instanceof ValidationError) {
+      const more =
+        error.issues.length > 1 ? ` (and ${error.issues.length - 1} more problem(s))` : '';
+      io.stderr(
+        `forge: invalid input: ${formatIssue(error.issues[0] ?? { path: '', message: 'invalid' })}${more}\n`,
+      );
+      return EXIT_BAD_INPUT;
+    }
+    if (error instanceof ForgeError) {
+      io.stderr(`forge: ${error.message.split('\n')[0]}\n`);
+      return EXIT_BAD_INPUT;
+    }
+    throw error;
+  }
+}

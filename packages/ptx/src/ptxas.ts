@@ -1,0 +1,79 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ForgeError } from '@forge/ir';
+
+/** ptxas is not on the PATH: a setup problem, reported with how to fix it. */
+export class PtxasMissingError extends ForgeError {
+  override readonly name = 'PtxasMissingError';
+  constructor() {
+    super(
+      'ptxas was not found on the PATH: install the CUDA toolkit (ptxas ships in cuda-nvcc; CUDA 12.x or 13.x) and put its bin directory on PATH, or set PTXAS to the ptxas binary',
+    );
+  }
+}
+
+/** What ptxas said about one PTX module. */
+export interface PtxasResult {
+  readonly ok: boolean;
+  readonly arch: string;
+  /** `Used N registers, ...` as ptxas printed it. */
+  readonly resources: string;
+  readonly registers: number;
+  readonly spillStores: number;
+  readonly spillLoads: number;
+  readonly stackBytes: number;
+  /** ptxas's diagnostics (errors and warnings), empty when clean. */
+  readonly diagnostics: string;
+}
+
+const ptxasBinary = (): string => process.env['PTXAS'] ?? 'ptxas';
+
+/** Assembles `source` with `ptxas -arch=<arch> -v` and parses its resource report. */
+export function assemblePtx(source: string, arch: string): PtxasResult {
+  const directory = mkdtempSync(join(tmpdir(), 'forge-ptxas-'));
+  try {
+    const input = join(directory, 'kernel.ptx');
+    writeFileSync(input, source);
+    const run = spawnSync(
+      ptxasBinary(),
+      [`-arch=${arch}`, '-v', input, '-o', join(directory, 'kernel.cubin')],
+      {
+        encoding: 'utf8',
+      },
+    );
+    if (run.error !== undefined) {
+      if ((run.error as NodeJS.ErrnoException).code === 'ENOENT') throw new PtxasMissingError();
+      throw run.error;
+    }
+    const output = `${run.stdout}${run.stderr}`;
+    const number = (pattern: RegExp): number => Number(pattern.exec(output)?.[1] ?? Number.NaN);
+    const diagnostics = output
+      .split('\n')
+      .filter(
+        (line) =>
+          line.trim() !== '' &&
+          !line.startsWith('ptxas info') &&
+          !/^\s+\d+ bytes stack frame/.test(line),
+      )
+      .join('\n');
+    return {
+      ok: run.status === 0,
+      arch,
+      resources: /(Used \d+ registers[^\n]*)/.exec(output)?.[1] ?? '',
+      registers: number(/Used (\d+) registers/),
+      spillStores: number(/(\d+) bytes spill stores/),
+      spillLoads: number(/(\d+) bytes spill loads/),
+      stackBytes: number(/(\d+) bytes stack frame/),
+      diagnostics,
+    };
+  } finally {
+    rmSync(directory, { recursive: true, force: true });
+  }
+}
+
+/** The arch a PTX module targets, from its `.target` directive. */
+export function ptxTargetArch(source: string): string | undefined {
+  return /^\s*\.target\s+(sm_\d+a?)/m.exec(source)?.[1];
+}

@@ -1,0 +1,36 @@
+// Prints emission speed: in-process time to emit every golden entry, and one `forge emit` process.
+import { spawnSync } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { GOLDEN_ENTRIES, emitEntry } from '../packages/cli/dist/index.js';
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const bin = fileURLToPath(new URL('../packages/cli/dist/bin.js', import.meta.url));
+
+for (let warm = 0; warm < 5; warm++) GOLDEN_ENTRIES.forEach(emitEntry);
+const catalogRuns = [];
+for (let run = 0; run < 50; run++) {
+  const start = performance.now();
+  for (const entry of GOLDEN_ENTRIES) emitEntry(entry);
+  catalogRuns.push(performance.now() - start);
+}
+
+const processRuns = [];
+for (let run = 0; run < 11; run++) {
+  const start = performance.now();
+  const result = spawnSync(
+    process.execPath,
+    [bin, 'emit', 'rmsnorm', '--target', 'ptx', '--arch', 'sm_80'],
+    { encoding: 'utf8' },
+  );
+  processRuns.push(performance.now() - start);
+  if (result.status !== 0) throw new Error(`forge emit failed: ${result.stderr}`);
+}
+
+const report = (label, value, target) =>
+  console.log(
+    `${label.padEnd(44)} ${value.toFixed(2).padStart(9)} ms   target <= ${target} ms   ${value <= target ? 'ok' : 'OVER TARGET'}`,
+  );
+console.log(`node ${process.version}, ${GOLDEN_ENTRIES.length} golden entries`);
+report('emit every golden entry in-process (median)', median(catalogRuns), 50);
+report('one `forge emit rmsnorm` process (median)', median(processRuns), 400);
