@@ -54,6 +54,14 @@ export class IssueCollector {
 
 export function joinPath(path: string, key: string | number): string {
   if (typeof key === 'number') return `${path}[${key}]`;
+  // A key from untrusted JSON may hold newlines or escape sequences: quote it, ASCII only.
+  if (!/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(key)) {
+    const quoted = JSON.stringify(key).replace(
+      /[^\x20-\x7e]/g,
+      (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
+    );
+    return `${path}[${quoted}]`;
+  }
   return path === '' ? key : `${path}.${key}`;
 }
 

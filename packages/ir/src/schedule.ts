@@ -1,6 +1,10 @@
 import type { Stmt } from './body.js';
 import { ValidationError, type ValidationIssue } from './errors.js';
-import { evaluateSizeExpression } from './size-expression.js';
+import {
+  bindSizeExpression,
+  evaluateSizeExpression,
+  parseSizeExpression,
+} from './size-expression.js';
 import type { KernelSpec, Schedule, TargetKind } from './spec.js';
 import { ELEMENT_BYTES } from './types.js';
 
@@ -74,14 +78,23 @@ export function resolveSchedule(
   if (issues.length > 0) throw new ValidationError(issues);
 
   const limits = TARGET_LIMITS[target];
-  const workgroupSize = evaluateSizeExpression(spec.launch.workgroupSize, schedule);
+  // A size expression can fault at these knob values (division by zero, a negative difference).
+  const evaluate = (expression: string, path: string): number => {
+    try {
+      return evaluateSizeExpression(expression, schedule);
+    } catch (error) {
+      issues.push({ path, message: (error as Error).message });
+      return Number.NaN;
+    }
+  };
+  const workgroupSize = evaluate(spec.launch.workgroupSize, 'launch.workgroupSize');
   if (workgroupSize < 1 || workgroupSize > limits.maxWorkgroupSize) {
     issues.push({
       path: 'launch.workgroupSize',
       message: `${workgroupSize} is outside [1, ${limits.maxWorkgroupSize}] for ${target}`,
     });
   }
-  if (usesWarpOps(spec.body) && workgroupSize % 32 !== 0) {
+  if (usesWarpOps(spec.body) && Number.isFinite(workgroupSize) && workgroupSize % 32 !== 0) {
     issues.push({
       path: 'launch.workgroupSize',
       message: `${workgroupSize} is not a multiple of the 32-lane warp the body's shuffles and reductions need`,
@@ -89,13 +102,20 @@ export function resolveSchedule(
   }
   let sharedBytes = 0;
   spec.shared.forEach((array, index) => {
-    const length = evaluateSizeExpression(array.length, schedule);
+    const length = evaluate(array.length, `shared[${index}].length`);
     if (length < 1)
       issues.push({
         path: `shared[${index}].length`,
         message: `evaluates to ${length}; must be at least 1`,
       });
     sharedBytes += length * ELEMENT_BYTES[array.element];
+  });
+  spec.launch.grid.forEach((axis, index) => {
+    try {
+      bindSizeExpression(parseSizeExpression(axis), schedule);
+    } catch (error) {
+      issues.push({ path: `launch.grid[${index}]`, message: (error as Error).message });
+    }
   });
   if (sharedBytes > limits.maxSharedBytes) {
     issues.push({

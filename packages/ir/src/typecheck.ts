@@ -347,7 +347,10 @@ class BodyChecker {
         const target = this.memory(node['memory'], joinPath(path, 'memory'));
         const [index] = this.args(node, path, 1, scope, depth) ?? [];
         if (index !== undefined && index !== 'u32')
-          return fail(`index has type ${index} but u32 is required`, joinPath(path, 'args[0]'));
+          return fail(
+            `index has type ${index} but u32 is required`,
+            joinPath(joinPath(path, 'args'), 0),
+          );
         return target?.element;
       }
       case 'fma':

@@ -180,8 +180,10 @@ function checkSchedule(
         if (range === undefined) continue;
         const min = issues.integer(range['min'], joinPath(at, 'min'), 1, MAX_KNOB);
         const max = issues.integer(range['max'], joinPath(at, 'max'), 1, MAX_KNOB);
-        if (range['multipleOf'] !== undefined)
-          issues.integer(range['multipleOf'], joinPath(at, 'multipleOf'), 1, MAX_KNOB);
+        const multipleOf =
+          range['multipleOf'] === undefined
+            ? undefined
+            : issues.integer(range['multipleOf'], joinPath(at, 'multipleOf'), 1, MAX_KNOB);
         if (range['powerOfTwo'] !== undefined && typeof range['powerOfTwo'] !== 'boolean') {
           issues.add(joinPath(at, 'powerOfTwo'), 'must be true or false');
         }
@@ -197,6 +199,20 @@ function checkSchedule(
             joinPath(path, 'default'),
             `${fallback} is outside the ${target} bounds [${min}, ${max}]`,
           );
+        }
+        // resolveSchedule applies these to every value, the default included.
+        if (fallback !== undefined && multipleOf !== undefined && fallback % multipleOf !== 0) {
+          issues.add(
+            joinPath(path, 'default'),
+            `${fallback} is not a multiple of ${multipleOf} for ${target}`,
+          );
+        }
+        if (
+          fallback !== undefined &&
+          range['powerOfTwo'] === true &&
+          (fallback & (fallback - 1)) !== 0
+        ) {
+          issues.add(joinPath(path, 'default'), `${fallback} is not a power of two for ${target}`);
         }
       }
       if (claim(knob['name'], joinPath(path, 'name'))) knobs.add(knob['name'] as string);

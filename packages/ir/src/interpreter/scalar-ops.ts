@@ -41,6 +41,12 @@ export const UNARY_SEMANTICS: Readonly<Record<UnaryOp, (value: Value, type: Scal
     floor: (a, type) => roundTo(type, Math.floor(num(a))),
   };
 
+/** min/max return the other operand when one is NaN, as PTX min.f32/max.f32 do. */
+function pickNumber(choose: (a: number, b: number) => number, a: number, b: number): number {
+  if (Number.isNaN(a)) return b;
+  return Number.isNaN(b) ? a : choose(a, b);
+}
+
 function integerDivide(a: number, b: number, type: ScalarType, remainder: boolean): number {
   if (b === 0) throw new ExecutionError(`integer ${remainder ? 'remainder' : 'division'} by zero`);
   if (remainder) return roundTo(type, a % b);
@@ -67,8 +73,8 @@ export const BINARY_SEMANTICS: Readonly<
       ? integerDivide(num(a), num(b), type, false)
       : roundTo(type, num(a) / num(b)),
   rem: (a, b, type) => integerDivide(num(a), num(b), type, true),
-  min: (a, b) => Math.min(num(a), num(b)),
-  max: (a, b) => Math.max(num(a), num(b)),
+  min: (a, b) => pickNumber(Math.min, num(a), num(b)),
+  max: (a, b) => pickNumber(Math.max, num(a), num(b)),
   and: (a, b, type) =>
     type === 'bool' ? a === true && b === true : roundTo(type, num(a) & num(b)),
   or: (a, b, type) => (type === 'bool' ? a === true || b === true : roundTo(type, num(a) | num(b))),

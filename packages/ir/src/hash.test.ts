@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import { blake3Hex, canonicalJson, semanticHash } from './hash.js';
+import { getKernel } from './kernels/catalog.js';
+
+const EMPTY = 'af1349b9f5f9a1a6a0404dea36dcc9499bcb25c9adc112b7cc9a93cae41f3262';
+
+describe('blake3Hex', () => {
+  it('matches the official BLAKE3 hash of the empty input', () => {
+    expect(blake3Hex('')).toBe(EMPTY);
+    expect(blake3Hex(new Uint8Array())).toBe(EMPTY);
+  });
+
+  it('matches the official test vector for one zero byte', () => {
+    // BLAKE3 test_vectors.json, input_len 1 (the input is bytes 0, 1, 2, ... mod 251).
+    expect(blake3Hex(new Uint8Array([0]))).toBe(
+      '2d3adedff11b61f14c886e35afa036736dcd87a74d27b5c1510225d0f592e213',
+    );
+  });
+
+  it('hashes strings as UTF-8', () => {
+    expect(blake3Hex('é')).toBe(blake3Hex(new Uint8Array([0xc3, 0xa9])));
+    expect(blake3Hex('abc')).toBe(blake3Hex(new TextEncoder().encode('abc')));
+    expect(blake3Hex('abc')).not.toBe(blake3Hex('abd'));
+  });
+
+  it('gives 64 lowercase hex digits and does not carry state between calls', () => {
+    const first = blake3Hex('forge');
+    expect(first).toMatch(/^[0-9a-f]{64}$/);
+    blake3Hex('x'.repeat(10_000));
+    expect(blake3Hex('forge')).toBe(first);
+    expect(blake3Hex('')).toBe(EMPTY);
+  });
+});
+
+describe('canonicalJson', () => {
+  it('sorts keys at every level and drops whitespace', () => {
+    const value = { b: 1, a: { d: [3, { z: 1, y: 2 }], c: null } };
+    expect(canonicalJson(value)).toBe('{"a":{"c":null,"d":[3,{"y":2,"z":1}]},"b":1}');
+  });
+
+  it('sorts by UTF-16 code units, not locale', () => {
+    expect(canonicalJson({ a: 1, B: 2, _: 3, '10': 4, '9': 5 })).toBe(
+      '{"10":4,"9":5,"B":2,"_":3,"a":1}',
+    );
+  });
+
+  it('keeps array order and escapes strings like JSON', () => {
+    expect(canonicalJson([3, 1, 2])).toBe('[3,1,2]');
+    expect(canonicalJson({ 'a"b': 'line\nbreak' })).toBe('{"a\\"b":"line\\nbreak"}');
+  });
+
+  it('is independent of key insertion order', () => {
+    expect(canonicalJson({ x: 1, y: { p: true, q: 'q' } })).toBe(
+      canonicalJson({ y: { q: 'q', p: true }, x: 1 }),
+    );
+  });
+
+  it('drops undefined fields, like JSON.stringify', () => {
+    expect(canonicalJson({ a: 1, b: undefined })).toBe('{"a":1}');
+  });
+
+  it('rejects values that are not JSON', () => {
+    expect(() => canonicalJson(undefined)).toThrow(TypeError);
+    expect(() => canonicalJson(() => 1)).toThrow(TypeError);
+  });
+
+  it('parses back to the same value', () => {
+    const spec = getKernel('rmsnorm').spec;
+    expect(JSON.parse(canonicalJson(spec))).toEqual(spec);
+  });
+});
+
+describe('semanticHash', () => {
+  it('is the BLAKE3 of the canonical JSON', () => {
+    const spec = getKernel('affine-f32').spec;
+    expect(semanticHash(spec)).toBe(blake3Hex(canonicalJson(spec)));
+  });
+
+  it('differs between kernels and changes with any field', () => {
+    const affine = getKernel('affine-f32').spec;
+    const rmsnorm = getKernel('rmsnorm').spec;
+    expect(semanticHash(affine)).not.toBe(semanticHash(rmsnorm));
+    expect(semanticHash({ ...affine, semanticVersion: 2 })).not.toBe(semanticHash(affine));
+    expect(semanticHash({ ...affine, description: `${affine.description}.` })).not.toBe(
+      semanticHash(affine),
+    );
+  });
+
+  it('does not depend on key order', () => {
+    const affine = getKernel('affine-f32').spec;
+    const reversed = Object.fromEntries(Object.entries(affine).reverse());
+    expect(Object.keys(reversed)[0]).toBe('body');
+    expect(semanticHash(reversed)).toBe(semanticHash(affine));
+  });
+});

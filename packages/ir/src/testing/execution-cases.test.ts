@@ -1,0 +1,160 @@
+import { describe, expect, it } from 'vitest';
+import { ForgeError } from '../errors.js';
+import { getKernel } from '../kernels/catalog.js';
+import { resolveSchedule } from '../schedule.js';
+import {
+  EXECUTION_CASES,
+  checkCase,
+  makeCaseInputs,
+  type ExecutionCase,
+} from './execution-cases.js';
+
+const casesOf = (kernelId: string): ExecutionCase[] =>
+  EXECUTION_CASES.filter((testCase) => testCase.kernelId === kernelId);
+
+const find = (predicate: (testCase: ExecutionCase) => boolean): ExecutionCase => {
+  const found = EXECUTION_CASES.find(predicate);
+  if (found === undefined) throw new Error('no such case');
+  return found;
+};
+
+/** The float64 reference rounded to f32: what a perfect f32 engine would write. */
+function perfectOutputs(testCase: ExecutionCase): Record<string, Float32Array> {
+  const kernel = getKernel(testCase.kernelId);
+  const inputs = makeCaseInputs(kernel, testCase);
+  const expected = kernel.reference(inputs, kernel.params(testCase.shape));
+  return Object.fromEntries(
+    Object.entries(expected).map(([name, values]) => [name, Float32Array.from(values)]),
+  );
+}
+
+describe('EXECUTION_CASES', () => {
+  it('have unique names and seeds', () => {
+    const names = EXECUTION_CASES.map((testCase) => testCase.name);
+    expect(new Set(names).size).toBe(names.length);
+    const seeds = EXECUTION_CASES.map((testCase) => testCase.seed);
+    expect(new Set(seeds).size).toBe(seeds.length);
+  });
+
+  it('cover the affine-f32 sizes the issue asks for, at the default schedule and at 64 threads', () => {
+    const defaults = casesOf('affine-f32').filter((c) => Object.keys(c.schedule).length === 0);
+    expect(defaults.map((c) => c.shape['n'])).toEqual([1, 7, 255, 256, 257, 4096, 5000]);
+    expect(casesOf('affine-f32').some((c) => c.schedule['workgroupSize'] === 64)).toBe(true);
+  });
+
+  it('cover rmsnorm: 3 rows, every width at every magnitude, a zero row, other workgroup sizes', () => {
+    const defaults = casesOf('rmsnorm').filter(
+      (c) => Object.keys(c.schedule).length === 0 && c.zeroRows === undefined,
+    );
+    for (const nEmbd of [1, 7, 32, 4096, 5000]) {
+      for (const magnitude of [1e-3, 1, 1e3]) {
+        expect(
+          defaults.some(
+            (c) =>
+              c.shape['n_embd'] === nEmbd && c.shape['rows'] === 3 && c.magnitude === magnitude,
+          ),
+          `n_embd=${nEmbd} magnitude=${magnitude}`,
+        ).toBe(true);
+      }
+    }
+    expect(casesOf('rmsnorm').some((c) => c.zeroRows?.includes(1) === true)).toBe(true);
+    const sizes = new Set(casesOf('rmsnorm').map((c) => c.schedule['workgroupSize']));
+    for (const size of [32, 128, 1024]) expect(sizes.has(size)).toBe(true);
+    for (const testCase of casesOf('rmsnorm')) expect(testCase.magnitudes?.['w']).toBe(1);
+  });
+
+  it('all resolve on both targets and name a catalog kernel', () => {
+    for (const testCase of EXECUTION_CASES) {
+      const kernel = getKernel(testCase.kernelId);
+      for (const target of ['ptx', 'wgsl'] as const) {
+        expect(() => resolveSchedule(kernel.spec, target, testCase.schedule)).not.toThrow();
+      }
+      expect(Object.keys(testCase.shape).sort()).toEqual([...kernel.shapeNames].sort());
+    }
+  });
+});
+
+describe('makeCaseInputs', () => {
+  const rms = find(
+    (c) => c.kernelId === 'rmsnorm' && c.shape['n_embd'] === 4096 && c.magnitude === 1e3,
+  );
+
+  it('is deterministic and gives every buffer its length', () => {
+    const kernel = getKernel(rms.kernelId);
+    const first = makeCaseInputs(kernel, rms);
+    const second = makeCaseInputs(kernel, rms);
+    expect(first).toEqual(second);
+    expect(Object.keys(first).sort()).toEqual(['w', 'x', 'y']);
+    const lengths = kernel.bufferLengths(rms.shape);
+    for (const [name, data] of Object.entries(first)) expect(data.length).toBe(lengths[name]);
+  });
+
+  it('scales inputs by the case magnitude (weights by theirs) and zeroes outputs', () => {
+    const buffers = makeCaseInputs(getKernel('rmsnorm'), rms);
+    const largest = (data: Float32Array | undefined): number =>
+      (data ?? new Float32Array()).reduce((max, value) => Math.max(max, Math.abs(value)), 0);
+    expect(largest(buffers['x'])).toBeLessThanOrEqual(1e3);
+    expect(largest(buffers['x'])).toBeGreaterThan(900);
+    expect(largest(buffers['w'])).toBeLessThanOrEqual(1);
+    expect(largest(buffers['w'])).toBeGreaterThan(0.9);
+    expect(largest(buffers['y'])).toBe(0);
+  });
+
+  it('differs between seeds', () => {
+    const kernel = getKernel(rms.kernelId);
+    const other = makeCaseInputs(kernel, { ...rms, seed: rms.seed + 1 });
+    expect(other['x']).not.toEqual(makeCaseInputs(kernel, rms)['x']);
+  });
+
+  it('zeroes exactly the requested rows of x', () => {
+    const testCase = find((c) => c.zeroRows?.length === 2);
+    const x = makeCaseInputs(getKernel('rmsnorm'), testCase)['x'] ?? new Float32Array();
+    const width = testCase.shape['n_embd'] ?? 0;
+    const rowIsZero = (row: number): boolean =>
+      x.subarray(row * width, (row + 1) * width).every((value) => value === 0);
+    expect([0, 1, 2].map(rowIsZero)).toEqual([true, false, true]);
+  });
+
+  it('rejects a case for another kernel and rows out of range', () => {
+    expect(() => makeCaseInputs(getKernel('affine-f32'), rms)).toThrow(ForgeError);
+    expect(() => makeCaseInputs(getKernel('rmsnorm'), { ...rms, zeroRows: [3] })).toThrow(
+      /zero row 3/,
+    );
+  });
+});
+
+describe('checkCase', () => {
+  it.each(EXECUTION_CASES.map((testCase) => [testCase.name, testCase] as const))(
+    'accepts the f32-rounded reference for %s',
+    (_name, testCase) => {
+      const kernel = getKernel(testCase.kernelId);
+      const check = checkCase(kernel, testCase, perfectOutputs(testCase));
+      expect(check.tolerance).toBe(kernel.tolerance);
+      expect(check.nmse).toBeLessThan(1e-13);
+    },
+  );
+
+  it('rejects a wrong element, a missing output and NaNs', () => {
+    const testCase = find((c) => c.kernelId === 'affine-f32' && c.shape['n'] === 257);
+    const kernel = getKernel(testCase.kernelId);
+    const outputs = perfectOutputs(testCase);
+    const y = outputs['y'] ?? new Float32Array();
+    const original = y[100] ?? 0;
+    y[100] = original + 1;
+    const wrong = checkCase(kernel, testCase, outputs);
+    expect(wrong.nmse).toBeGreaterThan(wrong.tolerance);
+    expect(wrong.maxAbsError).toBeCloseTo(1, 5);
+    y[100] = Number.NaN;
+    expect(checkCase(kernel, testCase, outputs).maxAbsError).toBe(Infinity);
+    expect(checkCase(kernel, testCase, outputs).nmse).toBe(Infinity);
+    expect(checkCase(kernel, testCase, {}).nmse).toBe(Infinity);
+    expect(checkCase(kernel, testCase, { y: y.subarray(1) }).nmse).toBe(Infinity);
+  });
+
+  it('rejects all-zero outputs', () => {
+    const testCase = find((c) => c.kernelId === 'rmsnorm' && c.magnitude === 1e-3);
+    const kernel = getKernel(testCase.kernelId);
+    const zeros = makeCaseInputs(kernel, testCase);
+    expect(checkCase(kernel, testCase, zeros).nmse).toBeGreaterThan(kernel.tolerance);
+  });
+});

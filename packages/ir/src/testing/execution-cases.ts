@@ -1,0 +1,179 @@
+import { ForgeError } from '../errors.js';
+import { normalizedMse, type CatalogKernel, type Shape } from '../kernels/catalog-kernel.js';
+import { Rng, fillUniform, seedFromString } from './random.js';
+
+/**
+ * One execution of a catalog kernel that every engine (the IR interpreter; WebGPU and the PTX
+ * simulator later) runs and checks against the kernel's float64 reference. Inputs are generated
+ * from `seed`, so every engine sees the same numbers.
+ */
+export interface ExecutionCase {
+  /** Unique, human-readable; used as the test name. */
+  readonly name: string;
+  readonly kernelId: string;
+  /** Schedule overrides (knobs left out take their defaults). */
+  readonly schedule: Readonly<Record<string, number>>;
+  readonly shape: Shape;
+  readonly seed: number;
+  /** Inputs are uniform in [-magnitude, magnitude] unless `magnitudes` names the buffer. */
+  readonly magnitude: number;
+  /** Per-buffer magnitudes overriding `magnitude` (rmsnorm's weights `w` stay at 1). */
+  readonly magnitudes?: Readonly<Record<string, number>>;
+  /** Rows of `x` forced to zero; a row is `length(x) / shape.rows` elements. */
+  readonly zeroRows?: readonly number[];
+}
+
+/** How an engine's outputs compare with the float64 reference. */
+export interface CaseCheck {
+  /** Largest normalized MSE over the kernel's outputs. */
+  readonly nmse: number;
+  readonly maxAbsError: number;
+  /** The kernel's tolerance on `nmse`. */
+  readonly tolerance: number;
+}
+
+const magnitudeLabel = (magnitude: number): string =>
+  magnitude === 1 ? '1' : magnitude.toExponential().replace('e+', 'e');
+
+function scheduleLabel(schedule: Readonly<Record<string, number>>): string {
+  const entries = Object.entries(schedule);
+  return entries.length === 0
+    ? 'default'
+    : entries.map(([knob, value]) => `${knob}=${value}`).join(',');
+}
+
+function affineCase(n: number, schedule: Readonly<Record<string, number>> = {}): ExecutionCase {
+  const name = `affine-f32 n=${n} schedule=${scheduleLabel(schedule)}`;
+  return {
+    name,
+    kernelId: 'affine-f32',
+    schedule,
+    shape: { n },
+    seed: seedFromString(name),
+    magnitude: 1,
+  };
+}
+
+function rmsnormCase(
+  nEmbd: number,
+  magnitude: number,
+  options: { schedule?: Readonly<Record<string, number>>; rows?: number; zeroRows?: number[] } = {},
+): ExecutionCase {
+  const schedule = options.schedule ?? {};
+  const rows = options.rows ?? 3;
+  const zero = options.zeroRows === undefined ? '' : ` zero-rows=${options.zeroRows.join('+')}`;
+  const name = `rmsnorm rows=${rows} n_embd=${nEmbd} |x|<=${magnitudeLabel(magnitude)}${zero} schedule=${scheduleLabel(schedule)}`;
+  return {
+    name,
+    kernelId: 'rmsnorm',
+    schedule,
+    shape: { rows, n_embd: nEmbd },
+    seed: seedFromString(name),
+    magnitude,
+    magnitudes: { w: 1 },
+    ...(options.zeroRows === undefined ? {} : { zeroRows: options.zeroRows }),
+  };
+}
+
+const AFFINE_SIZES = [1, 7, 255, 256, 257, 4096, 5000];
+const RMSNORM_WIDTHS = [1, 7, 32, 4096, 5000];
+const MAGNITUDES = [1e-3, 1, 1e3];
+
+/** The execution cases every engine is instantiated over. */
+export const EXECUTION_CASES: readonly ExecutionCase[] = [
+  ...AFFINE_SIZES.map((n) => affineCase(n)),
+  affineCase(257, { workgroupSize: 64 }),
+  affineCase(5000, { workgroupSize: 64 }),
+  ...RMSNORM_WIDTHS.flatMap((nEmbd) =>
+    MAGNITUDES.map((magnitude) => rmsnormCase(nEmbd, magnitude)),
+  ),
+  rmsnormCase(4096, 1, { zeroRows: [1] }),
+  rmsnormCase(7, 1, { schedule: { workgroupSize: 32 } }),
+  rmsnormCase(4096, 1, { schedule: { workgroupSize: 32 } }),
+  rmsnormCase(1, 1, { schedule: { workgroupSize: 128 } }),
+  rmsnormCase(5000, 1e3, { schedule: { workgroupSize: 128 } }),
+  rmsnormCase(32, 1, { schedule: { workgroupSize: 1024 } }),
+  rmsnormCase(5000, 1, { schedule: { workgroupSize: 1024 } }),
+  rmsnormCase(4096, 1, { schedule: { workgroupSize: 1024 }, zeroRows: [0, 2] }),
+];
+
+/**
+ * Every buffer of the case, by name: inputs filled with seeded uniform values (in spec order, from
+ * one generator), outputs zeroed. Only f32 buffers are supported so far.
+ */
+export function makeCaseInputs(
+  kernel: CatalogKernel,
+  testCase: ExecutionCase,
+): Record<string, Float32Array> {
+  if (kernel.spec.id !== testCase.kernelId) {
+    throw new ForgeError(
+      `case '${testCase.name}' is for ${testCase.kernelId}, not ${kernel.spec.id}`,
+    );
+  }
+  const lengths = kernel.bufferLengths(testCase.shape);
+  const rng = new Rng(testCase.seed);
+  const buffers: Record<string, Float32Array> = {};
+  for (const buffer of kernel.spec.buffers) {
+    if (buffer.element !== 'f32') {
+      throw new ForgeError(
+        `case '${testCase.name}': buffer '${buffer.name}' holds ${buffer.element}; only f32 inputs are generated so far`,
+      );
+    }
+    const length = lengths[buffer.name];
+    if (length === undefined) {
+      throw new ForgeError(`${kernel.spec.id}.bufferLengths gives no length for '${buffer.name}'`);
+    }
+    const data = new Float32Array(length);
+    if (!kernel.outputs.includes(buffer.name)) {
+      fillUniform(data, rng, testCase.magnitudes?.[buffer.name] ?? testCase.magnitude);
+    }
+    buffers[buffer.name] = data;
+  }
+  if (testCase.zeroRows !== undefined) zeroRows(buffers, testCase);
+  return buffers;
+}
+
+function zeroRows(buffers: Record<string, Float32Array>, testCase: ExecutionCase): void {
+  const x = buffers['x'];
+  const rows = testCase.shape['rows'];
+  if (x === undefined || rows === undefined || rows < 1) {
+    throw new ForgeError(`case '${testCase.name}': zeroRows needs a buffer 'x' and a 'rows' shape`);
+  }
+  const width = x.length / rows;
+  for (const row of testCase.zeroRows ?? []) {
+    if (!Number.isInteger(row) || row < 0 || row >= rows) {
+      throw new ForgeError(`case '${testCase.name}': zero row ${row} is not in [0, ${rows})`);
+    }
+    x.fill(0, row * width, (row + 1) * width);
+  }
+}
+
+/** Compares an engine's `outputs` with the float64 reference computed from the case's inputs. */
+export function checkCase(
+  kernel: CatalogKernel,
+  testCase: ExecutionCase,
+  outputs: Readonly<Record<string, ArrayLike<number>>>,
+): CaseCheck {
+  const inputs = makeCaseInputs(kernel, testCase);
+  const expected = kernel.reference(inputs, kernel.params(testCase.shape));
+  let nmse = 0;
+  let maxAbsError = 0;
+  for (const name of kernel.outputs) {
+    const want = expected[name];
+    const got = outputs[name];
+    if (want === undefined) throw new ForgeError(`${kernel.spec.id}.reference gives no '${name}'`);
+    if (got === undefined) {
+      nmse = Number.POSITIVE_INFINITY;
+      maxAbsError = Number.POSITIVE_INFINITY;
+      continue;
+    }
+    nmse = Math.max(nmse, normalizedMse(got, want));
+    if (got.length !== want.length) maxAbsError = Number.POSITIVE_INFINITY;
+    for (let index = 0; index < want.length; index++) {
+      const error = Math.abs((got[index] ?? Number.NaN) - (want[index] as number));
+      // NaN compares false, so `!(error <= max)` also records a NaN as an infinite error.
+      if (!(error <= maxAbsError)) maxAbsError = Number.isNaN(error) ? Infinity : error;
+    }
+  }
+  return { nmse, maxAbsError, tolerance: kernel.tolerance };
+}
