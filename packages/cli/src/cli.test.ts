@@ -136,10 +136,125 @@ describe('bad input: exit 2, one line naming the field, no stack trace, nothing 
   }
 });
 
+describe('forge with WGSL', () => {
+  it('emits WGSL per feature set, byte-identical to the golden files', () => {
+    const plain = forge('emit', 'rmsnorm', '--target', 'wgsl');
+    const rich = forge('emit', 'rmsnorm', '--target', 'wgsl', '--features', 'subgroups,f16');
+    expect(plain.code).toBe(0);
+    expect(plain.stdout).toBe(readFileSync(join(DEFAULT_GOLDEN_DIR, 'wgsl/rmsnorm.wgsl'), 'utf8'));
+    expect(rich.stdout).toBe(
+      readFileSync(join(DEFAULT_GOLDEN_DIR, 'wgsl/rmsnorm.f16-subgroups.wgsl'), 'utf8'),
+    );
+    const json = JSON.parse(forge('emit', 'affine-f32', '--target', 'wgsl', '--json').stdout) as {
+      launch: { bindings: unknown[] };
+    };
+    expect(json.launch.bindings).toHaveLength(3);
+  });
+
+  it('validates WGSL with Tint, errors as file:line:col', () => {
+    const all = forge('validate', '--target', 'wgsl');
+    expect(all.code).toBe(0);
+    expect(all.stdout).toMatch(/validate: 4 passed, 0 failed/);
+    const broken = writeJson(
+      'broken.wgsl',
+      '@compute @workgroup_size(1)\nfn main() {\n  let x = missing;\n}\n',
+    );
+    const result = forge('validate', '--target', 'wgsl', broken);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/broken\.wgsl:3:11: error: unresolved value 'missing'/);
+  });
+
+  it('runs rmsnorm on WebGPU within tolerance and prints the error figures', () => {
+    const result = forge(
+      'run',
+      'rmsnorm',
+      '--target',
+      'wgsl',
+      '--shape',
+      'n_embd=4096',
+      '--shape',
+      'rows=3',
+    );
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(
+      /^rmsnorm on wgsl \(features none\), schedule default, shape n_embd=4096 rows=3, seed 1$/m,
+    );
+    expect(result.stdout).toMatch(
+      /max abs error \S+ {2}max rel error \S+ {2}NMSE \S+ {2}tolerance 1e-10 {2}PASS/,
+    );
+    expect(result.stdout).toMatch(/run time \d+\.\d+ ms/);
+  });
+
+  it('runs on raw input files and writes raw outputs, matching the interpreter', () => {
+    const x = new Float32Array(257).map((_, index) => Math.sin(index));
+    writeFileSync(join(work, 'x.f32'), new Uint8Array(x.buffer));
+    const outputs: Float32Array[] = [];
+    for (const target of ['wgsl', 'interp']) {
+      const result = forge(
+        'run',
+        'affine-f32',
+        '--target',
+        target,
+        '--shape',
+        'n=257',
+        '--input',
+        'x=@x.f32',
+        '--output',
+        `y=y-${target}.f32`,
+        '--json',
+      );
+      expect(result.code).toBe(0);
+      const report = JSON.parse(result.stdout) as { nmse: number; pass: boolean };
+      expect(report.pass).toBe(true);
+      const bytes = readFileSync(join(work, `y-${target}.f32`));
+      outputs.push(new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4));
+    }
+    expect(outputs[0]?.length).toBe(257);
+    expect(outputs[0]?.[10]).toBeCloseTo(Math.fround(Math.sin(10)) * 1.5 - 0.25, 6);
+    // lavapipe may not fuse fma, so the engines agree to within an ulp or two, not bit for bit
+    const difference = Array.from(outputs[0] ?? [], (value, index) =>
+      Math.abs(value - (outputs[1]?.[index] ?? Number.NaN)),
+    );
+    expect(Math.max(...difference)).toBeLessThan(1e-6);
+  });
+
+  it('rejects bad run input with exit 2 and one line', () => {
+    writeFileSync(join(work, 'short.f32'), new Uint8Array(12));
+    const cases: [string[], RegExp][] = [
+      [
+        ['run', 'rmsnorm', '--shape', 'cols=3'],
+        /--shape: unknown shape 'cols' for rmsnorm \(known: n_embd, rows\)/,
+      ],
+      [
+        ['run', 'affine-f32', '--shape', 'n=8', '--input', 'x=@short.f32'],
+        /--input x: short\.f32 has 12 bytes; affine-f32 with this shape needs 32 \(8 f32 values\)/,
+      ],
+      [
+        ['run', 'affine-f32', '--input', 'z=@short.f32'],
+        /--input: 'z' is not an input buffer of affine-f32/,
+      ],
+      [['run', 'affine-f32', '--target', 'metal'], /--target: 'metal' cannot run kernels/],
+      [
+        ['run', 'rmsnorm', '--target', 'wgsl', '--schedule', 'workgroupSize=2048'],
+        /schedule\.workgroupSize: 2048 is outside/,
+      ],
+    ];
+    for (const [args, message] of cases) {
+      const result = forge(...args);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(message);
+      expect(result.stderr.split('\n').filter((line) => line.startsWith('forge:'))).toHaveLength(1);
+      expect(result.stderr).not.toMatch(/\n\s+at /);
+    }
+  });
+});
+
 describe('forge list, golden and validate', () => {
   it('lists kernels with versions and targets', () => {
     const text = forge('list');
-    expect(text.stdout).toMatch(/^affine-f32\s+v1\s+ptx\(sm_75,sm_80,sm_86,sm_89,sm_90\)/m);
+    expect(text.stdout).toMatch(
+      /^affine-f32\s+v1\s+ptx\(sm_75,sm_80,sm_86,sm_89,sm_90\) wgsl\(features f16,subgroups\)/m,
+    );
     const json = JSON.parse(forge('list', '--json').stdout) as {
       id: string;
       semanticHash: string;
@@ -150,7 +265,7 @@ describe('forge list, golden and validate', () => {
 
   it('checks the golden directory', () => {
     const result = forge('golden', 'check');
-    expect(result.stdout).toMatch(/golden check: 7 entries, 0 problem\(s\)/);
+    expect(result.stdout).toMatch(/golden check: 11 entries, 0 problem\(s\)/);
     expect(result.code).toBe(0);
   });
 

@@ -4,17 +4,19 @@ import { EMIT_USAGE, emitCommand } from './commands/emit.js';
 import { GOLDEN_USAGE, goldenCommand } from './commands/golden.js';
 import { LIST_USAGE, listCommand } from './commands/list.js';
 import { HASH_USAGE, SPEC_USAGE, hashCommand, specCommand } from './commands/spec.js';
+import { RUN_USAGE, runCommand } from './commands/run.js';
 import { VALIDATE_USAGE, validateCommand } from './commands/validate.js';
 import { EXIT_BAD_INPUT, EXIT_CHECK_FAILED, EXIT_OK } from './errors.js';
 import type { CliIo } from './io.js';
 
-type Command = (args: readonly string[], io: CliIo) => number;
+type Command = (args: readonly string[], io: CliIo) => number | Promise<number>;
 
 const COMMANDS: Readonly<Record<string, { run: Command; usage: string }>> = {
   list: { run: listCommand, usage: LIST_USAGE },
   emit: { run: emitCommand, usage: EMIT_USAGE },
   golden: { run: goldenCommand, usage: GOLDEN_USAGE },
   validate: { run: validateCommand, usage: VALIDATE_USAGE },
+  run: { run: runCommand, usage: RUN_USAGE },
   hash: { run: hashCommand, usage: HASH_USAGE },
   spec: { run: specCommand, usage: SPEC_USAGE },
 };
@@ -29,7 +31,7 @@ const HELP = [
 ].join('\n');
 
 /** Runs one command line; user mistakes print one line and return 2, never a stack trace. */
-export function runCli(argv: readonly string[], io: CliIo): number {
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   const [name, ...args] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     io.stdout(HELP);
@@ -41,7 +43,7 @@ export function runCli(argv: readonly string[], io: CliIo): number {
     return EXIT_BAD_INPUT;
   }
   try {
-    return command.run(args, io);
+    return await command.run(args, io);
   } catch (error) {
     if (error instanceof PtxasMissingError) {
       io.stderr(`forge: ${error.message}\n`);

@@ -19,6 +19,19 @@ export interface LaunchParameter {
   readonly access?: BufferAccess;
 }
 
+/** A WGSL resource binding: a spec buffer, or the uniform struct holding the scalar params. */
+export interface LaunchBinding {
+  readonly group: number;
+  readonly binding: number;
+  /** The spec's buffer name, or `params` for the uniform struct. */
+  readonly name: string;
+  readonly kind: 'buffer' | 'params';
+  /** The variable's name in the WGSL source. */
+  readonly sourceName: string;
+  readonly access: BufferAccess;
+  readonly element?: ElementType;
+}
+
 /** How to launch a generated kernel; every number an engine needs, machine-readable. */
 export interface LaunchInfo {
   readonly entryPoint: string;
@@ -28,8 +41,12 @@ export interface LaunchInfo {
   /** Static shared (workgroup) memory in bytes. */
   readonly sharedBytes: number;
   readonly parameters: readonly LaunchParameter[];
-  /** Total bytes of the parameter block. */
+  /** Total bytes of the parameter block (PTX `.param` space, or WGSL's uniform struct padded to 16). */
   readonly parameterBytes: number;
+  /** WGSL only: every resource binding, buffers then the params struct. */
+  readonly bindings?: readonly LaunchBinding[];
+  /** WGSL only: device features the source enables (`shader-f16`, `subgroups`). */
+  readonly requiredFeatures?: readonly string[];
 }
 
 /** What a backend returns: the source plus everything needed to cache and launch it. */

@@ -24,3 +24,5 @@ export * from './rewrite.js';
 export * from './generated-shader.js';
 export * from './testing/execution-cases.js';
 export * from './testing/random.js';
+export * from './bind-constants.js';
+export { OP_ZOO } from './testing/op-zoo.js';

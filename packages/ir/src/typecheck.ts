@@ -44,6 +44,7 @@ const ARITHMETIC: readonly BinaryOp[] = ['add', 'sub', 'mul', 'div', 'min', 'max
 const BITWISE: readonly BinaryOp[] = ['and', 'or', 'xor'];
 
 /**
+ * Returns the paths of warp operations in warp-uniform (not workgroup-uniform) control flow.
  * Type-checks a body and checks that barriers sit in workgroup-uniform control flow and warp
  * operations in warp-uniform control flow. Reports into `issues`; never throws on malformed JSON.
  */
@@ -52,10 +53,11 @@ export function checkBody(
   path: string,
   context: BodyContext,
   issues: IssueCollector,
-): void {
+): string[] {
   const checker = new BodyChecker(context, issues);
   checker.block(body, path, new Map(), 0);
   if (issues.issues.length === 0) checker.checkUniformity(body as readonly unknown[]);
+  return checker.warpUniformOnly;
 }
 
 class BodyChecker {
@@ -64,6 +66,8 @@ class BodyChecker {
   private readonly levels = new Map<string, Uniformity>();
   private changed = false;
   private reportUniformity = false;
+  /** Paths of warp operations whose control flow is warp-uniform but not workgroup-uniform. */
+  readonly warpUniformOnly: string[] = [];
 
   constructor(
     private readonly context: BodyContext,
@@ -507,6 +511,7 @@ class BodyChecker {
               `${String(statement['op'])} in control flow that is not uniform across the warp (all 32 lanes must take part)`,
             );
           }
+          if (this.reportUniformity && control === Uniformity.Warp) this.warpUniformOnly.push(at);
           return this.raise(
             statement['name'] as string,
             statement['op'] === 'reduce'

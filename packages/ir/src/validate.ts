@@ -30,9 +30,22 @@ const PRINTABLE = /^[\x20-\x7e]*$/;
 
 /** Every problem of `value` as a KernelSpec, each with its JSON path; empty when valid. */
 export function checkSpec(value: unknown): ValidationIssue[] {
+  return analyzeSpec(value).issues;
+}
+
+/**
+ * Paths of the warp operations (shuffle, reduce) of a valid spec that sit in control flow uniform
+ * across their warp but not across the workgroup; backends that emulate warps with barriers need to know.
+ */
+export function warpOpsInDivergentFlow(spec: KernelSpec): string[] {
+  return analyzeSpec(spec).warpUniformOnly;
+}
+
+function analyzeSpec(value: unknown): { issues: ValidationIssue[]; warpUniformOnly: string[] } {
   const issues = new IssueCollector();
+  const done = () => ({ issues: issues.issues, warpUniformOnly: [] });
   const spec = issues.record(value, '', SPEC_FIELDS);
-  if (spec === undefined) return issues.issues;
+  if (spec === undefined) return done();
   for (const key of SPEC_FIELDS) if (!(key in spec)) issues.add(key, 'is required');
 
   if (typeof spec['id'] !== 'string' || !KERNEL_ID_PATTERN.test(spec['id'])) {
@@ -128,10 +141,10 @@ export function checkSpec(value: unknown): ValidationIssue[] {
     );
   }
 
-  if (issues.issues.length > 0) return issues.issues;
+  if (issues.issues.length > 0) return done();
   const context: BodyContext = { params, knobs, buffers, shared, reserved: new Set(names.keys()) };
-  checkBody(spec['body'], 'body', context, issues);
-  return issues.issues;
+  const warpUniformOnly = checkBody(spec['body'], 'body', context, issues);
+  return { issues: issues.issues, warpUniformOnly };
 }
 
 /** Returns `value` typed as a KernelSpec, or throws a ValidationError listing every problem. */

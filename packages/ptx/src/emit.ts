@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import {
   ELEMENT_BYTES,
+  bindConstants,
   blake3Hex,
   canonicalJson,
   evaluateSizeExpression,
@@ -13,7 +14,7 @@ import {
   type KernelSpec,
   type PtxTarget,
 } from '@forge/ir';
-import { bindConstants } from './legalize/bind-constants.js';
+
 import { legalizeForPtx } from './legalize/index.js';
 import { ptxLaunchInfo } from './launch.js';
 import { arithmeticType } from './ops/types.js';

@@ -1,42 +1,62 @@
 import { resolve } from 'node:path';
 import { parseScheduleAssignments } from '@forge/ir';
-import { emitPtx, ptxTarget } from '@forge/ptx';
-import { parseCommandArgs } from '../args.js';
+import { ptxTarget } from '@forge/ptx';
+import { parseWgslFeatures } from '@forge/wgsl';
+import { parseCommandArgs, type ParsedArgs } from '../args.js';
+import { emitFor } from '../emitters.js';
 import { EXIT_OK, UsageError } from '../errors.js';
+import type { GoldenTarget } from '../golden/entries.js';
 import { writeFileAtomic, type CliIo } from '../io.js';
 import { loadSpec } from '../load-spec.js';
 
 export const EMIT_USAGE =
-  'forge emit <kernel-id | spec.json> --target ptx --arch <sm_XX> [--schedule key=value]... [--out FILE] [--json]';
+  'forge emit <kernel-id | spec.json> --target ptx|wgsl [--arch sm_XX] [--features f16,subgroups] [--schedule key=value]... [--out FILE] [--json]';
 
-export const TARGETS = ['ptx'] as const;
+export const TARGETS = ['ptx', 'wgsl'] as const;
+export type TargetKindName = (typeof TARGETS)[number];
 
-export function checkTarget(target: string | undefined): 'ptx' {
+export function checkTarget(
+  target: string | undefined,
+  allowed: readonly string[] = TARGETS,
+): TargetKindName {
   const chosen = target ?? 'ptx';
-  if (chosen !== 'ptx')
-    throw new UsageError(`--target: unknown target '${chosen}' (available: ${TARGETS.join(', ')})`);
-  return chosen;
+  if (!allowed.includes(chosen))
+    throw new UsageError(`--target: unknown target '${chosen}' (available: ${allowed.join(', ')})`);
+  return chosen as TargetKindName;
 }
+
+/** The target from --target, --arch (ptx, default sm_80) and --features (wgsl, default none). */
+export function targetFromArgs(parsed: ParsedArgs): GoldenTarget {
+  const kind = checkTarget(parsed.string('target'));
+  const arch = parsed.string('arch');
+  const features = parsed.string('features');
+  if (kind === 'ptx') {
+    if (features !== undefined) throw new UsageError('--features applies to --target wgsl only');
+    return { kind, arch: ptxTarget(arch ?? 'sm_80').arch };
+  }
+  if (arch !== undefined) throw new UsageError('--arch applies to --target ptx only');
+  return { kind, features: parseWgslFeatures(features ?? '').features };
+}
+
+export const TARGET_OPTIONS = {
+  target: { type: 'string' },
+  arch: { type: 'string' },
+  features: { type: 'string' },
+  schedule: { type: 'string', multiple: true },
+} as const;
 
 export function emitCommand(args: readonly string[], io: CliIo): number {
   const parsed = parseCommandArgs(
     args,
-    {
-      target: { type: 'string' },
-      arch: { type: 'string' },
-      schedule: { type: 'string', multiple: true },
-      out: { type: 'string' },
-      json: { type: 'boolean' },
-    },
+    { ...TARGET_OPTIONS, out: { type: 'string' }, json: { type: 'boolean' } },
     EMIT_USAGE,
   );
   const [subject, ...extra] = parsed.positionals;
   if (subject === undefined || extra.length > 0)
     throw new UsageError(`expected one kernel id or spec file; usage: ${EMIT_USAGE}`);
-  checkTarget(parsed.string('target'));
-  const target = ptxTarget(parsed.string('arch') ?? 'sm_80');
+  const target = targetFromArgs(parsed);
   const spec = loadSpec(subject, io.cwd);
-  const shader = emitPtx(spec, parseScheduleAssignments(parsed.strings('schedule')), target);
+  const shader = emitFor(spec, parseScheduleAssignments(parsed.strings('schedule')), target);
   const output = parsed.flag('json') ? `${JSON.stringify(shader, null, 2)}\n` : shader.source;
   const out = parsed.string('out');
   if (out === undefined) io.stdout(output);

@@ -1,4 +1,4 @@
-import { CATALOG, PTX_ARCHS, semanticHash } from '@forge/ir';
+import { CATALOG, PTX_ARCHS, WGSL_FEATURES, semanticHash } from '@forge/ir';
 import { parseCommandArgs } from '../args.js';
 import { EXIT_OK } from '../errors.js';
 import type { CliIo } from '../io.js';
@@ -12,7 +12,7 @@ export function listCommand(args: readonly string[], io: CliIo): number {
     semanticVersion: kernel.spec.semanticVersion,
     semanticHash: semanticHash(kernel.spec),
     description: kernel.spec.description,
-    targets: [{ kind: 'ptx', archs: [...PTX_ARCHS] }],
+    targets: { ptx: { archs: [...PTX_ARCHS] }, wgsl: { features: [...WGSL_FEATURES] } },
     schedule: kernel.spec.schedule.map((knob) => ({
       name: knob.name,
       default: knob.default,
@@ -25,9 +25,7 @@ export function listCommand(args: readonly string[], io: CliIo): number {
   }
   const width = Math.max(...kernels.map((kernel) => kernel.id.length));
   for (const kernel of kernels) {
-    const targets = kernel.targets
-      .map((target) => `${target.kind}(${target.archs.join(',')})`)
-      .join(' ');
+    const targets = `ptx(${kernel.targets.ptx.archs.join(',')}) wgsl(features ${kernel.targets.wgsl.features.join(',')})`;
     io.stdout(
       `${kernel.id.padEnd(width)}  v${kernel.semanticVersion}  ${targets}  ${kernel.description}\n`,
     );

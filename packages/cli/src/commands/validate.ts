@@ -6,18 +6,75 @@ import { EXIT_CHECK_FAILED, EXIT_OK, InputError } from '../errors.js';
 import type { CliIo } from '../io.js';
 import { readManifest } from '../golden/golden.js';
 import { DEFAULT_GOLDEN_DIR } from './golden.js';
-import { checkTarget } from './emit.js';
+import { checkTarget, type TargetKindName } from './emit.js';
 
-export const VALIDATE_USAGE = 'forge validate [--target ptx] [FILE...]';
+export const VALIDATE_USAGE = 'forge validate [--target ptx|wgsl] [FILE...]';
 
-/** Runs ptxas on each file (or every golden entry) and prints its verdict and resource line. */
-export function validateCommand(args: readonly string[], io: CliIo): number {
+interface Verdict {
+  readonly ok: boolean;
+  /** The verdict line after the file name. */
+  readonly summary: string;
+  /** Diagnostics, one per line. */
+  readonly details: readonly string[];
+}
+
+type Validator = (files: readonly { name: string; source: string }[]) => Promise<Verdict[]>;
+
+/** ptxas for PTX (resource line, zero spills required); Tint through Dawn for WGSL. */
+const VALIDATORS: Readonly<Record<TargetKindName, Validator>> = {
+  ptx: async (files) =>
+    files.map(({ source }) => {
+      const arch = ptxTargetArch(source);
+      if (arch === undefined) return { ok: false, summary: 'no .target directive', details: [] };
+      const result = assemblePtx(source, arch);
+      const spills = `${result.spillStores} bytes spill stores, ${result.spillLoads} bytes spill loads`;
+      const ok = result.ok && result.spillStores + result.spillLoads === 0;
+      const details = result.diagnostics === '' ? [] : result.diagnostics.split('\n');
+      return {
+        ok,
+        summary: `[${arch}] ${result.ok ? `${result.resources}; ${spills}` : 'ptxas rejected it'}`,
+        details,
+      };
+    }),
+  wgsl: async (files) => {
+    // Loaded on demand: only WGSL validation starts Dawn.
+    const { openWebGpu, wgslDiagnostics, formatWgslDiagnostic } =
+      await import('@forge/wgsl/runner');
+    // Ask the device only for the features the sources enable, so plain WGSL validates anywhere.
+    const enabled = (feature: string): boolean =>
+      files.some(({ source }) => new RegExp(`^\\s*enable\\s+${feature}\\s*;`, 'm').test(source));
+    const context = await openWebGpu({
+      features: [
+        ...(enabled('f16') ? ['shader-f16'] : []),
+        ...(enabled('subgroups') ? ['subgroups'] : []),
+      ],
+    });
+    try {
+      const verdicts: Verdict[] = [];
+      for (const { name, source } of files) {
+        const diagnostics = await wgslDiagnostics(context, source);
+        const errors = diagnostics.filter((diagnostic) => diagnostic.type === 'error');
+        verdicts.push({
+          ok: errors.length === 0,
+          summary: `[tint] ${errors.length} error(s), ${diagnostics.length - errors.length} warning(s)`,
+          details: diagnostics.map((diagnostic) => `${name}:${formatWgslDiagnostic(diagnostic)}`),
+        });
+      }
+      return verdicts;
+    } finally {
+      context.destroy();
+    }
+  },
+};
+
+/** Runs the vendor compiler on each file (or every golden entry of the target) and prints its verdict. */
+export async function validateCommand(args: readonly string[], io: CliIo): Promise<number> {
   const parsed = parseCommandArgs(
     args,
     { target: { type: 'string' }, dir: { type: 'string' } },
     VALIDATE_USAGE,
   );
-  checkTarget(parsed.string('target'));
+  const kind = checkTarget(parsed.string('target'));
   let files = parsed.positionals.map((file) => ({ name: file, path: resolve(io.cwd, file) }));
   if (files.length === 0) {
     const directory = resolve(io.cwd, parsed.string('dir') ?? DEFAULT_GOLDEN_DIR);
@@ -25,37 +82,24 @@ export function validateCommand(args: readonly string[], io: CliIo): number {
     if (manifest === undefined)
       throw new InputError(`no golden manifest in ${directory}; run \`pnpm forge golden update\``);
     files = manifest.entries
-      .filter((entry) => entry.target.kind === 'ptx')
+      .filter((entry) => entry.target.kind === kind)
       .map((entry) => ({ name: `golden/${entry.file}`, path: join(directory, entry.file) }));
   }
-  const sources = files.map((file) => {
+  const sources = files.map(({ name, path }) => {
     try {
-      return readFileSync(file.path, 'utf8');
+      return { name, source: readFileSync(path, 'utf8') };
     } catch (error) {
       throw new InputError(
-        `cannot read ${file.name}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`,
+        `cannot read ${name}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`,
       );
     }
   });
-  let failures = 0;
-  files.forEach(({ name }, index) => {
-    const source = sources[index] ?? '';
-    const arch = ptxTargetArch(source);
-    if (arch === undefined) {
-      failures++;
-      io.stdout(`FAIL ${name}: no .target directive\n`);
-      return;
-    }
-    const result = assemblePtx(source, arch);
-    const spills = result.spillStores + result.spillLoads;
-    const ok = result.ok && spills === 0;
-    if (!ok) failures++;
-    const spillText = `${result.spillStores} bytes spill stores, ${result.spillLoads} bytes spill loads`;
-    io.stdout(
-      `${ok ? 'PASS' : 'FAIL'} ${name} [${arch}] ${result.ok ? `${result.resources}; ${spillText}` : 'ptxas rejected it'}\n`,
-    );
-    if (result.diagnostics !== '') io.stdout(`${result.diagnostics.replace(/^/gm, '  ')}\n`);
+  const verdicts = await VALIDATORS[kind](sources);
+  verdicts.forEach((verdict, index) => {
+    io.stdout(`${verdict.ok ? 'PASS' : 'FAIL'} ${sources[index]?.name} ${verdict.summary}\n`);
+    for (const line of verdict.details) io.stdout(`  ${line}\n`);
   });
-  io.stdout(`validate: ${files.length - failures} passed, ${failures} failed\n`);
+  const failures = verdicts.filter((verdict) => !verdict.ok).length;
+  io.stdout(`validate: ${verdicts.length - failures} passed, ${failures} failed\n`);
   return failures === 0 ? EXIT_OK : EXIT_CHECK_FAILED;
 }

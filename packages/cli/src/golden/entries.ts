@@ -1,24 +1,34 @@
-import { formatSchedule, type PtxArch, type Schedule } from '@forge/ir';
+import { formatSchedule, type PtxArch, type Schedule, type WgslFeature } from '@forge/ir';
+
+export type GoldenTarget =
+  | { readonly kind: 'ptx'; readonly arch: PtxArch }
+  | { readonly kind: 'wgsl'; readonly features: readonly WgslFeature[] };
 
 /** One pinned output: a catalog kernel on a target at a schedule (overrides of the defaults). */
 export interface GoldenEntrySpec {
   readonly kernelId: string;
-  readonly target: { readonly kind: 'ptx'; readonly arch: PtxArch };
+  readonly target: GoldenTarget;
   readonly schedule: Schedule;
 }
 
+const KERNELS = ['affine-f32', 'rmsnorm'];
 const PINNED_ARCHS: readonly PtxArch[] = ['sm_75', 'sm_80', 'sm_90'];
+const PINNED_FEATURE_SETS: readonly (readonly WgslFeature[])[] = [[], ['f16', 'subgroups']];
 
-/** Everything `golden/` pins: every catalog kernel per pinned arch, plus non-default schedules. */
+/** Everything `golden/` pins: every catalog kernel per pinned arch and feature set, plus non-default schedules. */
 export const GOLDEN_ENTRIES: readonly GoldenEntrySpec[] = [
-  ...['affine-f32', 'rmsnorm'].flatMap((kernelId) =>
+  ...KERNELS.flatMap((kernelId) =>
     PINNED_ARCHS.map((arch): GoldenEntrySpec => ({ kernelId, target: { kind: 'ptx', arch }, schedule: {} })),
   ),
   { kernelId: 'rmsnorm', target: { kind: 'ptx', arch: 'sm_80' }, schedule: { workgroupSize: 128 } },
+  ...KERNELS.flatMap((kernelId) =>
+    PINNED_FEATURE_SETS.map((features): GoldenEntrySpec => ({ kernelId, target: { kind: 'wgsl', features }, schedule: {} })),
+  ),
 ];
 
-/** The entry's file under golden/: `ptx/rmsnorm.sm_80.ptx`, `ptx/rmsnorm.sm_80.workgroupSize-128.ptx`. */
+/** `ptx/rmsnorm.sm_80.ptx`, `ptx/rmsnorm.sm_80.workgroupSize-128.ptx`, `wgsl/rmsnorm.f16-subgroups.wgsl`. */
 export function goldenFileName(entry: GoldenEntrySpec): string {
-  const schedule = Object.keys(entry.schedule).length === 0 ? '' : `.${formatSchedule(entry.schedule).replace(/=/g, '-').replace(/,/g, '.')}`;
-  return `${entry.target.kind}/${entry.kernelId}.${entry.target.arch}${schedule}.${entry.target.kind}`;
+  const variant = entry.target.kind === 'ptx' ? [entry.target.arch] : entry.target.features.length > 0 ? [entry.target.features.join('-')] : [];
+  const schedule = Object.keys(entry.schedule).length === 0 ? [] : [formatSchedule(entry.schedule).replace(/=/g, '-').replace(/,/g, '.')];
+  return `${entry.target.kind}/${[entry.kernelId, ...variant, ...schedule].join('.')}.${entry.target.kind}`;
 }

@@ -1,9 +1,10 @@
 import { cpSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { blake3Hex } from '@forge/ir';
 import { assemblePtx } from '@forge/ptx/ptxas';
+import { closeSharedWebGpu, sharedWebGpu, wgslDiagnostics } from '@forge/wgsl/runner';
 import { DEFAULT_GOLDEN_DIR } from '../commands/golden.js';
 import { GOLDEN_ENTRIES } from './entries.js';
 import { checkGolden, readManifest, updateGolden } from './golden.js';
@@ -23,11 +24,22 @@ describe('golden files', () => {
   });
 
   const manifest = readManifest(DEFAULT_GOLDEN_DIR);
+  afterAll(closeSharedWebGpu);
   for (const entry of manifest?.entries ?? []) {
-    it(`${entry.file} assembles with ptxas -arch=${entry.target.kind === 'ptx' ? entry.target.arch : '?'} with zero spills`, () => {
+    if (entry.target.kind === 'wgsl') {
+      it(`${entry.file} compiles in Dawn (Tint) with zero errors and warnings`, async () => {
+        const source = readFileSync(join(DEFAULT_GOLDEN_DIR, entry.file), 'utf8');
+        expect(blake3Hex(source)).toBe(entry.sourceHash);
+        const features = [/^enable f16;/m.test(source) ? ['shader-f16'] : [], /^enable subgroups;/m.test(source) ? ['subgroups'] : []].flat();
+        expect(await wgslDiagnostics(await sharedWebGpu(features), source)).toEqual([]);
+      });
+      continue;
+    }
+    const arch = entry.target.arch;
+    it(`${entry.file} assembles with ptxas -arch=${arch} with zero spills`, () => {
       const source = readFileSync(join(DEFAULT_GOLDEN_DIR, entry.file), 'utf8');
       expect(blake3Hex(source)).toBe(entry.sourceHash);
-      const result = assemblePtx(source, entry.target.kind === 'ptx' ? entry.target.arch : 'sm_80');
+      const result = assemblePtx(source, arch);
       expect(result.ok).toBe(true);
       expect(result.diagnostics).toBe('');
       expect(result.spillStores).toBe(0);

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { blake3Hex, getKernel, isRecord, type GeneratedShader } from '@forge/ir';
-import { emitPtx, ptxTarget } from '@forge/ptx';
+import { emitFor } from '../emitters.js';
 import { writeFileAtomic } from '../io.js';
 import { GOLDEN_ENTRIES, goldenFileName, type GoldenEntrySpec } from './entries.js';
 import { unifiedDiff } from './unified-diff.js';
@@ -27,7 +27,7 @@ export const MANIFEST_FILE = 'manifest.json';
 /** Emits one golden entry as it would be pinned. */
 export function emitEntry(entry: GoldenEntrySpec): { shader: GeneratedShader; row: ManifestEntry } {
   const kernel = getKernel(entry.kernelId);
-  const shader = emitPtx(kernel.spec, entry.schedule, ptxTarget(entry.target.arch));
+  const shader = emitFor(kernel.spec, entry.schedule, entry.target);
   const row: ManifestEntry = {
     file: goldenFileName(entry),
     kernelId: shader.kernelId,

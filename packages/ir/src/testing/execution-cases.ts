@@ -154,26 +154,46 @@ export function checkCase(
   testCase: ExecutionCase,
   outputs: Readonly<Record<string, ArrayLike<number>>>,
 ): CaseCheck {
-  const inputs = makeCaseInputs(kernel, testCase);
-  const expected = kernel.reference(inputs, kernel.params(testCase.shape));
+  return compareWithReference(
+    kernel,
+    makeCaseInputs(kernel, testCase),
+    kernel.params(testCase.shape),
+    outputs,
+  );
+}
+
+/** Errors of `outputs` against the float64 reference computed from `inputs` and `params`. */
+export function compareWithReference(
+  kernel: CatalogKernel,
+  inputs: Readonly<Record<string, ArrayLike<number>>>,
+  params: Readonly<Record<string, number>>,
+  outputs: Readonly<Record<string, ArrayLike<number>>>,
+): CaseCheck & { readonly maxRelError: number } {
+  const expected = kernel.reference(inputs, params);
   let nmse = 0;
   let maxAbsError = 0;
+  let maxRelError = 0;
   for (const name of kernel.outputs) {
     const want = expected[name];
     const got = outputs[name];
     if (want === undefined) throw new ForgeError(`${kernel.spec.id}.reference gives no '${name}'`);
-    if (got === undefined) {
-      nmse = Number.POSITIVE_INFINITY;
-      maxAbsError = Number.POSITIVE_INFINITY;
-      continue;
+    if (got === undefined || got.length !== want.length) {
+      return {
+        nmse: Infinity,
+        maxAbsError: Infinity,
+        maxRelError: Infinity,
+        tolerance: kernel.tolerance,
+      };
     }
     nmse = Math.max(nmse, normalizedMse(got, want));
-    if (got.length !== want.length) maxAbsError = Number.POSITIVE_INFINITY;
     for (let index = 0; index < want.length; index++) {
-      const error = Math.abs((got[index] ?? Number.NaN) - (want[index] as number));
+      const reference = want[index] as number;
+      const error = Math.abs((got[index] ?? Number.NaN) - reference);
       // NaN compares false, so `!(error <= max)` also records a NaN as an infinite error.
       if (!(error <= maxAbsError)) maxAbsError = Number.isNaN(error) ? Infinity : error;
+      const relative = reference === 0 ? (error === 0 ? 0 : Infinity) : error / Math.abs(reference);
+      if (!(relative <= maxRelError)) maxRelError = Number.isNaN(relative) ? Infinity : relative;
     }
   }
-  return { nmse, maxAbsError, tolerance: kernel.tolerance };
+  return { nmse, maxAbsError, maxRelError, tolerance: kernel.tolerance };
 }

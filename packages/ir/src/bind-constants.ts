@@ -1,17 +1,11 @@
-import {
-  BINARY_SEMANTICS,
-  UNARY_SEMANTICS,
-  rewriteBody,
-  type BinaryOp,
-  type Expr,
-  type Schedule,
-  type Stmt,
-  type UnaryOp,
-} from '@forge/ir';
+import type { BinaryOp, Expr, Stmt, UnaryOp } from './body.js';
+import { BINARY_SEMANTICS, UNARY_SEMANTICS } from './interpreter/scalar-ops.js';
+import { rewriteBody } from './rewrite.js';
+import type { Schedule } from './spec.js';
 
 /**
  * Replaces schedule knobs and the workgroup size with constants, then folds integer and bool
- * arithmetic on constants with the IR's own semantics, so PTX never computes `256 / 32` at run time.
+ * arithmetic on constants with the IR's own semantics, so no backend computes `256 / 32` at run time.
  */
 export function bindConstants(
   body: readonly Stmt[],

@@ -1,0 +1,161 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import {
+  compareWithReference,
+  formatSchedule,
+  getKernel,
+  makeCaseInputs,
+  parseScheduleAssignments,
+  type CatalogKernel,
+} from '@forge/ir';
+import { parseCommandArgs } from '../args.js';
+import { ENGINES } from '../engines.js';
+import { EXIT_CHECK_FAILED, EXIT_OK, InputError, UsageError } from '../errors.js';
+import type { CliIo } from '../io.js';
+import { TARGET_OPTIONS, targetFromArgs } from './emit.js';
+
+export const RUN_USAGE =
+  'forge run <kernel-id> --target wgsl|interp [--features f16,subgroups] [--schedule k=v]... [--shape name=value]... [--seed N] [--input name=@file.bin]... [--output name=file.bin]... [--json]';
+
+function pairs(values: readonly string[], option: string, pattern: RegExp): [string, string][] {
+  return values.map((value) => {
+    const match = pattern.exec(value);
+    if (match === null || match[1] === undefined || match[2] === undefined)
+      throw new UsageError(
+        `${option}: '${value}' is not in the form ${option === '--input' ? 'name=@file' : 'name=value'}`,
+      );
+    return [match[1], match[2]];
+  });
+}
+
+function shapeFromArgs(kernel: CatalogKernel, values: readonly string[]): Record<string, number> {
+  const shape: Record<string, number> = { ...kernel.defaultShape };
+  for (const [name, value] of pairs(values, '--shape', /^([A-Za-z_]\w*)=(\d{1,10})$/)) {
+    if (!kernel.shapeNames.includes(name))
+      throw new UsageError(
+        `--shape: unknown shape '${name}' for ${kernel.spec.id} (known: ${kernel.shapeNames.join(', ')})`,
+      );
+    const size = Number(value);
+    if (size < 1 || size > 2 ** 28)
+      throw new UsageError(`--shape: ${name}=${value} is outside [1, ${2 ** 28}]`);
+    shape[name] = size;
+  }
+  return shape;
+}
+
+/** Runs a catalog kernel on seeded (or given) inputs and compares it with the float64 reference. */
+export async function runCommand(args: readonly string[], io: CliIo): Promise<number> {
+  const parsed = parseCommandArgs(
+    args,
+    {
+      ...TARGET_OPTIONS,
+      shape: { type: 'string', multiple: true },
+      seed: { type: 'string' },
+      input: { type: 'string', multiple: true },
+      output: { type: 'string', multiple: true },
+      json: { type: 'boolean' },
+    },
+    RUN_USAGE,
+  );
+  const [id, ...extra] = parsed.positionals;
+  if (id === undefined || extra.length > 0)
+    throw new UsageError(`expected one catalog kernel id; usage: ${RUN_USAGE}`);
+  const kernel = getKernel(id);
+  const engineName = parsed.string('target') ?? 'interp';
+  const engine = Object.hasOwn(ENGINES, engineName) ? ENGINES[engineName] : undefined;
+  if (engine === undefined)
+    throw new UsageError(
+      `--target: '${engineName}' cannot run kernels (available: ${Object.keys(ENGINES).join(', ')})`,
+    );
+  const target = engineName === 'wgsl' ? targetFromArgs(parsed) : undefined;
+  const schedule = parseScheduleAssignments(parsed.strings('schedule'));
+  const shape = shapeFromArgs(kernel, parsed.strings('shape'));
+  const seedText = parsed.string('seed') ?? '1';
+  if (!/^\d{1,9}$/.test(seedText))
+    throw new UsageError(`--seed: '${seedText}' is not a non-negative integer`);
+  const seed = Number(seedText);
+  const buffers = makeCaseInputs(kernel, {
+    name: `${id} cli`,
+    kernelId: id,
+    schedule,
+    shape,
+    seed,
+    magnitude: 1,
+  });
+  for (const [name, path] of pairs(parsed.strings('input'), '--input', /^([A-Za-z_]\w*)=@(.+)$/)) {
+    const buffer = buffers[name];
+    if (buffer === undefined || kernel.outputs.includes(name)) {
+      throw new UsageError(
+        `--input: '${name}' is not an input buffer of ${id} (inputs: ${Object.keys(buffers)
+          .filter((key) => !kernel.outputs.includes(key))
+          .join(', ')})`,
+      );
+    }
+    let bytes: Buffer;
+    try {
+      bytes = readFileSync(resolve(io.cwd, path));
+    } catch (error) {
+      throw new InputError(
+        `--input ${name}: cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`,
+      );
+    }
+    if (bytes.byteLength !== buffer.byteLength) {
+      throw new InputError(
+        `--input ${name}: ${path} has ${bytes.byteLength} bytes; ${id} with this shape needs ${buffer.byteLength} (${buffer.length} f32 values)`,
+      );
+    }
+    new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength).set(bytes);
+  }
+  const outputs = pairs(parsed.strings('output'), '--output', /^([A-Za-z_]\w*)=(.+)$/);
+  for (const [name] of outputs) {
+    if (buffers[name] === undefined)
+      throw new UsageError(
+        `--output: '${name}' is not a buffer of ${id} (buffers: ${Object.keys(buffers).join(', ')})`,
+      );
+  }
+  const inputs = Object.fromEntries(
+    Object.entries(buffers).map(([name, data]) => [name, data.slice()]),
+  );
+  const params = kernel.params(shape);
+  const milliseconds = await engine({ kernel, schedule, target, buffers, params });
+  const check = compareWithReference(kernel, inputs, params, buffers);
+  for (const [name, path] of outputs) {
+    const data = buffers[name] as Float32Array;
+    writeFileSync(
+      resolve(io.cwd, path),
+      new Uint8Array(data.buffer, data.byteOffset, data.byteLength),
+    );
+  }
+  const pass = check.nmse <= check.tolerance;
+  const targetText =
+    target === undefined
+      ? engineName
+      : target.kind === 'wgsl'
+        ? `wgsl (features ${target.features.join(',') || 'none'})`
+        : engineName;
+  const report = {
+    kernelId: id,
+    target: targetText,
+    schedule: formatSchedule(schedule) || 'default',
+    shape,
+    seed,
+    maxAbsError: check.maxAbsError,
+    maxRelError: check.maxRelError,
+    nmse: check.nmse,
+    tolerance: check.tolerance,
+    pass,
+    milliseconds,
+  };
+  if (parsed.flag('json')) io.stdout(`${JSON.stringify(report, null, 2)}\n`);
+  else {
+    const shapeText = Object.entries(shape)
+      .map(([name, value]) => `${name}=${value}`)
+      .join(' ');
+    io.stdout(
+      `${id} on ${targetText}, schedule ${report.schedule}, shape ${shapeText}, seed ${seed}\n` +
+        `max abs error ${check.maxAbsError.toExponential(3)}  max rel error ${check.maxRelError.toExponential(3)}  NMSE ${check.nmse.toExponential(3)}  tolerance ${check.tolerance.toExponential(0)}  ${pass ? 'PASS' : 'FAIL'}\n` +
+        `run time ${milliseconds.toFixed(2)} ms\n`,
+    );
+  }
+  return pass ? EXIT_OK : EXIT_CHECK_FAILED;
+}

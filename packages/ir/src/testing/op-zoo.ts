@@ -1,0 +1,126 @@
+import {
+  BINARY_OPS,
+  COMPARISON_OPS,
+  REDUCTIONS,
+  SHUFFLE_MODES,
+  UNARY_OPS,
+  type BinaryOp,
+  type Expr,
+  type UnaryOp,
+} from '../body.js';
+import { defineKernel } from '../builder.js';
+import * as ir from '../expressions.js';
+import { ELEMENT_TYPES, type ElementType, type ScalarType } from '../types.js';
+
+const NAMES: Readonly<Record<ElementType, string>> = { f32: 'vf', f16: 'vh', u32: 'vu', i32: 'vi' };
+
+function unaryAllowed(op: UnaryOp, type: ScalarType): boolean {
+  if (op === 'not') return type === 'u32' || type === 'i32';
+  if (op === 'neg' || op === 'abs') return type !== 'u32';
+  return type === 'f32' || type === 'f16';
+}
+
+function binaryAllowed(op: BinaryOp, type: ScalarType): boolean {
+  if (['and', 'or', 'xor', 'shl', 'shr', 'rem'].includes(op))
+    return type === 'u32' || type === 'i32';
+  return true;
+}
+
+/** One kernel that uses every op of the tables on every type it takes, so each backend's vendor compiler checks every row. */
+export const OP_ZOO = defineKernel(
+  {
+    id: 'op-zoo',
+    semanticVersion: 1,
+    entryPoint: 'op_zoo',
+    description: 'every IR op on every type, for table coverage',
+    buffers: ELEMENT_TYPES.flatMap((type, index) => [
+      { group: 0, binding: 2 * index, name: `in_${type}`, element: type, access: 'read' as const },
+      {
+        group: 0,
+        binding: 2 * index + 1,
+        name: `out_${type}`,
+        element: type,
+        access: 'read_write' as const,
+      },
+    ]),
+    params: [{ name: 'n', type: 'u32' }],
+    shared: [{ name: 'scratch', element: 'f16', length: 'workgroupSize' }],
+    schedule: [
+      {
+        name: 'workgroupSize',
+        description: 'threads',
+        default: 64,
+        bounds: {
+          ptx: { min: 32, max: 1024, multipleOf: 32 },
+          wgsl: { min: 32, max: 1024, multipleOf: 32 },
+        },
+      },
+    ],
+    launch: { workgroupSize: 'workgroupSize', grid: ['ceil_div(n, workgroupSize)', '1', '1'] },
+  },
+  (b) => {
+    const t = b.let('t', b.localId());
+    const values = Object.fromEntries(
+      ELEMENT_TYPES.map((type) => [type, b.let(NAMES[type], b.load(`in_${type}`, t))]),
+    ) as Record<ElementType, Expr>;
+    const shift = b.let('amount', ir.and(t, ir.u32(7)));
+    for (const type of ELEMENT_TYPES) {
+      const value = values[type];
+      const accumulator = b.let(`acc_${type}`, value);
+      const other = type === 'u32' || type === 'i32' ? accumulator : value;
+      for (const op of UNARY_OPS.filter((candidate) => unaryAllowed(candidate, type))) {
+        b.assign(accumulator, ir.add(accumulator, { op, type, args: [value] } as Expr));
+      }
+      for (const op of BINARY_OPS.filter(
+        (candidate) => !COMPARISON_OPS.includes(candidate) && binaryAllowed(candidate, type),
+      )) {
+        const right =
+          op === 'shl' || op === 'shr'
+            ? shift
+            : op === 'div' || op === 'rem'
+              ? ir.constant(type, 3)
+              : other;
+        b.assign(accumulator, ir.add(accumulator, { op, type, args: [value, right] } as Expr));
+      }
+      for (const op of COMPARISON_OPS) {
+        b.assign(
+          accumulator,
+          ir.select({ op, type: 'bool', args: [value, accumulator] } as Expr, accumulator, value),
+        );
+      }
+      if (type === 'f32' || type === 'f16')
+        b.assign(accumulator, ir.fma(value, accumulator, ir.constant(type, 0.5)));
+      for (const target of ELEMENT_TYPES)
+        b.assign(accumulator, ir.add(accumulator, ir.convert(type, ir.convert(target, value))));
+      b.store(`out_${type}`, t, accumulator);
+    }
+    b.assign(
+      values.u32 as never,
+      ir.add(ir.bitcast('u32', values.f32), ir.bitcast('u32', values.i32)),
+    );
+    b.assign(values.f32 as never, ir.bitcast('f32', values.u32));
+    const flag = b.let('flag', ir.lt(values.f32, ir.f32(1)));
+    const other = b.let('other', ir.ne(values.u32, ir.u32(0)));
+    const mixed = b.let(
+      'mixed',
+      ir.select(flag, ir.and(flag, other), ir.or(ir.xor(flag, other), ir.not(other))),
+    );
+    b.if(
+      ir.eq(mixed, ir.bool(true)),
+      (then) => then.store('out_u32', t, ir.u32(1)),
+      (otherwise) => otherwise.store('out_u32', t, ir.u32(2)),
+    );
+    b.store('scratch', t, values.f16);
+    b.barrier();
+    b.store('out_f16', t, b.load('scratch', ir.xor(t, ir.u32(1))));
+    for (const type of ['f32', 'u32', 'i32'] as const) {
+      for (const mode of SHUFFLE_MODES)
+        b.shuffle(mode, `shuffled_${mode}_${type}`, values[type], ir.u32(mode === 'idx' ? 3 : 1));
+      for (const reduction of REDUCTIONS)
+        b.reduce(reduction, `reduced_${reduction}_${type}`, values[type]);
+    }
+    b.for('k', { start: ir.i32(-4), end: ir.i32(4), step: ir.i32(2) }, (loop, k) =>
+      loop.store('out_i32', t, k),
+    );
+  },
+);

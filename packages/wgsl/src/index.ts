@@ -1,0 +1,4 @@
+export { emitWgsl, WGSL_BACKEND } from './emit.js';
+export { wgslTarget, parseWgslFeatures } from './targets.js';
+export { wgslLaunchInfo, paramsBinding } from './launch.js';
+export { UNARY_TEMPLATES, BINARY_TEMPLATES } from './ops/arithmetic.js';

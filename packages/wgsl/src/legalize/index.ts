@@ -1,0 +1,69 @@
+import {
+  UnsupportedError,
+  bindConstants,
+  walkBody,
+  warpOpsInDivergentFlow,
+  type KernelSpec,
+  type Schedule,
+  type Stmt,
+  type WgslTarget,
+} from '@forge/ir';
+import { hasFeature } from '../targets.js';
+
+const targetName = (target: WgslTarget): string =>
+  `wgsl${target.features.length > 0 ? `+${target.features.join('+')}` : ''}`;
+
+/** f16 values need the `f16` feature; names the first op that uses one. */
+export function requireF16Feature(
+  spec: KernelSpec,
+  body: readonly Stmt[],
+  target: WgslTarget,
+): boolean {
+  let user: string | undefined;
+  const f16Memory = [...spec.buffers, ...spec.shared].find((memory) => memory.element === 'f16');
+  if (f16Memory !== undefined) user = 'load';
+  walkBody(body, {
+    expression: (expression) => {
+      if (
+        user === undefined &&
+        (expression.type === 'f16' ||
+          ('args' in expression && expression.args.some((arg) => arg.type === 'f16')))
+      ) {
+        user = expression.op;
+      }
+    },
+    statement: (statement) => {
+      if (user === undefined && 'type' in statement && statement.type === 'f16')
+        user = statement.op;
+    },
+  });
+  if (user !== undefined && !hasFeature(target, 'f16')) {
+    throw new UnsupportedError(
+      targetName(target),
+      user,
+      "f16 values need the 'f16' feature (--features f16)",
+    );
+  }
+  return user !== undefined;
+}
+
+/** Warp operations become barrier-separated exchanges, so they must sit in workgroup-uniform control flow. */
+export function requireUniformWarpOps(spec: KernelSpec, target: WgslTarget): void {
+  const [path] = warpOpsInDivergentFlow(spec);
+  if (path !== undefined) {
+    throw new UnsupportedError(
+      targetName(target),
+      'reduce',
+      `${path}: WGSL emulates 32-lane warps with workgroup barriers, so warp operations need workgroup-uniform control flow`,
+    );
+  }
+}
+
+/** Rewrites applied before printing WGSL: schedule knobs and the workgroup size become constants. */
+export function legalizeForWgsl(
+  spec: KernelSpec,
+  schedule: Schedule,
+  workgroupSize: number,
+): Stmt[] {
+  return bindConstants(spec.body, schedule, workgroupSize);
+}

@@ -1,0 +1,56 @@
+import type { BinaryOp, ScalarType, UnaryOp } from '@forge/ir';
+
+/** Renders an op from its operands' text; `type` is the operand type. */
+export type Template = (args: readonly string[], type: ScalarType) => string;
+
+const call =
+  (name: string): Template =>
+  (args) =>
+    `${name}(${args.join(', ')})`;
+const infix =
+  (operator: string): Template =>
+  (args) =>
+    `(${args[0]} ${operator} ${args[1]})`;
+const logicalOrBitwise =
+  (logical: string, bitwise: string): Template =>
+  (args, type) =>
+    `(${args[0]} ${type === 'bool' ? logical : bitwise} ${args[1]})`;
+
+export const UNARY_TEMPLATES: Readonly<Record<UnaryOp, Template>> = {
+  neg: (args) => `(-${args[0]})`,
+  abs: call('abs'),
+  not: (args, type) => `(${type === 'bool' ? '!' : '~'}${args[0]})`,
+  sqrt: call('sqrt'),
+  rsqrt: call('inverseSqrt'),
+  rcp: (args, type) => `(1.0${type === 'f16' ? 'h' : 'f'} / ${args[0]})`,
+  exp2: call('exp2'),
+  log2: call('log2'),
+  floor: call('floor'),
+};
+
+export const BINARY_TEMPLATES: Readonly<Record<BinaryOp, Template>> = {
+  add: infix('+'),
+  sub: infix('-'),
+  mul: infix('*'),
+  div: infix('/'),
+  rem: infix('%'),
+  min: call('min'),
+  max: call('max'),
+  and: logicalOrBitwise('&&', '&'),
+  or: logicalOrBitwise('||', '|'),
+  // Bool xor is inequality.
+  xor: logicalOrBitwise('!=', '^'),
+  shl: infix('<<'),
+  shr: infix('>>'),
+  eq: infix('=='),
+  ne: infix('!='),
+  lt: infix('<'),
+  le: infix('<='),
+  gt: infix('>'),
+  ge: infix('>='),
+};
+
+export const FMA_TEMPLATE: Template = call('fma');
+
+/** WGSL's select takes (false value, true value, condition). */
+export const SELECT_TEMPLATE: Template = (args) => `select(${args[2]}, ${args[1]}, ${args[0]})`;

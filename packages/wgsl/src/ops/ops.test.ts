@@ -1,0 +1,27 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { OP_ZOO, type WgslFeature } from '@forge/ir';
+import { emitWgsl } from '../emit.js';
+import { closeSharedWebGpu, sharedWebGpu, wgslDiagnostics } from '../runner/index.js';
+import { wgslTarget } from '../targets.js';
+
+afterAll(closeSharedWebGpu);
+
+describe('op templates', () => {
+  const featureSets: readonly (readonly WgslFeature[])[] = [['f16'], ['f16', 'subgroups']];
+  for (const features of featureSets) {
+    it(`every op compiles in Tint with features ${features.join(',')}`, async () => {
+      const shader = emitWgsl(OP_ZOO, {}, wgslTarget(features));
+      const context = await sharedWebGpu(shader.launch.requiredFeatures ?? []);
+      const diagnostics = await wgslDiagnostics(context, shader.source);
+      expect(diagnostics.filter((diagnostic) => diagnostic.type === 'error')).toEqual([]);
+    });
+  }
+
+  it('exchanges warp values through workgroup memory unless subgroups may serve', () => {
+    const plain = emitWgsl(OP_ZOO, {}, wgslTarget(['f16'])).source;
+    const subgroups = emitWgsl(OP_ZOO, {}, wgslTarget(['f16', 'subgroups'])).source;
+    expect(plain).not.toMatch(/subgroupShuffleXor/);
+    // 9 reductions, 5 butterfly steps each, use subgroup shuffles when the offset fits a subgroup
+    expect(subgroups.match(/subgroupShuffleXor/g)?.length).toBe(9 * 5);
+  });
+});

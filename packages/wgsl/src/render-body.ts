@@ -1,0 +1,163 @@
+import { EmissionError, printBody, type Expr, type KernelSpec, type Stmt } from '@forge/ir';
+import {
+  BINARY_TEMPLATES,
+  FMA_TEMPLATE,
+  SELECT_TEMPLATE,
+  UNARY_TEMPLATES,
+} from './ops/arithmetic.js';
+import { bitcastText, convertText } from './ops/conversion.js';
+import { wgslLiteral, wgslType } from './ops/types.js';
+import { LANE, reduceLines, shuffleLines, shuffleSourceLane } from './ops/warp.js';
+
+// Every spec name gets a prefix per kind, and generated names start with `forge_`: no collisions.
+export const bufferName = (name: string): string => `buf_${name}`;
+export const sharedName = (name: string): string => `wg_${name}`;
+export const localName = (name: string): string => `v_${name}`;
+export const PARAMS_VARIABLE = 'forge_params';
+export const PARAMS_STRUCT = 'ForgeParams';
+
+const BUILTINS = {
+  local_id: () => 'local_index',
+  workgroup_id: (axis: string) => `workgroup_id.${axis}`,
+  num_workgroups: (axis: string) => `num_workgroups.${axis}`,
+  lane_id: () => LANE,
+  warp_id: () => '(local_index / 32u)',
+} as const;
+
+/** Renders a legalized body as WGSL statements, indented by two spaces per level. */
+export class WgslBodyWriter {
+  readonly lines: string[] = [];
+  private temporaries = 0;
+  private indent = '  ';
+
+  constructor(
+    private readonly spec: KernelSpec,
+    private readonly subgroups: boolean,
+  ) {}
+
+  block(statements: readonly Stmt[]): void {
+    for (const statement of statements) this.statement(statement);
+  }
+
+  private emit(...lines: string[]): void {
+    for (const line of lines) this.lines.push(`${this.indent}${line}`);
+  }
+
+  private nested(statements: readonly Stmt[]): void {
+    const outer = this.indent;
+    this.indent = `${outer}  `;
+    this.block(statements);
+    this.indent = outer;
+  }
+
+  private temporary = (): string => `forge_t${++this.temporaries}`;
+
+  private statement(statement: Stmt): void {
+    const [summary] = printBody([statement]);
+    this.emit(`// ${(summary ?? statement.op).replace(/ \{$/, '')}`);
+    switch (statement.op) {
+      case 'let':
+        return this.emit(
+          `var ${localName(statement.name)}: ${wgslType(statement.type)} = ${this.expression(statement.value)};`,
+        );
+      case 'assign':
+        return this.emit(`${localName(statement.name)} = ${this.expression(statement.value)};`);
+      case 'store':
+        return this.emit(
+          `${this.memory(statement.memory)}[${this.expression(statement.index)}] = ${this.expression(statement.value)};`,
+        );
+      case 'if':
+        this.emit(`if (${this.expression(statement.condition)}) {`);
+        this.nested(statement.then);
+        if (statement.else.length > 0) {
+          this.emit('} else {');
+          this.nested(statement.else);
+        }
+        return this.emit('}');
+      case 'for': {
+        const index = localName(statement.name);
+        const type = wgslType(statement.type);
+        this.emit(
+          `for (var ${index}: ${type} = ${this.expression(statement.start)}; ${index} < ${this.expression(statement.end)}; ${index} = ${index} + ${this.expression(statement.step)}) {`,
+        );
+        this.nested(statement.body);
+        return this.emit('}');
+      }
+      case 'barrier':
+        return this.emit('workgroupBarrier();');
+      case 'shuffle': {
+        const lane = shuffleSourceLane(statement.mode, this.expression(statement.lane));
+        return this.emit(
+          ...shuffleLines(
+            statement.type,
+            this.expression(statement.value),
+            lane,
+            localName(statement.name),
+            this.temporary,
+          ),
+        );
+      }
+      case 'reduce': {
+        const result = localName(statement.name);
+        this.emit(
+          `var ${result}: ${wgslType(statement.type)} = ${this.expression(statement.value)};`,
+        );
+        return this.emit(
+          ...reduceLines(
+            statement.type,
+            statement.reduction,
+            result,
+            this.subgroups,
+            this.temporary,
+          ),
+        );
+      }
+    }
+  }
+
+  private memory(name: string): string {
+    if (this.spec.buffers.some((buffer) => buffer.name === name)) return bufferName(name);
+    if (this.spec.shared.some((array) => array.name === name)) return sharedName(name);
+    throw new EmissionError('wgsl', `no buffer or shared array named '${name}'`);
+  }
+
+  expression(expression: Expr): string {
+    switch (expression.op) {
+      case 'const':
+        return wgslLiteral(expression.type, expression.value);
+      case 'var':
+        return localName(expression.name);
+      case 'param':
+        return `${PARAMS_VARIABLE}.${expression.name}`;
+      case 'schedule':
+        throw new EmissionError('wgsl', 'schedule knobs must be bound before printing');
+      case 'builtin':
+        if (expression.name === 'workgroup_size')
+          throw new EmissionError('wgsl', 'workgroup_size must be bound before printing');
+        return BUILTINS[expression.name](expression.axis ?? 'x');
+      case 'load':
+        return `${this.memory(expression.memory)}[${this.expression(expression.args[0])}]`;
+      case 'convert':
+        return convertText(this.expression(expression.args[0]), expression.type);
+      case 'bitcast':
+        return bitcastText(this.expression(expression.args[0]), expression.type);
+      case 'fma':
+        return FMA_TEMPLATE(
+          expression.args.map((arg) => this.expression(arg)),
+          expression.type,
+        );
+      case 'select':
+        return SELECT_TEMPLATE(
+          expression.args.map((arg) => this.expression(arg)),
+          expression.type,
+        );
+      default: {
+        const args = expression.args.map((arg) => this.expression(arg));
+        const operandType = expression.args[0].type;
+        return expression.args.length === 1
+          ? UNARY_TEMPLATES[expression.op as keyof typeof UNARY_TEMPLATES](args, operandType)
+          : BINARY_TEMPLATES[expression.op as keyof typeof BINARY_TEMPLATES](args, operandType);
+      }
+    }
+  }
+}
