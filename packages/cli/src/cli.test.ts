@@ -218,6 +218,26 @@ describe('forge with WGSL', () => {
     expect(Math.max(...difference)).toBeLessThan(1e-6);
   });
 
+  it('exits 1 when the result is over tolerance', () => {
+    // NaN inputs make the comparison fail: a run that cannot be checked must not pass.
+    writeFileSync(
+      join(work, 'nan.f32'),
+      new Uint8Array(new Float32Array(4).fill(Number.NaN).buffer),
+    );
+    const result = forge(
+      'run',
+      'affine-f32',
+      '--target',
+      'interp',
+      '--shape',
+      'n=4',
+      '--input',
+      'x=@nan.f32',
+    );
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/NMSE Infinity {2}tolerance 1e-10 {2}FAIL/);
+  });
+
   it('rejects bad run input with exit 2 and one line', () => {
     writeFileSync(join(work, 'short.f32'), new Uint8Array(12));
     const cases: [string[], RegExp][] = [

@@ -1,5 +1,12 @@
-import type { ElementType } from './types.js';
-import type { BufferAccess, Schedule, Target } from './spec.js';
+import { blake3Hex, canonicalJson, semanticHash } from './hash.js';
+import {
+  bindSizeExpression,
+  evaluateSizeExpression,
+  formatSizeExpression,
+  parseSizeExpression,
+} from './size-expression.js';
+import type { BufferAccess, KernelSpec, Schedule, Target } from './spec.js';
+import { ELEMENT_BYTES, type ElementType } from './types.js';
 
 /** One kernel parameter as the engine passes it, in order. */
 export interface LaunchParameter {
@@ -59,4 +66,55 @@ export interface GeneratedShader {
   readonly schedule: Schedule;
   readonly source: string;
   readonly launch: LaunchInfo;
+}
+
+/** The target-independent part of LaunchInfo: workgroup size, bound grid expressions, static shared bytes. */
+export function launchGeometry(
+  spec: KernelSpec,
+  schedule: Schedule,
+): Pick<LaunchInfo, 'entryPoint' | 'workgroupSize' | 'grid' | 'sharedBytes'> {
+  const grid = spec.launch.grid.map((axis) =>
+    formatSizeExpression(bindSizeExpression(parseSizeExpression(axis), schedule)),
+  ) as unknown as readonly [string, string, string];
+  const sharedBytes = spec.shared.reduce(
+    (total, array) =>
+      total + evaluateSizeExpression(array.length, schedule) * ELEMENT_BYTES[array.element],
+    0,
+  );
+  return {
+    entryPoint: spec.entryPoint,
+    workgroupSize: [evaluateSizeExpression(spec.launch.workgroupSize, schedule), 1, 1],
+    grid,
+    sharedBytes,
+  };
+}
+
+/**
+ * Completes a backend's output with its hashes. The cache key covers everything that changes the
+ * bytes: semantic hash, target (arch, ISA version, features), schedule and backend name@version.
+ */
+export function generatedShader(
+  spec: KernelSpec,
+  parts: {
+    backend: string;
+    target: Target;
+    schedule: Schedule;
+    source: string;
+    launch: LaunchInfo;
+    /** The spec's semanticHash when the backend already computed it for the source header. */
+    semanticHash?: string;
+  },
+): GeneratedShader {
+  const { backend, target, schedule, source, launch } = parts;
+  const hash = parts.semanticHash ?? semanticHash(spec);
+  return {
+    kernelId: spec.id,
+    semanticHash: hash,
+    sourceHash: blake3Hex(source),
+    cacheKey: blake3Hex(canonicalJson({ backend, semanticHash: hash, target, schedule })),
+    target,
+    schedule,
+    source,
+    launch,
+  };
 }

@@ -2,10 +2,9 @@ import { createRequire } from 'node:module';
 import {
   ELEMENT_BYTES,
   bindConstants,
-  blake3Hex,
-  canonicalJson,
   evaluateSizeExpression,
   formatSchedule,
+  generatedShader,
   resolveSchedule,
   semanticHash,
   validateSpec,
@@ -93,17 +92,12 @@ export function emitPtx(
     '',
   ].join('\n');
 
-  const cacheKey = blake3Hex(
-    canonicalJson({ backend: PTX_BACKEND, semanticHash: hash, target, schedule }),
-  );
-  return {
-    kernelId: spec.id,
-    semanticHash: hash,
-    sourceHash: blake3Hex(source),
-    cacheKey,
+  return generatedShader(spec, {
+    backend: PTX_BACKEND,
     target,
     schedule,
     source,
     launch,
-  };
+    semanticHash: hash,
+  });
 }

@@ -1,12 +1,10 @@
 import {
-  ELEMENT_BYTES,
-  evaluateSizeExpression,
+  launchGeometry,
   type KernelSpec,
   type LaunchInfo,
   type LaunchParameter,
   type Schedule,
 } from '@forge/ir';
-import { bindSizeExpression, formatSizeExpression, parseSizeExpression } from '@forge/ir';
 import { paramSymbol } from './render-body.js';
 
 /** The `.param` block in order: buffers (64-bit global addresses), then scalars, each naturally aligned. */
@@ -49,20 +47,5 @@ export function ptxLaunchParameters(spec: KernelSpec): {
 /** Launch metadata: schedule knobs bound into the grid expressions, which keep only param names. */
 export function ptxLaunchInfo(spec: KernelSpec, schedule: Schedule): LaunchInfo {
   const { parameters, bytes } = ptxLaunchParameters(spec);
-  const sharedBytes = spec.shared.reduce(
-    (total, array) =>
-      total + evaluateSizeExpression(array.length, schedule) * ELEMENT_BYTES[array.element],
-    0,
-  );
-  const grid = spec.launch.grid.map((axis) =>
-    formatSizeExpression(bindSizeExpression(parseSizeExpression(axis), schedule)),
-  );
-  return {
-    entryPoint: spec.entryPoint,
-    workgroupSize: [evaluateSizeExpression(spec.launch.workgroupSize, schedule), 1, 1],
-    grid: grid as unknown as readonly [string, string, string],
-    sharedBytes,
-    parameters,
-    parameterBytes: bytes,
-  };
+  return { ...launchGeometry(spec, schedule), parameters, parameterBytes: bytes };
 }

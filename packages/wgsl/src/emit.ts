@@ -2,10 +2,9 @@ import { createRequire } from 'node:module';
 import {
   TARGET_LIMITS,
   ValidationError,
-  blake3Hex,
-  canonicalJson,
   evaluateSizeExpression,
   formatSchedule,
+  generatedShader,
   resolveSchedule,
   semanticHash,
   usesWarpOps,
@@ -134,17 +133,12 @@ export function emitWgsl(
     '',
   ].join('\n');
 
-  const cacheKey = blake3Hex(
-    canonicalJson({ backend: WGSL_BACKEND, semanticHash: hash, target, schedule }),
-  );
-  return {
-    kernelId: spec.id,
-    semanticHash: hash,
-    sourceHash: blake3Hex(source),
-    cacheKey,
+  return generatedShader(spec, {
+    backend: WGSL_BACKEND,
     target,
     schedule,
     source,
     launch,
-  };
+    semanticHash: hash,
+  });
 }

@@ -1,9 +1,5 @@
 import {
-  ELEMENT_BYTES,
-  bindSizeExpression,
-  evaluateSizeExpression,
-  formatSizeExpression,
-  parseSizeExpression,
+  launchGeometry,
   type KernelSpec,
   type LaunchBinding,
   type LaunchInfo,
@@ -58,19 +54,10 @@ export function wgslLaunchInfo(
       access: 'uniform',
     });
   }
-  const sharedBytes = spec.shared.reduce(
-    (total, array) =>
-      total + evaluateSizeExpression(array.length, schedule) * ELEMENT_BYTES[array.element],
-    extraSharedBytes,
-  );
-  const grid = spec.launch.grid.map((axis) =>
-    formatSizeExpression(bindSizeExpression(parseSizeExpression(axis), schedule)),
-  );
+  const geometry = launchGeometry(spec, schedule);
   return {
-    entryPoint: spec.entryPoint,
-    workgroupSize: [evaluateSizeExpression(spec.launch.workgroupSize, schedule), 1, 1],
-    grid: grid as unknown as readonly [string, string, string],
-    sharedBytes,
+    ...geometry,
+    sharedBytes: geometry.sharedBytes + extraSharedBytes,
     parameters,
     parameterBytes: Math.ceil((4 * spec.params.length) / 16) * 16,
     bindings,
