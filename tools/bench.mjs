@@ -34,3 +34,42 @@ const report = (label, value, target) =>
 console.log(`node ${process.version}, ${GOLDEN_ENTRIES.length} golden entries`);
 report('emit every golden entry in-process (median)', median(catalogRuns), 50);
 report('one `forge emit rmsnorm` process (median)', median(processRuns), 400);
+
+// Simulator throughput: the golden rmsnorm PTX on 3 rows of 4096, and affine-f32 on 1M elements.
+const { parsePtx, simulate, totalWarpInstructions } =
+  await import('../packages/ptx-sim/dist/index.js');
+const ir = await import('../packages/ir/dist/index.js');
+const { emitPtx, ptxTarget } = await import('../packages/ptx/dist/index.js');
+for (const [kernelId, shape] of [
+  ['rmsnorm', { n_embd: 4096, rows: 3 }],
+  ['affine-f32', { n: 1 << 20 }],
+]) {
+  const kernel = ir.getKernel(kernelId);
+  const shader = emitPtx(kernel.spec, {}, ptxTarget('sm_80'));
+  const module = parsePtx(shader.source);
+  const params = kernel.params(shape);
+  const lengths = kernel.bufferLengths(shape);
+  const rates = [];
+  let warps = 0;
+  for (let run = 0; run < 3; run++) {
+    const args = {};
+    for (const parameter of shader.launch.parameters) {
+      args[parameter.sourceName] =
+        parameter.kind === 'buffer'
+          ? { kind: 'buffer', bytes: new Uint8Array(4 * lengths[parameter.name]) }
+          : { kind: 'scalar', value: params[parameter.name] };
+    }
+    const grid = shader.launch.grid.map((axis) => ir.evaluateSizeExpression(axis, params));
+    const result = simulate(module, {
+      grid,
+      block: shader.launch.workgroupSize,
+      args,
+      sanitize: true,
+    });
+    warps = totalWarpInstructions(result.counters);
+    rates.push((warps / result.milliseconds) * 1000);
+  }
+  console.log(
+    `simulator ${kernelId} ${JSON.stringify(shape)}: ${warps} warp instructions, median ${(median(rates) / 1e6).toFixed(2)} M warp-instructions/s`,
+  );
+}

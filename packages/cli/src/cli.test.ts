@@ -269,6 +269,141 @@ describe('forge with WGSL', () => {
   });
 });
 
+describe('forge sim and the ptx-sim engine', () => {
+  const fixtures = fileURLToPath(new URL('../../ptx-sim/src/fixtures/', import.meta.url));
+
+  it('runs a kernel nvcc compiled from CUDA C and dumps its output', () => {
+    const x = new Float32Array(1000).map((_, index) => Math.sin(index) * 10);
+    writeFileSync(join(work, 'sum-x.bin'), new Uint8Array(x.buffer));
+    const result = forge(
+      'sim',
+      join(fixtures, 'block-sum.sm_80.ptx'),
+      '--entry',
+      'block_sum',
+      '--grid',
+      '4',
+      '--block',
+      '256,1,1',
+      '--arg',
+      'block_sum_param_0=@sum-x.bin',
+      '--arg',
+      'block_sum_param_1=zeros:16',
+      '--arg',
+      'block_sum_param_2=u32:1000',
+      '--dump',
+      'block_sum_param_1=sums.bin',
+    );
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^0 finding\(s\)$/m);
+    expect(result.stdout).toMatch(/sector efficiency \d+\.\d%/);
+    const bytes = readFileSync(join(work, 'sums.bin'));
+    const sums = new Float32Array(
+      bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength),
+    );
+    for (let block = 0; block < 4; block++) {
+      const expected = Array.from(x.slice(block * 256, Math.min(1000, (block + 1) * 256))).reduce(
+        (sum, value) => sum + value,
+        0,
+      );
+      expect(sums[block]).toBeCloseTo(expected, 3);
+    }
+  });
+
+  it('prints one line per finding and exits 1', () => {
+    const result = forge(
+      'sim',
+      join(fixtures, 'sanitizer/shared-race.ptx'),
+      '--grid',
+      '1',
+      '--block',
+      '32',
+      '--arg',
+      'out=zeros:128',
+    );
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(
+      /^shared-race at line 22: read of shared bytes .* \[ld\.shared\.u32 %r7, \[%r6\];\] \(cta 0,0,0 thread \d+,0,0\)/m,
+    );
+    const json = JSON.parse(
+      forge(
+        'sim',
+        join(fixtures, 'sanitizer/shared-race.ptx'),
+        '--grid',
+        '1',
+        '--block',
+        '32',
+        '--arg',
+        'out=zeros:128',
+        '--json',
+      ).stdout,
+    ) as { findings: string[]; warpInstructions: number };
+    expect(json.findings).toHaveLength(1);
+    expect(json.warpInstructions).toBeGreaterThan(0);
+  });
+
+  it('rejects bad simulator input with exit 2 and one line', () => {
+    writeFileSync(
+      join(work, 'unsupported.ptx'),
+      '.version 7.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n\tfrobnicate.b32 %r1;\n\tret;\n}\n',
+    );
+    const blockSum = join(fixtures, 'block-sum.sm_80.ptx');
+    const cases: [string[], RegExp][] = [
+      [
+        ['sim', blockSum, '--grid', '1', '--block', '32', '--arg', 'nope=u32:1'],
+        /unknown parameter 'nope'/,
+      ],
+      [
+        ['sim', blockSum, '--grid', '1', '--block', '32', '--arg', 'block_sum_param_0=zeros:4'],
+        /missing argument for parameter 'block_sum_param_1'/,
+      ],
+      [
+        ['sim', join(work, 'unsupported.ptx'), '--grid', '1', '--block', '1'],
+        /line 6: .*frobnicate/,
+      ],
+      [
+        ['sim', blockSum, '--grid', '1,2,3,4', '--block', '32'],
+        /--grid: '1,2,3,4' is not 1 to 3 positive integers/,
+      ],
+      [['sim', blockSum, '--block', '32'], /--grid is required/],
+      [
+        ['sim', blockSum, '--grid', '1', '--block', '32', '--arg', 'block_sum_param_2=f64:1'],
+        /--arg block_sum_param_2: unknown kind 'f64'/,
+      ],
+    ];
+    for (const [args, message] of cases) {
+      const result = forge(...args);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(message);
+      expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
+    }
+  });
+
+  it('runs a catalog kernel on the simulator with counters in --json', () => {
+    const result = forge(
+      'run',
+      'rmsnorm',
+      '--target',
+      'ptx-sim',
+      '--arch',
+      'sm_75',
+      '--shape',
+      'n_embd=300',
+      '--json',
+    );
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout) as {
+      pass: boolean;
+      nmse: number;
+      simulator: { findings: unknown[]; warpInstructions: number; sectorEfficiency: number };
+    };
+    expect(report.pass).toBe(true);
+    expect(report.simulator.findings).toEqual([]);
+    expect(report.simulator.warpInstructions).toBeGreaterThan(0);
+    expect(report.simulator.sectorEfficiency).toBeGreaterThan(0.9);
+  });
+});
+
 describe('forge list, golden and validate', () => {
   it('lists kernels with versions and targets', () => {
     const text = forge('list');

@@ -1,12 +1,15 @@
 import {
+  evaluateSizeExpression,
   interpret,
   resolveSchedule,
   type CatalogKernel,
   type ElementArray,
   type Schedule,
 } from '@forge/ir';
-import type { GoldenTarget } from './golden/entries.js';
+import { parsePtx, simulate, type KernelArgument } from '@forge/ptx-sim';
+import { describeCounters, simulationFigures } from './commands/sim.js';
 import { emitFor } from './emitters.js';
+import type { GoldenTarget } from './golden/entries.js';
 
 export interface EngineRequest {
   readonly kernel: CatalogKernel;
@@ -16,16 +19,29 @@ export interface EngineRequest {
   readonly params: Readonly<Record<string, number>>;
 }
 
-/** Runs a kernel in place on `buffers`; returns the execution time in milliseconds. */
-export type Engine = (request: EngineRequest) => Promise<number>;
+export interface EngineResult {
+  readonly milliseconds: number;
+  /** Sanitizer findings, one line each; any finding fails the run. */
+  readonly findings?: readonly string[];
+  /** Engine-specific figures for --json (the simulator's counters). */
+  readonly figures?: Record<string, unknown>;
+  /** The same figures as text lines. */
+  readonly summary?: string;
+}
 
-/** Execution engines by `--target` name: the IR interpreter, and WebGPU through Dawn. */
+/** Runs a kernel in place on `buffers`. */
+export type Engine = (request: EngineRequest) => Promise<EngineResult>;
+
+const bytesOf = (array: ElementArray): Uint8Array =>
+  new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
+
+/** Execution engines by `--target` name: the IR interpreter, WebGPU through Dawn, the PTX simulator. */
 export const ENGINES: Readonly<Record<string, Engine>> = {
   interp: async ({ kernel, schedule, buffers, params }) => {
     const resolved = resolveSchedule(kernel.spec, 'ptx', schedule);
     const start = performance.now();
     interpret(kernel.spec, { schedule: resolved, params, buffers });
-    return performance.now() - start;
+    return { milliseconds: performance.now() - start };
   },
   wgsl: async ({ kernel, schedule, target, buffers, params }) => {
     const shader = emitFor(kernel.spec, schedule, target ?? { kind: 'wgsl', features: [] });
@@ -33,9 +49,37 @@ export const ENGINES: Readonly<Record<string, Engine>> = {
     const { openWebGpu, runWgsl } = await import('@forge/wgsl/runner');
     const context = await openWebGpu({ features: [...(shader.launch.requiredFeatures ?? [])] });
     try {
-      return (await runWgsl(context, shader, { buffers, params })).milliseconds;
+      return { milliseconds: (await runWgsl(context, shader, { buffers, params })).milliseconds };
     } finally {
       context.destroy();
     }
+  },
+  'ptx-sim': async ({ kernel, schedule, target, buffers, params }) => {
+    const shader = emitFor(kernel.spec, schedule, target ?? { kind: 'ptx', arch: 'sm_80' });
+    const args: Record<string, KernelArgument> = {};
+    for (const parameter of shader.launch.parameters) {
+      const buffer = buffers[parameter.name];
+      if (parameter.kind === 'buffer' && buffer !== undefined)
+        args[parameter.sourceName] = { kind: 'buffer', bytes: bytesOf(buffer) };
+      else args[parameter.sourceName] = { kind: 'scalar', value: params[parameter.name] ?? 0 };
+    }
+    const grid = shader.launch.grid.map((axis) => evaluateSizeExpression(axis, params)) as [
+      number,
+      number,
+      number,
+    ];
+    const result = simulate(parsePtx(shader.source), {
+      entry: shader.launch.entryPoint,
+      grid,
+      block: shader.launch.workgroupSize as [number, number, number],
+      args,
+    });
+    const figures = simulationFigures(result);
+    return {
+      milliseconds: result.milliseconds,
+      findings: figures['findings'] as string[],
+      figures,
+      summary: describeCounters(result),
+    };
   },
 };

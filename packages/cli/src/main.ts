@@ -1,10 +1,12 @@
 import { ForgeError, ValidationError, formatIssue } from '@forge/ir';
+import { PtxSyntaxError, SimulationInputError } from '@forge/ptx-sim';
 import { PtxasMissingError } from '@forge/ptx/ptxas';
 import { EMIT_USAGE, emitCommand } from './commands/emit.js';
 import { GOLDEN_USAGE, goldenCommand } from './commands/golden.js';
 import { LIST_USAGE, listCommand } from './commands/list.js';
 import { HASH_USAGE, SPEC_USAGE, hashCommand, specCommand } from './commands/spec.js';
 import { RUN_USAGE, runCommand } from './commands/run.js';
+import { SIM_USAGE, simCommand } from './commands/sim.js';
 import { VALIDATE_USAGE, validateCommand } from './commands/validate.js';
 import { EXIT_BAD_INPUT, EXIT_CHECK_FAILED, EXIT_OK } from './errors.js';
 import type { CliIo } from './io.js';
@@ -17,6 +19,7 @@ const COMMANDS: Readonly<Record<string, { run: Command; usage: string }>> = {
   golden: { run: goldenCommand, usage: GOLDEN_USAGE },
   validate: { run: validateCommand, usage: VALIDATE_USAGE },
   run: { run: runCommand, usage: RUN_USAGE },
+  sim: { run: simCommand, usage: SIM_USAGE },
   hash: { run: hashCommand, usage: HASH_USAGE },
   spec: { run: specCommand, usage: SPEC_USAGE },
 };
@@ -57,7 +60,12 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       );
       return EXIT_BAD_INPUT;
     }
-    if (error instanceof ForgeError) {
+    // The simulator depends on no other Forge package, so its input errors are not ForgeErrors.
+    if (
+      error instanceof ForgeError ||
+      error instanceof PtxSyntaxError ||
+      error instanceof SimulationInputError
+    ) {
       io.stderr(`forge: ${error.message.split('\n')[0]}\n`);
       return EXIT_BAD_INPUT;
     }

@@ -26,8 +26,10 @@ export function checkTarget(
 }
 
 /** The target from --target, --arch (ptx, default sm_80) and --features (wgsl, default none). */
-export function targetFromArgs(parsed: ParsedArgs): GoldenTarget {
-  const kind = checkTarget(parsed.string('target'));
+export function targetFromArgs(
+  parsed: ParsedArgs,
+  kind: TargetKindName = checkTarget(parsed.string('target')),
+): GoldenTarget {
   const arch = parsed.string('arch');
   const features = parsed.string('features');
   if (kind === 'ptx') {

@@ -15,7 +15,7 @@ import type { CliIo } from '../io.js';
 import { TARGET_OPTIONS, targetFromArgs } from './emit.js';
 
 export const RUN_USAGE =
-  'forge run <kernel-id> --target wgsl|interp [--features f16,subgroups] [--schedule k=v]... [--shape name=value]... [--seed N] [--input name=@file.bin]... [--output name=file.bin]... [--json]';
+  'forge run <kernel-id> --target interp|wgsl|ptx-sim [--arch sm_XX] [--features f16,subgroups] [--schedule k=v]... [--shape name=value]... [--seed N] [--input name=@file.bin]... [--output name=file.bin]... [--json]';
 
 function pairs(values: readonly string[], option: string, pattern: RegExp): [string, string][] {
   return values.map((value) => {
@@ -67,7 +67,10 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
     throw new UsageError(
       `--target: '${engineName}' cannot run kernels (available: ${Object.keys(ENGINES).join(', ')})`,
     );
-  const target = engineName === 'wgsl' ? targetFromArgs(parsed) : undefined;
+  const target =
+    engineName === 'wgsl' || engineName === 'ptx-sim'
+      ? targetFromArgs(parsed, engineName === 'wgsl' ? 'wgsl' : 'ptx')
+      : undefined;
   const schedule = parseScheduleAssignments(parsed.strings('schedule'));
   const shape = shapeFromArgs(kernel, parsed.strings('shape'));
   const seedText = parsed.string('seed') ?? '1';
@@ -117,7 +120,9 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
     Object.entries(buffers).map(([name, data]) => [name, data.slice()]),
   );
   const params = kernel.params(shape);
-  const milliseconds = await engine({ kernel, schedule, target, buffers, params });
+  const outcome = await engine({ kernel, schedule, target, buffers, params });
+  const { milliseconds } = outcome;
+  const findings = outcome.findings ?? [];
   const check = compareWithReference(kernel, inputs, params, buffers);
   for (const [name, path] of outputs) {
     const data = buffers[name] as Float32Array;
@@ -126,13 +131,13 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
       new Uint8Array(data.buffer, data.byteOffset, data.byteLength),
     );
   }
-  const pass = check.nmse <= check.tolerance;
+  const pass = check.nmse <= check.tolerance && findings.length === 0;
   const targetText =
     target === undefined
       ? engineName
       : target.kind === 'wgsl'
         ? `wgsl (features ${target.features.join(',') || 'none'})`
-        : engineName;
+        : `ptx-sim (${target.arch})`;
   const report = {
     kernelId: id,
     target: targetText,
@@ -145,6 +150,7 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
     tolerance: check.tolerance,
     pass,
     milliseconds,
+    ...(outcome.figures === undefined ? {} : { simulator: outcome.figures }),
   };
   if (parsed.flag('json')) io.stdout(`${JSON.stringify(report, null, 2)}\n`);
   else {
@@ -154,7 +160,9 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
     io.stdout(
       `${id} on ${targetText}, schedule ${report.schedule}, shape ${shapeText}, seed ${seed}\n` +
         `max abs error ${check.maxAbsError.toExponential(3)}  max rel error ${check.maxRelError.toExponential(3)}  NMSE ${check.nmse.toExponential(3)}  tolerance ${check.tolerance.toExponential(0)}  ${pass ? 'PASS' : 'FAIL'}\n` +
-        `run time ${milliseconds.toFixed(2)} ms\n`,
+        `run time ${milliseconds.toFixed(2)} ms\n` +
+        (outcome.summary === undefined ? '' : `${outcome.summary}\n`) +
+        findings.map((finding) => `${finding}\n`).join(''),
     );
   }
   return pass ? EXIT_OK : EXIT_CHECK_FAILED;

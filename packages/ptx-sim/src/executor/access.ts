@@ -1,0 +1,168 @@
+import type { SourceLocation } from '../ast.js';
+import type { Bits } from '../semantics/types.js';
+import { SHARED_WINDOW, readBits, writeBits } from './memory.js';
+import { report, threadIndex, type ExecutionContext } from './state.js';
+
+export type Space = 'global' | 'shared' | 'local' | 'param' | 'const' | 'generic';
+
+export interface AccessRequest {
+  readonly space: Space;
+  readonly address: number;
+  readonly size: number;
+  readonly location: SourceLocation;
+  /** Atomics do not take part in race detection. */
+  readonly atomic?: boolean;
+}
+
+/** Resolves generic addresses: the shared window above SHARED_WINDOW, global below. */
+function resolve(request: AccessRequest): { space: Space; address: number } {
+  if (request.space !== 'generic') return request;
+  return request.address >= SHARED_WINDOW
+    ? { space: 'shared', address: request.address - SHARED_WINDOW }
+    : { space: 'global', address: request.address };
+}
+
+function locate(
+  context: ExecutionContext,
+  lane: number,
+  request: AccessRequest,
+  write: boolean,
+): { view: DataView; offset: number; buffer?: string } | undefined {
+  const { space, address } = resolve(request);
+  const { size, location } = request;
+  const verb = write ? 'write' : 'read';
+  if (address % size !== 0 && context.simulation.sanitize) {
+    report(
+      context,
+      'misaligned',
+      `${size}-byte ${space} ${verb} at address 0x${address.toString(16)} is not ${size}-byte aligned`,
+      location,
+      lane,
+    );
+    return undefined;
+  }
+  switch (space) {
+    case 'global':
+    case 'const': {
+      const buffer = context.simulation.global.find(address, size);
+      if (buffer === undefined) {
+        const nearest = context.simulation.global.nearest(address);
+        const where =
+          nearest === undefined
+            ? 'outside every buffer'
+            : `at byte ${address - nearest.base} of '${nearest.name}' (${nearest.bytes.byteLength} bytes)`;
+        report(context, 'out-of-bounds', `${size}-byte global ${verb} ${where}`, location, lane);
+        return undefined;
+      }
+      return { view: buffer.view, offset: address - buffer.base, buffer: buffer.name };
+    }
+    case 'shared': {
+      const { shared } = context.cta;
+      if (address < 0 || address + size > shared.bytes.byteLength) {
+        report(
+          context,
+          'out-of-bounds',
+          `${size}-byte shared ${verb} at offset ${address} of ${shared.bytes.byteLength} bytes of shared memory`,
+          location,
+          lane,
+        );
+        return undefined;
+      }
+      if (context.simulation.sanitize && request.atomic !== true) {
+        const other = shared.track(address, size, threadIndex(context.warp, lane), write);
+        if (other !== undefined) {
+          report(
+            context,
+            'shared-race',
+            `${verb} of shared bytes [${address}, ${address + size}) races with thread ${other} (no barrier between them)`,
+            location,
+            lane,
+          );
+        }
+      }
+      return { view: shared.view, offset: address };
+    }
+    case 'local': {
+      const view = context.warp.local[lane] as DataView;
+      if (address < 0 || address + size > view.byteLength) {
+        report(
+          context,
+          'out-of-bounds',
+          `${size}-byte local ${verb} at offset ${address} of ${view.byteLength} bytes`,
+          location,
+          lane,
+        );
+        return undefined;
+      }
+      return { view, offset: address };
+    }
+    case 'param': {
+      const { params } = context.simulation;
+      if (write || address < 0 || address + size > params.byteLength) {
+        report(
+          context,
+          'out-of-bounds',
+          write
+            ? 'write to kernel parameter space'
+            : `${size}-byte param read at offset ${address} of ${params.byteLength} bytes`,
+          location,
+          lane,
+        );
+        return undefined;
+      }
+      return { view: params, offset: address };
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** Reads `size` bytes for one lane; faults are findings and read as zero. */
+export function load(context: ExecutionContext, lane: number, request: AccessRequest): Bits {
+  const place = locate(context, lane, request, false);
+  if (place === undefined) return request.size === 8 ? 0n : 0;
+  if (place.buffer !== undefined) {
+    const traffic = context.simulation.counters.buffers[place.buffer];
+    if (traffic !== undefined) traffic.bytesRead += request.size;
+  }
+  return readBits(place.view, place.offset, request.size);
+}
+
+export function store(
+  context: ExecutionContext,
+  lane: number,
+  request: AccessRequest,
+  value: Bits,
+): void {
+  const place = locate(context, lane, request, true);
+  if (place === undefined) return;
+  if (place.buffer !== undefined) {
+    const traffic = context.simulation.counters.buffers[place.buffer];
+    if (traffic !== undefined) traffic.bytesWritten += request.size;
+  }
+  writeBits(place.view, place.offset, request.size, value);
+}
+
+/** Counts one warp-level global access: bytes asked for vs distinct 32-byte sectors touched. */
+export function countSectors(
+  context: ExecutionContext,
+  accesses: readonly { address: number; size: number }[],
+): void {
+  const sectors = new Set<number>();
+  let requested = 0;
+  let name: string | undefined;
+  for (const { address, size } of accesses) {
+    requested += size;
+    for (
+      let sector = Math.floor(address / 32);
+      sector <= Math.floor((address + size - 1) / 32);
+      sector++
+    )
+      sectors.add(sector);
+    name ??= context.simulation.global.find(address, size)?.name;
+  }
+  const traffic = name === undefined ? undefined : context.simulation.counters.buffers[name];
+  if (traffic === undefined) return;
+  traffic.requestedBytes += requested;
+  traffic.sectorBytes += sectors.size * 32;
+}

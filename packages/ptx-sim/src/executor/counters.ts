@@ -1,0 +1,46 @@
+/** Per-buffer traffic and global-memory sector efficiency. */
+export interface BufferTraffic {
+  bytesRead: number;
+  bytesWritten: number;
+  /** Bytes the warps asked for in global loads/stores of this buffer. */
+  requestedBytes: number;
+  /** 32-byte sectors those warp-level accesses touched, times 32. */
+  sectorBytes: number;
+}
+
+export interface Counters {
+  /** Warp-level instructions issued, by family (`ld`, `add`, `shfl`, …). */
+  readonly warpInstructions: Record<string, number>;
+  /** Thread-level instructions executed (guard true). */
+  threadInstructions: number;
+  readonly buffers: Record<string, BufferTraffic>;
+}
+
+export function emptyCounters(bufferNames: readonly string[]): Counters {
+  return {
+    warpInstructions: {},
+    threadInstructions: 0,
+    buffers: Object.fromEntries(
+      bufferNames.map((name) => [
+        name,
+        { bytesRead: 0, bytesWritten: 0, requestedBytes: 0, sectorBytes: 0 },
+      ]),
+    ),
+  };
+}
+
+export function totalWarpInstructions(counters: Counters): number {
+  return Object.values(counters.warpInstructions).reduce((sum, count) => sum + count, 0);
+}
+
+/** Requested bytes over sector bytes across every global access (1 = perfectly coalesced). */
+export function sectorEfficiency(counters: Counters, buffers?: readonly string[]): number {
+  let requested = 0;
+  let sectors = 0;
+  for (const [name, traffic] of Object.entries(counters.buffers)) {
+    if (buffers !== undefined && !buffers.includes(name)) continue;
+    requested += traffic.requestedBytes;
+    sectors += traffic.sectorBytes;
+  }
+  return sectors === 0 ? 1 : requested / sectors;
+}

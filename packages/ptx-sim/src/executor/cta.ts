@@ -1,0 +1,153 @@
+import type { Program } from './compile.js';
+import { SharedMemory } from './memory.js';
+import {
+  AT_BARRIER,
+  EXITED,
+  RUNNING,
+  WARP,
+  report,
+  type CtaState,
+  type ExecutionContext,
+  type SimulationState,
+  type WarpState,
+} from './state.js';
+
+/** Raised when a kernel runs past the instruction budget (an endless loop, most likely). */
+export class StepLimitError extends Error {
+  override readonly name = 'StepLimitError';
+}
+
+function createWarp(program: Program, index: number, size: number): WarpState {
+  const status = new Uint8Array(WARP).fill(EXITED);
+  status.fill(RUNNING, 0, size);
+  return {
+    index,
+    size,
+    pc: new Int32Array(WARP),
+    status,
+    values: new Array(program.registerCount * WARP).fill(0),
+    written: new Uint8Array(program.registerCount * WARP),
+    local: Array.from({ length: WARP }, () => new DataView(new ArrayBuffer(program.localBytes))),
+  };
+}
+
+/**
+ * Runs one warp until none of its lanes can move: each step takes the lowest pc among running
+ * lanes and executes that instruction for every lane there, so divergent paths reconverge at the
+ * first instruction they share (structured control flow), and warp-collective instructions see
+ * exactly the lanes that arrived together.
+ */
+function runWarp(program: Program, context: ExecutionContext, limit: number): void {
+  const { warp, simulation } = context;
+  const { pc, status } = warp;
+  const active: number[] = [];
+  const skipped: number[] = [];
+  for (;;) {
+    let next = Number.POSITIVE_INFINITY;
+    for (let lane = 0; lane < warp.size; lane++)
+      if (status[lane] === RUNNING && (pc[lane] as number) < next) next = pc[lane] as number;
+    if (next === Number.POSITIVE_INFINITY) return;
+    const instruction = program.instructions[next];
+    active.length = 0;
+    skipped.length = 0;
+    if (instruction === undefined) {
+      // Falling off the end of the body returns.
+      for (let lane = 0; lane < warp.size; lane++)
+        if (status[lane] === RUNNING && pc[lane] === next) status[lane] = EXITED;
+      continue;
+    }
+    const guard = instruction.guard;
+    for (let lane = 0; lane < warp.size; lane++) {
+      if (status[lane] !== RUNNING || pc[lane] !== next) continue;
+      pc[lane] = next + 1;
+      if (guard === undefined) {
+        active.push(lane);
+        continue;
+      }
+      if (warp.written[guard.slot + lane] === 0 && simulation.sanitize) {
+        report(
+          context,
+          'uninitialized-register',
+          `guard reads ${guard.name}, which was never written`,
+          instruction.location,
+          lane,
+        );
+      }
+      if ((warp.values[guard.slot + lane] === 1) !== guard.negated) active.push(lane);
+      else skipped.push(lane);
+    }
+    const counts = simulation.counters.warpInstructions;
+    counts[instruction.family] = (counts[instruction.family] ?? 0) + 1;
+    simulation.counters.threadInstructions += active.length;
+    simulation.clock += active.length;
+    if (simulation.counters.threadInstructions > limit) {
+      throw new StepLimitError(
+        `more than ${limit} thread instructions executed (last at line ${instruction.location.line}); an endless loop?`,
+      );
+    }
+    if (active.length > 0 || instruction.collective === true)
+      instruction.execute(context, active, skipped);
+  }
+}
+
+/** Runs one CTA to completion, releasing barriers and reporting divergent ones. */
+export function runCta(
+  program: Program,
+  simulation: SimulationState,
+  id: readonly [number, number, number],
+  limit: number,
+): void {
+  const [x, y, z] = simulation.block;
+  const threads = x * y * z;
+  const warps = Array.from({ length: Math.ceil(threads / WARP) }, (_, index) =>
+    createWarp(program, index, Math.min(WARP, threads - index * WARP)),
+  );
+  const cta: CtaState = {
+    id,
+    shared: new SharedMemory(program.sharedBytes, warps.length),
+    warps,
+    threads,
+  };
+  const contexts = warps.map((warp): ExecutionContext => ({ simulation, cta, warp }));
+  for (;;) {
+    for (const context of contexts) runWarp(program, context, limit);
+    const waiting: { context: ExecutionContext; lane: number }[] = [];
+    let exited = 0;
+    for (const context of contexts) {
+      for (let lane = 0; lane < context.warp.size; lane++) {
+        if (context.warp.status[lane] === AT_BARRIER) waiting.push({ context, lane });
+        else exited++;
+      }
+    }
+    if (waiting.length === 0) return;
+    const first = waiting[0] as { context: ExecutionContext; lane: number };
+    const barrierPc = (first.context.warp.pc[first.lane] as number) - 1;
+    const location = program.instructions[barrierPc]?.location ?? { line: 0, text: 'bar.sync' };
+    if (simulation.sanitize && exited > 0) {
+      report(
+        first.context,
+        'divergent-barrier',
+        `${waiting.length} of ${threads} threads wait at the barrier while ${exited} have exited`,
+        location,
+        first.lane,
+      );
+    }
+    const elsewhere = waiting.find(
+      ({ context, lane }) => (context.warp.pc[lane] as number) - 1 !== barrierPc,
+    );
+    if (simulation.sanitize && elsewhere !== undefined) {
+      const other =
+        program.instructions[(elsewhere.context.warp.pc[elsewhere.lane] as number) - 1]?.location
+          .line;
+      report(
+        first.context,
+        'divergent-barrier',
+        `threads of one CTA wait at different barriers (lines ${location.line} and ${other})`,
+        location,
+        first.lane,
+      );
+    }
+    for (const { context, lane } of waiting) context.warp.status[lane] = RUNNING;
+    cta.shared.epoch++;
+  }
+}

@@ -1,0 +1,65 @@
+import { PtxSyntaxError } from '../../errors.js';
+import type { InstructionCompiler } from '../program.js';
+import { AT_BARRIER, EXITED } from '../state.js';
+
+const compileBranch: InstructionCompiler = (instruction, { labels }) => {
+  if (instruction.opcode !== 'bra') return undefined;
+  const { location } = instruction;
+  const target = instruction.operands[0];
+  const index = target?.kind === 'symbol' ? labels.get(target.name) : undefined;
+  if (index === undefined)
+    throw new PtxSyntaxError(
+      location.line,
+      location.text,
+      'bra needs a label defined in this function',
+    );
+  return {
+    family: 'bra',
+    execute(context, lanes) {
+      for (const lane of lanes) context.warp.pc[lane] = index;
+    },
+  };
+};
+
+const compileExit: InstructionCompiler = (instruction) => {
+  if (instruction.opcode !== 'ret' && instruction.opcode !== 'exit') return undefined;
+  return {
+    family: instruction.opcode,
+    execute(context, lanes) {
+      for (const lane of lanes) context.warp.status[lane] = EXITED;
+    },
+  };
+};
+
+/** bar.sync / barrier.sync park the lanes; the CTA scheduler releases them when everyone arrived. */
+const compileBarrier: InstructionCompiler = (instruction) => {
+  const { opcode, modifiers, location } = instruction;
+  if (opcode !== 'bar' && opcode !== 'barrier') return undefined;
+  if (modifiers[0] === 'warp') return undefined;
+  const kind = modifiers.filter((modifier) => modifier !== 'aligned')[0] ?? 'sync';
+  if (kind !== 'sync' && !(opcode === 'barrier' && kind === 'sync')) {
+    throw new PtxSyntaxError(
+      location.line,
+      location.text,
+      `${opcode}.${kind} is not supported (only ${opcode}.sync)`,
+    );
+  }
+  if (instruction.operands.length > 1)
+    throw new PtxSyntaxError(
+      location.line,
+      location.text,
+      'barriers with a thread count are not supported',
+    );
+  return {
+    family: 'bar',
+    execute(context, lanes) {
+      for (const lane of lanes) context.warp.status[lane] = AT_BARRIER;
+    },
+  };
+};
+
+export const CONTROL_COMPILERS: readonly InstructionCompiler[] = [
+  compileBranch,
+  compileExit,
+  compileBarrier,
+];

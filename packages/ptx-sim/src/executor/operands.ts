@@ -1,0 +1,235 @@
+import { typeBytes, type Operand, type PtxType, type SourceLocation } from '../ast.js';
+import { PtxSyntaxError } from '../errors.js';
+import type { Bits } from '../semantics/types.js';
+import { SHARED_WINDOW } from './memory.js';
+import { WARP, report, type ExecutionContext } from './state.js';
+
+export type Reader = (context: ExecutionContext, lane: number) => Bits;
+export type Writer = (context: ExecutionContext, lane: number, value: Bits) => void;
+
+export interface RegisterInfo {
+  readonly index: number;
+  readonly type: PtxType;
+}
+
+/** Where each named variable lives: shared/local/param offsets, global addresses. */
+export interface SymbolTable {
+  readonly registers: ReadonlyMap<string, RegisterInfo>;
+  readonly shared: ReadonlyMap<string, number>;
+  readonly local: ReadonlyMap<string, number>;
+  readonly params: ReadonlyMap<string, number>;
+  readonly globals: ReadonlyMap<string, number>;
+}
+
+const f32View = new DataView(new ArrayBuffer(8));
+
+/** Converts bits to the representation of a `bytes`-wide type: number up to 4 bytes, bigint for 8. */
+export function fitBits(value: Bits, bytes: number): Bits {
+  if (bytes <= 4) {
+    const mask = bytes === 4 ? 0xffffffff : (1 << (bytes * 8)) - 1;
+    return typeof value === 'bigint'
+      ? Number(value & BigInt(mask))
+      : bytes === 4
+        ? value >>> 0
+        : value & mask;
+  }
+  return BigInt.asUintN(64, typeof value === 'bigint' ? value : BigInt(Math.trunc(value)));
+}
+
+const isFloat = (type: PtxType): boolean => type === 'f32' || type === 'f64';
+
+function immediateBits(operand: Operand, type: PtxType, location: SourceLocation): Bits {
+  const bytes = type === 'pred' ? 1 : typeBytes(type);
+  if (operand.kind === 'integer') {
+    if (isFloat(type)) return floatBits(Number(operand.value), type);
+    return bytes <= 4
+      ? Number(BigInt.asUintN(bytes * 8, operand.value))
+      : BigInt.asUintN(64, operand.value);
+  }
+  if (operand.kind === 'float') {
+    if (operand.width === 32) {
+      if (type === 'f64') {
+        f32View.setUint32(0, Number(operand.bits));
+        return floatBits(f32View.getFloat32(0), 'f64');
+      }
+      return fitBits(Number(operand.bits), bytes);
+    }
+    f32View.setBigUint64(0, operand.bits);
+    const value = f32View.getFloat64(0);
+    if (type === 'f32') return floatBits(value, 'f32');
+    if (type === 'f64' || bytes === 8) return operand.bits;
+    throw new PtxSyntaxError(
+      location.line,
+      location.text,
+      `a 64-bit float immediate cannot be a .${type} operand`,
+    );
+  }
+  throw new PtxSyntaxError(location.line, location.text, `operand is not an immediate`);
+}
+
+function floatBits(value: number, type: 'f32' | 'f64' | PtxType): Bits {
+  if (type === 'f64') {
+    f32View.setFloat64(0, value);
+    return f32View.getBigUint64(0);
+  }
+  f32View.setFloat32(0, value);
+  return f32View.getUint32(0);
+}
+
+const SPECIAL = /^%(tid|ntid|ctaid|nctaid)\.([xyz])$/;
+
+/** A reader for a special register (`%tid.x`, `%laneid`, …), or undefined if `name` is not one. */
+function specialReader(name: string): Reader | undefined {
+  const match = SPECIAL.exec(name);
+  if (match !== null) {
+    const axis = { x: 0, y: 1, z: 2 }[match[2] as 'x' | 'y' | 'z'];
+    switch (match[1]) {
+      case 'tid':
+        return (context, lane) => {
+          const linear = context.warp.index * WARP + lane;
+          const [x, y] = context.simulation.block;
+          return [linear % x, Math.floor(linear / x) % y, Math.floor(linear / (x * y))][
+            axis
+          ] as number;
+        };
+      case 'ntid':
+        return (context) => context.simulation.block[axis] as number;
+      case 'ctaid':
+        return (context) => context.cta.id[axis] as number;
+      default:
+        return (context) => context.simulation.grid[axis] as number;
+    }
+  }
+  const lanemask =
+    (select: (lane: number, other: number) => boolean): Reader =>
+    (_context, lane) => {
+      let mask = 0;
+      for (let other = 0; other < WARP; other++) if (select(lane, other)) mask |= 1 << other;
+      return mask >>> 0;
+    };
+  const specials: Record<string, Reader> = {
+    '%laneid': (_context, lane) => lane,
+    '%warpid': (context) => context.warp.index,
+    '%nwarpid': (context) => context.cta.warps.length,
+    '%smid': () => 0,
+    '%nsmid': () => 1,
+    '%gridid': () => 0,
+    '%clock': (context) => context.simulation.clock >>> 0,
+    '%clock64': (context) => BigInt(context.simulation.clock),
+    '%lanemask_eq': lanemask((lane, other) => other === lane),
+    '%lanemask_lt': lanemask((lane, other) => other < lane),
+    '%lanemask_le': lanemask((lane, other) => other <= lane),
+    '%lanemask_gt': lanemask((lane, other) => other > lane),
+    '%lanemask_ge': lanemask((lane, other) => other >= lane),
+  };
+  return specials[name];
+}
+
+/** The address a symbol stands for when used as a value (`mov.u32 %r, shared_x`). */
+export function symbolAddress(
+  symbols: SymbolTable,
+  name: string,
+  location: SourceLocation,
+): number {
+  const shared = symbols.shared.get(name);
+  if (shared !== undefined) return shared;
+  const global = symbols.globals.get(name);
+  if (global !== undefined) return global;
+  const local = symbols.local.get(name);
+  if (local !== undefined) return local;
+  const param = symbols.params.get(name);
+  if (param !== undefined) return param;
+  throw new PtxSyntaxError(location.line, location.text, `unknown symbol '${name}'`);
+}
+
+/** Compiles a source operand read as `type` into a per-lane reader. */
+export function compileReader(
+  operand: Operand,
+  type: PtxType,
+  symbols: SymbolTable,
+  location: SourceLocation,
+): Reader {
+  const bytes = type === 'pred' ? 1 : typeBytes(type);
+  switch (operand.kind) {
+    case 'register': {
+      const special = specialReader(operand.name);
+      if (special !== undefined) return (context, lane) => fitBits(special(context, lane), bytes);
+      const register = symbols.registers.get(operand.name);
+      if (register === undefined)
+        throw new PtxSyntaxError(
+          location.line,
+          location.text,
+          `undeclared register ${operand.name}`,
+        );
+      const slot = register.index * WARP;
+      return (context, lane) => {
+        const { warp } = context;
+        if (warp.written[slot + lane] === 0 && context.simulation.sanitize) {
+          report(
+            context,
+            'uninitialized-register',
+            `read of ${operand.name}, which was never written`,
+            location,
+            lane,
+          );
+        }
+        return fitBits(warp.values[slot + lane] ?? 0, bytes);
+      };
+    }
+    case 'integer':
+    case 'float': {
+      const value = immediateBits(operand, type, location);
+      return () => value;
+    }
+    case 'symbol': {
+      const address = symbolAddress(symbols, operand.name, location);
+      const value = fitBits(bytes === 8 ? BigInt(address) : address, bytes);
+      return () => value;
+    }
+    default:
+      throw new PtxSyntaxError(
+        location.line,
+        location.text,
+        `a ${operand.kind} operand cannot be read as .${type}`,
+      );
+  }
+}
+
+/** Compiles a destination operand into a per-lane writer (a sink discards). */
+export function compileWriter(
+  operand: Operand,
+  symbols: SymbolTable,
+  location: SourceLocation,
+): Writer {
+  if (operand.kind === 'sink') return () => undefined;
+  if (operand.kind !== 'register')
+    throw new PtxSyntaxError(
+      location.line,
+      location.text,
+      `a ${operand.kind} operand cannot be a destination`,
+    );
+  const register = symbols.registers.get(operand.name);
+  if (register === undefined)
+    throw new PtxSyntaxError(location.line, location.text, `undeclared register ${operand.name}`);
+  const bytes = register.type === 'pred' ? 1 : typeBytes(register.type);
+  const slot = register.index * WARP;
+  return (context, lane, value) => {
+    context.warp.values[slot + lane] =
+      register.type === 'pred' ? Number(value) & 1 : fitBits(value, bytes);
+    context.warp.written[slot + lane] = 1;
+  };
+}
+
+/** Vector and pair operands flatten into their elements, in order. */
+export function flatten(operands: readonly Operand[]): Operand[] {
+  return operands.flatMap((operand) =>
+    operand.kind === 'vector'
+      ? [...operand.elements]
+      : operand.kind === 'pair'
+        ? [operand.first, operand.second]
+        : [operand],
+  );
+}
+
+/** Generic address of a shared-window offset (what cvta.shared gives). */
+export const sharedToGeneric = (offset: Bits): bigint => BigInt(offset) + BigInt(SHARED_WINDOW);

@@ -1,0 +1,166 @@
+import { typeBytes, type PtxModule } from '../ast.js';
+import { SimulationInputError } from '../errors.js';
+import { compileEntry, initialBytes, type Program } from './compile.js';
+import { emptyCounters, type Counters } from './counters.js';
+import { runCta } from './cta.js';
+import { FindingLog, type Finding } from './findings.js';
+import { GlobalMemory, writeBits } from './memory.js';
+import type { SimulationState } from './state.js';
+
+/** What a kernel parameter receives. */
+export type KernelArgument =
+  /** A global buffer holding these bytes (written in place); the parameter gets its address. */
+  | { readonly kind: 'buffer'; readonly bytes: Uint8Array }
+  /** A scalar of the parameter's own type. */
+  | { readonly kind: 'scalar'; readonly value: number | bigint }
+  /** Raw bytes for a `.b8` array parameter (or any parameter), exactly its size. */
+  | { readonly kind: 'bytes'; readonly bytes: Uint8Array };
+
+export interface SimulateOptions {
+  /** Entry to run; defaults to the module's only entry. */
+  readonly entry?: string;
+  readonly grid: readonly [number, number, number];
+  readonly block: readonly [number, number, number];
+  /** One argument per kernel parameter, by parameter name. */
+  readonly args: Readonly<Record<string, KernelArgument>>;
+  /** The sanitizer is on unless this is false. */
+  readonly sanitize?: boolean;
+  /** Thread instructions before the run is stopped as endless (default 2e9). */
+  readonly maxThreadInstructions?: number;
+}
+
+export interface SimulationResult {
+  readonly findings: readonly Finding[];
+  readonly counters: Counters;
+  /** Wall time of the run in milliseconds. */
+  readonly milliseconds: number;
+}
+
+const f32 = new DataView(new ArrayBuffer(8));
+
+function scalarBits(value: number | bigint, type: string, bytes: number): number | bigint {
+  if (type === 'f32') {
+    f32.setFloat32(0, Number(value));
+    return f32.getUint32(0);
+  }
+  if (type === 'f64') {
+    f32.setFloat64(0, Number(value));
+    return f32.getBigUint64(0);
+  }
+  const big = BigInt.asUintN(
+    bytes * 8,
+    typeof value === 'bigint' ? value : BigInt(Math.trunc(value)),
+  );
+  return bytes === 8 ? big : Number(big);
+}
+
+/**
+ * Runs a kernel of a parsed module on the CPU: every CTA of the grid, warps of 32 lanes, with the
+ * sanitizer's findings and the memory counters. Buffers passed as arguments are updated in place.
+ */
+export function simulate(module: PtxModule, options: SimulateOptions): SimulationResult {
+  const started = performance.now();
+  const entryName =
+    options.entry ?? (module.entries.length === 1 ? module.entries[0]?.name : undefined);
+  if (entryName === undefined)
+    throw new SimulationInputError(
+      `the module has ${module.entries.length} entries; name one (${module.entries.map((entry) => entry.name).join(', ')})`,
+    );
+  for (const dims of [options.grid, options.block]) {
+    if (dims.length !== 3 || dims.some((value) => !Number.isInteger(value) || value < 1))
+      throw new SimulationInputError(
+        `grid and block need three positive integers, got ${dims.join(',')}`,
+      );
+  }
+  const threads = options.block[0] * options.block[1] * options.block[2];
+  if (threads > 1024) throw new SimulationInputError(`a block of ${threads} threads exceeds 1024`);
+
+  const global = new GlobalMemory();
+  const globalAddresses = new Map<string, number>();
+  for (const variable of module.variables) {
+    if (variable.space === 'global' || variable.space === 'const')
+      globalAddresses.set(variable.name, global.allocate(variable.name, initialBytes(variable)));
+  }
+  const program: Program = compileEntry(
+    module,
+    entryName,
+    (name) => globalAddresses.get(name) ?? 0,
+  );
+  const required = program.entry.requiredThreads;
+  if (
+    required !== undefined &&
+    required.some(
+      (value, axis) =>
+        value !== options.block[axis] && !(value === 1 && options.block[axis] === undefined),
+    )
+  ) {
+    throw new SimulationInputError(
+      `entry ${entryName} requires a block of ${required.join(',')} (.reqntid), got ${options.block.join(',')}`,
+    );
+  }
+
+  const paramBytes = new Uint8Array(Math.max(program.paramBytes, 1));
+  const params = new DataView(paramBytes.buffer);
+  const names = program.params.map(({ declaration }) => declaration.name);
+  for (const name of Object.keys(options.args)) {
+    if (!names.includes(name))
+      throw new SimulationInputError(
+        `unknown parameter '${name}' (parameters: ${names.join(', ') || 'none'})`,
+      );
+  }
+  const bufferNames: string[] = [];
+  for (const { declaration, offset, size } of program.params) {
+    const argument = options.args[declaration.name];
+    if (argument === undefined)
+      throw new SimulationInputError(
+        `missing argument for parameter '${declaration.name}' (.${declaration.type}${declaration.length === undefined ? '' : `[${declaration.length}]`})`,
+      );
+    if (argument.kind === 'buffer') {
+      if (size !== 8)
+        throw new SimulationInputError(
+          `parameter '${declaration.name}' is .${declaration.type}, not a 64-bit address`,
+        );
+      writeBits(params, offset, 8, BigInt(global.allocate(declaration.name, argument.bytes)));
+      bufferNames.push(declaration.name);
+    } else if (argument.kind === 'bytes') {
+      if (argument.bytes.byteLength !== size)
+        throw new SimulationInputError(
+          `parameter '${declaration.name}' takes ${size} bytes, got ${argument.bytes.byteLength}`,
+        );
+      paramBytes.set(argument.bytes, offset);
+    } else {
+      if (declaration.length !== undefined)
+        throw new SimulationInputError(
+          `parameter '${declaration.name}' is an array; pass its bytes`,
+        );
+      writeBits(
+        params,
+        offset,
+        typeBytes(declaration.type),
+        scalarBits(argument.value, declaration.type, typeBytes(declaration.type)),
+      );
+    }
+  }
+
+  const state: SimulationState = {
+    global,
+    params,
+    findings: new FindingLog(),
+    counters: emptyCounters(bufferNames),
+    grid: options.grid,
+    block: options.block,
+    sanitize: options.sanitize !== false,
+    clock: 0,
+  };
+  const limit = options.maxThreadInstructions ?? 2e9;
+  for (let z = 0; z < options.grid[2]; z++) {
+    for (let y = 0; y < options.grid[1]; y++) {
+      for (let x = 0; x < options.grid[0]; x++) runCta(program, state, [x, y, z], limit);
+    }
+  }
+  return {
+    findings: state.findings.list(),
+    counters: state.counters,
+    milliseconds: performance.now() - started,
+  };
+}

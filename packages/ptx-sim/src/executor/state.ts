@@ -1,0 +1,78 @@
+import type { SourceLocation } from '../ast.js';
+import type { Bits } from '../semantics/types.js';
+import type { Counters } from './counters.js';
+import type { FindingCategory, FindingLog } from './findings.js';
+import type { GlobalMemory, SharedMemory } from './memory.js';
+
+export const WARP = 32;
+export const RUNNING = 0;
+export const AT_BARRIER = 1;
+export const EXITED = 2;
+
+/** Everything one simulation shares across CTAs. */
+export interface SimulationState {
+  readonly global: GlobalMemory;
+  readonly params: DataView;
+  readonly findings: FindingLog;
+  readonly counters: Counters;
+  readonly grid: readonly [number, number, number];
+  readonly block: readonly [number, number, number];
+  readonly sanitize: boolean;
+  /** Clock for %clock: thread instructions so far. */
+  clock: number;
+}
+
+/** One CTA: its shared memory and warps. */
+export interface CtaState {
+  readonly id: readonly [number, number, number];
+  readonly shared: SharedMemory;
+  readonly warps: WarpState[];
+  readonly threads: number;
+}
+
+/** One warp: per-lane program counters and states, and a register file of `registers` x 32 lanes. */
+export interface WarpState {
+  readonly index: number;
+  /** Lanes that exist (a CTA's last warp may be partial). */
+  readonly size: number;
+  readonly pc: Int32Array;
+  readonly status: Uint8Array;
+  readonly values: Bits[];
+  readonly written: Uint8Array;
+  /** Per-lane local memory. */
+  readonly local: DataView[];
+}
+
+export interface ExecutionContext {
+  readonly simulation: SimulationState;
+  readonly cta: CtaState;
+  readonly warp: WarpState;
+}
+
+/** Linear thread index within the CTA. */
+export const threadIndex = (warp: WarpState, lane: number): number => warp.index * WARP + lane;
+
+export function threadCoordinates(
+  context: ExecutionContext,
+  lane: number,
+): [number, number, number] {
+  const linear = threadIndex(context.warp, lane);
+  const [x, y] = context.simulation.block;
+  return [linear % x, Math.floor(linear / x) % y, Math.floor(linear / (x * y))];
+}
+
+export function report(
+  context: ExecutionContext,
+  category: FindingCategory,
+  message: string,
+  location: SourceLocation,
+  lane: number,
+): void {
+  context.simulation.findings.add(
+    category,
+    message,
+    location,
+    context.cta.id,
+    threadCoordinates(context, lane),
+  );
+}

@@ -1,0 +1,263 @@
+// An `.entry` body: declarations, labels and instructions, with nested `{ }` blocks flattened.
+import type {
+  Instruction,
+  Operand,
+  PtxType,
+  RegisterDeclaration,
+  SourceLocation,
+  Statement,
+  VariableDeclaration,
+} from '../ast.js';
+import type { Token } from './lexer.js';
+import { expectType, parseVariables } from './directives.js';
+import { parseOperands } from './operands.js';
+import type { TokenStream } from './token-stream.js';
+
+export interface ParsedBody {
+  readonly registers: readonly RegisterDeclaration[];
+  readonly variables: readonly VariableDeclaration[];
+  readonly body: readonly Statement[];
+}
+
+export const DEVICE_FUNCTIONS_UNSUPPORTED = 'device functions are not supported';
+
+const OPCODE = /^[a-z][a-z0-9_]*$/;
+const MODIFIER = /^[A-Za-z0-9_]+(?:::[A-Za-z0-9_]+)*$/;
+
+class BodyBuilder {
+  readonly registers: RegisterDeclaration[] = [];
+  readonly variables: VariableDeclaration[] = [];
+  readonly body: Statement[] = [];
+  private readonly registerTypes = new Map<string, { type: PtxType; count: number | undefined }>();
+  private readonly labels = new Map<string, number>();
+
+  constructor(private readonly stream: TokenStream) {}
+
+  location(line: number): SourceLocation {
+    return { line, text: this.stream.source.text(line) };
+  }
+
+  /** Statements up to the `}` matching `open`; nested blocks share the entry's scope. */
+  parseBlock(open: Token): void {
+    const stream = this.stream;
+    for (;;) {
+      const token = stream.peek();
+      if (token.kind === 'eof') {
+        throw stream.errorAt(open.line, `'{' opened here is never closed`);
+      }
+      if (token.kind === 'punct' && token.text === '}') {
+        stream.next();
+        return;
+      }
+      if (token.kind === 'punct' && token.text === '{') {
+        stream.next();
+        this.parseBlock(token);
+      } else if (token.kind === 'directive') {
+        this.parseDeclaration(token);
+      } else if (token.kind === 'word' && stream.atPunct(':', 1)) {
+        this.parseLabel(token);
+      } else if (token.kind === 'word' || (token.kind === 'punct' && token.text === '@')) {
+        this.body.push(this.parseInstruction(token.line));
+      } else {
+        throw stream.unexpected('expected an instruction, label or declaration');
+      }
+    }
+  }
+
+  private parseDeclaration(token: Token): void {
+    const stream = this.stream;
+    const location = this.location(token.line);
+    stream.next();
+    switch (token.text) {
+      case 'reg':
+        this.parseRegisters(location);
+        return;
+      case 'shared':
+      case 'local':
+        for (const variable of parseVariables(stream, token.text, { external: false, location })) {
+          this.addVariable(variable);
+        }
+        return;
+      case 'pragma':
+        // Optimization hints (`.pragma "nounroll";`) do not change what the code computes.
+        do {
+          if (stream.peek().kind !== 'string')
+            throw stream.unexpected('expected a string after .pragma');
+          stream.next();
+        } while (stream.eatPunct(','));
+        stream.expectSemicolon('.pragma');
+        return;
+      case 'func':
+        throw stream.errorAt(token.line, DEVICE_FUNCTIONS_UNSUPPORTED);
+      case 'param':
+        throw stream.errorAt(token.line, `.param inside a body (call sequences) is not supported`);
+      default:
+        throw stream.errorAt(
+          token.line,
+          `unknown or unsupported directive '.${token.text}' in entry body`,
+        );
+    }
+  }
+
+  // `.reg .b32 %r<49>;`, `.reg .f32 %a, %b;`, `.reg .f16 low, high;`.
+  private parseRegisters(location: SourceLocation): void {
+    const stream = this.stream;
+    const type = expectType(stream, 'register');
+    do {
+      const nameToken = stream.expectWord('a register name');
+      const name = nameToken.text;
+      if (name.includes('.') || name.includes(':') || name === '_') {
+        throw stream.errorAt(nameToken.line, `bad register name '${name}'`);
+      }
+      let count: number | undefined;
+      if (stream.eatPunct('<')) {
+        count = stream.expectCount('a register count');
+        if (count <= 0) throw stream.errorAt(nameToken.line, 'register count must be positive');
+        stream.expectPunct('>', 'after the register count');
+      }
+      this.addRegister({ type, name, ...(count === undefined ? {} : { count }), location });
+    } while (stream.eatPunct(','));
+    stream.expectSemicolon('.reg declaration');
+  }
+
+  // Sibling blocks (as in inline asm from cuda_fp16.h) may redeclare a name; the same type merges.
+  private addRegister(declaration: RegisterDeclaration): void {
+    const previous = this.registerTypes.get(declaration.name);
+    if (previous !== undefined) {
+      if (previous.type === declaration.type && previous.count === declaration.count) return;
+      throw this.stream.errorAt(
+        declaration.location.line,
+        `register '${declaration.name}' redeclared with a different type or count`,
+      );
+    }
+    this.registerTypes.set(declaration.name, { type: declaration.type, count: declaration.count });
+    this.registers.push(declaration);
+  }
+
+  private addVariable(variable: VariableDeclaration): void {
+    if (this.variables.some((existing) => existing.name === variable.name)) {
+      throw this.stream.errorAt(variable.location.line, `variable '${variable.name}' redeclared`);
+    }
+    this.variables.push(variable);
+  }
+
+  private parseLabel(token: Token): void {
+    const stream = this.stream;
+    const name = token.text;
+    if (name.startsWith('%') || name.includes('.') || name.includes(':')) {
+      throw stream.errorAt(token.line, `bad label name '${name}'`);
+    }
+    const previous = this.labels.get(name);
+    if (previous !== undefined) {
+      throw stream.errorAt(token.line, `label '${name}' already defined on line ${previous}`);
+    }
+    this.labels.set(name, token.line);
+    stream.next();
+    stream.next();
+    this.body.push({ kind: 'label', name, location: this.location(token.line) });
+  }
+
+  private parseInstruction(line: number): Instruction {
+    const stream = this.stream;
+    let guard: Instruction['guard'];
+    if (stream.eatPunct('@')) {
+      const negated = stream.eatPunct('!');
+      const register = stream.expectWord('a predicate register after @');
+      if (register.text.includes('.') || register.text.includes(':')) {
+        throw stream.errorAt(register.line, `bad guard predicate '${register.text}'`);
+      }
+      guard = { register: register.text, negated };
+    }
+    const opcodeToken = stream.expectWord('an instruction');
+    const [opcode = '', ...modifiers] = opcodeToken.text.split('.');
+    if (!OPCODE.test(opcode) || !modifiers.every((modifier) => MODIFIER.test(modifier))) {
+      throw stream.errorAt(opcodeToken.line, `'${opcodeToken.text}' is not an instruction`);
+    }
+    if (opcode === 'call')
+      throw stream.errorAt(opcodeToken.line, `${DEVICE_FUNCTIONS_UNSUPPORTED} (call)`);
+    const operands = parseOperands(stream);
+    stream.expectSemicolon(`instruction '${opcodeToken.text}'`);
+    return {
+      kind: 'instruction',
+      ...(guard === undefined ? {} : { guard }),
+      opcode,
+      modifiers,
+      operands,
+      location: this.location(line),
+    };
+  }
+
+  /**
+   * Registers may be declared without `%` (`.reg .f16 low;`), so bare names parse as symbols;
+   * this turns the declared ones into registers and checks vector elements and guards.
+   */
+  resolve(): Statement[] {
+    return this.body.map((statement) => {
+      if (statement.kind === 'label') return statement;
+      const guard = statement.guard;
+      if (
+        guard !== undefined &&
+        !guard.register.startsWith('%') &&
+        !this.isRegister(guard.register)
+      ) {
+        throw this.stream.errorAt(
+          statement.location.line,
+          `guard '${guard.register}' is not a declared register`,
+        );
+      }
+      const operands = statement.operands.map((operand) =>
+        this.resolveOperand(operand, statement.location),
+      );
+      return { ...statement, operands };
+    });
+  }
+
+  private resolveOperand(operand: Operand, location: SourceLocation): Operand {
+    switch (operand.kind) {
+      case 'symbol':
+        return this.isRegister(operand.name) ? { kind: 'register', name: operand.name } : operand;
+      case 'pair':
+        return {
+          kind: 'pair',
+          first: this.resolveOperand(operand.first, location),
+          second: this.resolveOperand(operand.second, location),
+        };
+      case 'vector': {
+        const elements = operand.elements.map((element) => this.resolveOperand(element, location));
+        const bad = elements.find(
+          (element) => element.kind !== 'register' && element.kind !== 'sink',
+        );
+        if (bad !== undefined && bad.kind === 'symbol') {
+          throw this.stream.errorAt(
+            location.line,
+            `vector element '${bad.name}' is not a register`,
+          );
+        }
+        return { kind: 'vector', elements };
+      }
+      case 'address':
+        if (operand.base?.kind === 'symbol' && this.isRegister(operand.base.name)) {
+          return { ...operand, base: { kind: 'register', name: operand.base.name } };
+        }
+        return operand;
+      default:
+        return operand;
+    }
+  }
+
+  private isRegister(name: string): boolean {
+    const scalar = this.registerTypes.get(name);
+    if (scalar !== undefined && scalar.count === undefined) return true;
+    const match = /^(.*?)([0-9]+)$/.exec(name);
+    if (match === null) return false;
+    const count = this.registerTypes.get(match[1] ?? '')?.count;
+    return count !== undefined && Number(match[2]) < count;
+  }
+}
+
+/** Parses from just after the body's `{` through its matching `}`. */
+export function parseBody(stream: TokenStream, open: Token): ParsedBody {
+  const builder = new BodyBuilder(stream);
+  builder.parseBlock(open);
+  return { registers: builder.registers, variables: builder.variables, body: builder.resolve() };
+}

@@ -1,0 +1,2 @@
+// The PTX parser: text in, the plain-data module of ../ast.ts out.
+export { parsePtx } from './parser.js';

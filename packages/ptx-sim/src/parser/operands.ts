@@ -1,0 +1,131 @@
+// Instruction operands: registers, immediates, addresses, vectors, symbols and `a|b` pairs.
+import type { Operand } from '../ast.js';
+import type { Token } from './lexer.js';
+import { negateLiteral, parseNumberLiteral, type NumberLiteral } from './numbers.js';
+import type { TokenStream } from './token-stream.js';
+
+type AddressBase = { readonly kind: 'register' | 'symbol'; readonly name: string };
+
+/** Operands up to (not including) the terminating `;`, separated by commas. */
+export function parseOperands(stream: TokenStream): Operand[] {
+  const operands: Operand[] = [];
+  if (stream.atPunct(';') || startsNextStatement(stream)) return operands;
+  for (;;) {
+    operands.push(parseOperand(stream));
+    if (!stream.eatPunct(',')) return operands;
+  }
+}
+
+// A `;` forgotten at the end of a line: leave the next line alone so the error names this one.
+function startsNextStatement(stream: TokenStream): boolean {
+  const token = stream.peek();
+  const previous = stream.previous();
+  if (previous === undefined || token.line === previous.line) return false;
+  if (token.kind === 'directive' || token.kind === 'eof') return true;
+  if (token.kind === 'punct') return token.text === '}' || token.text === '@';
+  return token.kind === 'word' && (token.text.includes('.') || stream.atPunct(':', 1));
+}
+
+/** One operand, including a `first|second` pair. */
+export function parseOperand(stream: TokenStream): Operand {
+  const first = parseSimpleOperand(stream);
+  if (!stream.eatPunct('|')) return first;
+  const second = parseSimpleOperand(stream);
+  return { kind: 'pair', first, second };
+}
+
+function parseSimpleOperand(stream: TokenStream): Operand {
+  const token = stream.peek();
+  if (token.kind === 'word') {
+    stream.next();
+    return wordOperand(stream, token);
+  }
+  if (token.kind === 'number' || stream.atPunct('-')) {
+    const literal = parseSignedLiteral(stream);
+    return literal.kind === 'integer'
+      ? { kind: 'integer', value: literal.value }
+      : { kind: 'float', bits: literal.bits, width: literal.width };
+  }
+  if (stream.atPunct('[')) return parseAddress(stream);
+  if (stream.atPunct('{')) return parseVector(stream);
+  if (stream.atPunct('!')) {
+    throw stream.errorAt(token.line, 'negated predicate operands (!p) are not supported');
+  }
+  throw stream.unexpected('expected an operand');
+}
+
+function wordOperand(stream: TokenStream, token: Token): Operand {
+  const name = token.text;
+  if (name === '_') return { kind: 'sink' };
+  if (name.startsWith('%')) {
+    if (name.length < 2 || name.includes('::'))
+      throw stream.errorAt(token.line, `bad register name '${name}'`);
+    return { kind: 'register', name };
+  }
+  // Plain identifiers never contain dots; a dotted word here is an opcode missing its ';'.
+  if (name.includes('.') || name.includes(':')) {
+    throw stream.errorAt(token.line, `bad operand '${name}'`);
+  }
+  return { kind: 'symbol', name };
+}
+
+/** A number token, optionally preceded by `-`. */
+export function parseSignedLiteral(stream: TokenStream): NumberLiteral {
+  const negative = stream.eatPunct('-');
+  const token = stream.peek();
+  if (token.kind !== 'number') throw stream.unexpected('expected a number');
+  const literal = parseNumberLiteral(token.text);
+  if (literal === undefined) throw stream.errorAt(token.line, `bad number literal '${token.text}'`);
+  stream.next();
+  return negative ? negateLiteral(literal) : literal;
+}
+
+function parseInteger(stream: TokenStream, what: string): bigint {
+  const line = stream.peek().line;
+  const literal = parseSignedLiteral(stream);
+  if (literal.kind !== 'integer') throw stream.errorAt(line, `${what} must be an integer`);
+  return literal.value;
+}
+
+// `[%rd1]`, `[%rd1+16]`, `[%rd1+-4]`, `[%r2-8]`, `[sym]`, `[sym+8]`, `[1024]`.
+function parseAddress(stream: TokenStream): Operand {
+  const open = stream.next();
+  const token = stream.peek();
+  let base: AddressBase | undefined;
+  let offset = 0n;
+  if (token.kind === 'word') {
+    const operand = wordOperand(stream, token);
+    if (operand.kind !== 'register' && operand.kind !== 'symbol') {
+      throw stream.errorAt(token.line, `bad address base '${token.text}'`);
+    }
+    stream.next();
+    base = operand;
+    if (stream.eatPunct('+')) offset = parseInteger(stream, 'address offset');
+    else if (stream.eatPunct('-')) offset = -parseInteger(stream, 'address offset');
+  } else if (token.kind === 'number' || stream.atPunct('-')) {
+    offset = parseInteger(stream, 'address');
+  } else {
+    throw stream.unexpected('expected a register, symbol or integer in address');
+  }
+  if (!stream.atPunct(']')) {
+    throw stream.unexpected(`expected ']' to close the '[' on line ${open.line}`);
+  }
+  stream.next();
+  return base === undefined ? { kind: 'address', offset } : { kind: 'address', base, offset };
+}
+
+// `{%f1, %f2, _, %f4}`; bare names stay symbols until the body resolves them against `.reg`.
+function parseVector(stream: TokenStream): Operand {
+  const open = stream.next();
+  const elements: Operand[] = [];
+  for (;;) {
+    const token = stream.peek();
+    if (token.kind !== 'word') throw stream.unexpected('expected a register or _ in vector');
+    stream.next();
+    elements.push(wordOperand(stream, token));
+    if (stream.eatPunct(',')) continue;
+    if (stream.eatPunct('}')) break;
+    throw stream.unexpected(`expected ',' or '}' to close the '{' on line ${open.line}`);
+  }
+  return { kind: 'vector', elements };
+}

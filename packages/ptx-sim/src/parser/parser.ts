@@ -1,0 +1,208 @@
+// Module level: `.version`, `.target`, `.address_size`, module variables and `.entry` functions.
+import type { EntryFunction, PtxModule, SourceLocation, VariableDeclaration } from '../ast.js';
+import { DEVICE_FUNCTIONS_UNSUPPORTED, parseBody } from './body.js';
+import { parseParam, parseThreadCounts, parseVariables } from './directives.js';
+import { SourceLines, tokenize, type Token } from './lexer.js';
+import { TokenStream } from './token-stream.js';
+
+type Linkage = 'visible' | 'weak' | 'extern';
+
+class ModuleParser {
+  private version: string | undefined;
+  private target: string | undefined;
+  private addressSize: 32 | 64 | undefined;
+  private readonly variables: VariableDeclaration[] = [];
+  private readonly entries: EntryFunction[] = [];
+
+  constructor(private readonly stream: TokenStream) {}
+
+  parse(): PtxModule {
+    const stream = this.stream;
+    while (stream.peek().kind !== 'eof') {
+      const token = stream.peek();
+      if (token.kind !== 'directive')
+        throw stream.unexpected('expected a directive at module scope');
+      this.parseTopLevel(token);
+    }
+    if (this.version === undefined) throw stream.errorAt(1, 'missing .version directive');
+    if (this.target === undefined) throw stream.errorAt(1, 'missing .target directive');
+    return {
+      version: this.version,
+      target: this.target,
+      // The PTX ISA's default when `.address_size` is omitted.
+      addressSize: this.addressSize ?? 32,
+      variables: this.variables,
+      entries: this.entries,
+    };
+  }
+
+  private location(line: number): SourceLocation {
+    return { line, text: this.stream.source.text(line) };
+  }
+
+  private parseTopLevel(first: Token): void {
+    const stream = this.stream;
+    stream.next();
+    switch (first.text) {
+      case 'version':
+        this.parseVersion(first);
+        return;
+      case 'target':
+        this.parseTarget(first);
+        return;
+      case 'address_size': {
+        if (this.addressSize !== undefined)
+          throw stream.errorAt(first.line, 'duplicate .address_size');
+        const size = stream.expectCount('32 or 64 after .address_size');
+        if (size !== 32 && size !== 64)
+          throw stream.errorAt(first.line, `bad .address_size ${size}`);
+        this.addressSize = size;
+        return;
+      }
+      case 'visible':
+      case 'weak':
+      case 'extern':
+        this.parseDeclaration(first, first.text);
+        return;
+      default:
+        // Without linkage the directive just consumed is the declaration keyword itself.
+        this.parseDeclarationKeyword(first, first, undefined);
+    }
+  }
+
+  private parseVersion(token: Token): void {
+    const stream = this.stream;
+    if (this.version !== undefined) throw stream.errorAt(token.line, 'duplicate .version');
+    const value = stream.peek();
+    if (value.kind !== 'number' || !/^[0-9]+\.[0-9]+$/.test(value.text)) {
+      throw stream.unexpected('expected a version like 7.0 after .version');
+    }
+    stream.next();
+    this.version = value.text;
+  }
+
+  // `.target sm_80, texmode_independent`: the first `sm_` name is the architecture.
+  private parseTarget(token: Token): void {
+    const stream = this.stream;
+    if (this.target !== undefined) throw stream.errorAt(token.line, 'duplicate .target');
+    const names: string[] = [];
+    do {
+      names.push(stream.expectWord('a target name after .target').text);
+    } while (stream.eatPunct(','));
+    const sm = names.find((name) => /^sm_[0-9]+[a-z]?$/.test(name));
+    if (sm === undefined) throw stream.errorAt(token.line, 'no sm_XX architecture in .target');
+    this.target = sm;
+  }
+
+  private parseDeclaration(first: Token, linkage: Linkage): void {
+    const keyword = this.stream.expectDirective(`.entry or a variable after .${linkage}`);
+    this.parseDeclarationKeyword(first, keyword, linkage);
+  }
+
+  private parseDeclarationKeyword(
+    first: Token,
+    keyword: Token,
+    linkage: Linkage | undefined,
+  ): void {
+    const stream = this.stream;
+    const location = this.location(first.line);
+    switch (keyword.text) {
+      case 'entry':
+        this.entries.push(this.parseEntry(location, linkage));
+        return;
+      case 'func':
+        throw stream.errorAt(keyword.line, DEVICE_FUNCTIONS_UNSUPPORTED);
+      case 'global':
+      case 'const':
+      case 'shared': {
+        if (linkage === 'extern' && keyword.text !== 'shared') {
+          throw stream.errorAt(
+            keyword.line,
+            `.extern .${keyword.text} variables are not supported`,
+          );
+        }
+        const external = linkage === 'extern';
+        for (const variable of parseVariables(stream, keyword.text, { external, location })) {
+          if (this.variables.some((existing) => existing.name === variable.name)) {
+            throw stream.errorAt(keyword.line, `variable '${variable.name}' redeclared`);
+          }
+          this.variables.push(variable);
+        }
+        return;
+      }
+      default:
+        throw stream.errorAt(keyword.line, `unknown or unsupported directive '.${keyword.text}'`);
+    }
+  }
+
+  // `.entry NAME ( params ) [.reqntid …] [.maxntid …] [.minnctapersm N] [.maxnreg N] { body }`.
+  private parseEntry(location: SourceLocation, linkage: Linkage | undefined): EntryFunction {
+    const stream = this.stream;
+    const nameToken = stream.expectWord('an entry name after .entry');
+    const name = nameToken.text;
+    if (name.startsWith('%') || name.includes('.') || name.includes(':')) {
+      throw stream.errorAt(nameToken.line, `bad entry name '${name}'`);
+    }
+    if (this.entries.some((entry) => entry.name === name)) {
+      throw stream.errorAt(nameToken.line, `entry '${name}' defined twice`);
+    }
+    const params: VariableDeclaration[] = [];
+    if (stream.atPunct('(')) {
+      const open = stream.next();
+      if (!stream.eatPunct(')')) {
+        for (;;) {
+          const param = stream.peek();
+          if (!stream.atDirective('param')) throw stream.unexpected('expected .param');
+          stream.next();
+          const declaration = parseParam(stream, this.location(param.line));
+          if (params.some((existing) => existing.name === declaration.name)) {
+            throw stream.errorAt(param.line, `parameter '${declaration.name}' declared twice`);
+          }
+          params.push(declaration);
+          if (stream.eatPunct(',')) continue;
+          if (stream.eatPunct(')')) break;
+          throw stream.unexpected(`expected ',' or ')' to close the '(' on line ${open.line}`);
+        }
+      }
+    }
+    let requiredThreads: number[] | undefined;
+    let maxThreads: number[] | undefined;
+    for (;;) {
+      const token = stream.peek();
+      if (token.kind !== 'directive') break;
+      stream.next();
+      if (token.text === 'reqntid') requiredThreads = parseThreadCounts(stream, token.text);
+      else if (token.text === 'maxntid') maxThreads = parseThreadCounts(stream, token.text);
+      else if (token.text === 'minnctapersm' || token.text === 'maxnreg')
+        stream.expectCount(`a number after .${token.text}`);
+      else
+        throw stream.errorAt(
+          token.line,
+          `unknown or unsupported directive '.${token.text}' on entry '${name}'`,
+        );
+    }
+    if (!stream.atPunct('{')) {
+      throw stream.errorAt(nameToken.line, `.entry '${name}' has no body`);
+    }
+    const open = stream.next();
+    const parsed = parseBody(stream, open);
+    return {
+      name,
+      visible: linkage === 'visible',
+      params,
+      registers: parsed.registers,
+      variables: parsed.variables,
+      ...(requiredThreads === undefined ? {} : { requiredThreads }),
+      ...(maxThreads === undefined ? {} : { maxThreads }),
+      body: parsed.body,
+      location,
+    };
+  }
+}
+
+/** Parses a PTX module; every construct it cannot represent is a PtxSyntaxError naming its line. */
+export function parsePtx(text: string): PtxModule {
+  const source = new SourceLines(text);
+  const stream = new TokenStream(tokenize(text, source), source);
+  return new ModuleParser(stream).parse();
+}

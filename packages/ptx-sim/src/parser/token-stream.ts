@@ -1,0 +1,113 @@
+// A cursor over the token list with the error helpers every part of the parser shares.
+import type { PtxSyntaxError } from '../errors.js';
+import type { SourceLines, Token } from './lexer.js';
+
+export class TokenStream {
+  private index = 0;
+
+  constructor(
+    private readonly tokens: readonly Token[],
+    readonly source: SourceLines,
+  ) {}
+
+  peek(ahead = 0): Token {
+    const token = this.tokens[Math.min(this.index + ahead, this.tokens.length - 1)];
+    if (token === undefined) throw new Error('token stream is empty');
+    return token;
+  }
+
+  next(): Token {
+    const token = this.peek();
+    if (token.kind !== 'eof') this.index++;
+    return token;
+  }
+
+  /** The token before the cursor (for "missing ';'" errors, which belong to the previous line). */
+  previous(): Token | undefined {
+    return this.index > 0 ? this.tokens[this.index - 1] : undefined;
+  }
+
+  atPunct(text: string, ahead = 0): boolean {
+    const token = this.peek(ahead);
+    return token.kind === 'punct' && token.text === text;
+  }
+
+  atDirective(text: string): boolean {
+    const token = this.peek();
+    return token.kind === 'directive' && token.text === text;
+  }
+
+  /** Consumes the punctuation if it is next. */
+  eatPunct(text: string): boolean {
+    if (!this.atPunct(text)) return false;
+    this.index++;
+    return true;
+  }
+
+  expectPunct(text: string, what: string): Token {
+    if (this.atPunct(text)) return this.next();
+    throw this.unexpected(`expected '${text}' ${what}`);
+  }
+
+  expectWord(what: string): Token {
+    const token = this.peek();
+    if (token.kind === 'word') return this.next();
+    throw this.unexpected(`expected ${what}`);
+  }
+
+  expectDirective(what: string): Token {
+    const token = this.peek();
+    if (token.kind === 'directive') return this.next();
+    throw this.unexpected(`expected ${what}`);
+  }
+
+  /** A non-negative integer token (counts, alignments, sizes), in decimal/hex/octal/binary. */
+  expectCount(what: string): number {
+    const token = this.peek();
+    const value = token.kind === 'number' ? parseCount(token.text) : undefined;
+    if (value === undefined) throw this.unexpected(`expected ${what}`);
+    this.next();
+    return value;
+  }
+
+  /**
+   * Ends a statement with `;`. When the next token sits on a later line, the statement was not
+   * terminated and the error names the statement's line rather than the next one's.
+   */
+  expectSemicolon(what: string): void {
+    if (this.eatPunct(';')) return;
+    const last = this.previous();
+    const token = this.peek();
+    if (last !== undefined && token.line > last.line) {
+      throw this.source.error(last.line, `unterminated ${what} (missing ';')`);
+    }
+    throw this.unexpected(`expected ';' after ${what}`);
+  }
+
+  /** An error at the next token, quoting it. */
+  unexpected(reason: string): PtxSyntaxError {
+    const token = this.peek();
+    const found = token.kind === 'eof' ? 'end of input' : `'${describe(token)}'`;
+    return this.source.error(token.line, `${reason}, found ${found}`);
+  }
+
+  errorAt(line: number, reason: string): PtxSyntaxError {
+    return this.source.error(line, reason);
+  }
+}
+
+function describe(token: Token): string {
+  if (token.kind === 'directive') return `.${token.text}`;
+  if (token.kind === 'string') return `"${token.text}"`;
+  return token.text;
+}
+
+function parseCount(text: string): number | undefined {
+  let value: number;
+  if (/^[1-9][0-9]*$/.test(text) || text === '0') value = Number(text);
+  else if (/^0[xX][0-9a-fA-F]+$/.test(text)) value = Number.parseInt(text.slice(2), 16);
+  else if (/^0[bB][01]+$/.test(text)) value = Number.parseInt(text.slice(2), 2);
+  else if (/^0[0-7]+$/.test(text)) value = Number.parseInt(text.slice(1), 8);
+  else return undefined;
+  return Number.isSafeInteger(value) ? value : undefined;
+}

@@ -1,0 +1,9 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['src/**/*.test.ts'],
+    reporters: ['default', ['json', { outputFile: '.vitest-result.json' }]],
+    testTimeout: 60_000,
+  },
+});
