@@ -317,10 +317,34 @@ describe('forge sim and the ptx-sim engine', () => {
         '\t.reg .b32 %r<4>;\n\t.reg .b64 %rd<3>;\n\tld.param.u64 %rd1, [out];\n\tcvta.to.global.u64 %rd2, %rd1;\n' +
         '\tld.param.u32 %r1, [pair];\n\tld.param.u32 %r2, [pair+4];\n\tadd.s32 %r3, %r1, %r2;\n\tst.global.u32 [%rd2], %r3;\n\tret;\n}\n',
     );
-    const result = forge('sim', 'packed.ptx', '--grid', '1', '--block', '1', '--arg', 'out=zeros:4', '--arg', 'pair=pack:u32:40,i32:2', '--dump', 'out=packed.bin');
+    const result = forge(
+      'sim',
+      'packed.ptx',
+      '--grid',
+      '1',
+      '--block',
+      '1',
+      '--arg',
+      'out=zeros:4',
+      '--arg',
+      'pair=pack:u32:40,i32:2',
+      '--dump',
+      'out=packed.bin',
+    );
     expect(result.code).toBe(0);
     expect(readFileSync(join(work, 'packed.bin')).readUInt32LE(0)).toBe(42);
-    const short = forge('sim', 'packed.ptx', '--grid', '1', '--block', '1', '--arg', 'out=zeros:4', '--arg', 'pair=pack:u32:40');
+    const short = forge(
+      'sim',
+      'packed.ptx',
+      '--grid',
+      '1',
+      '--block',
+      '1',
+      '--arg',
+      'out=zeros:4',
+      '--arg',
+      'pair=pack:u32:40',
+    );
     expect(short.code).toBe(2);
     expect(short.stderr).toMatch(/parameter 'pair' takes 8 bytes, got 4/);
   });
