@@ -8,6 +8,14 @@ export type PtxType =
   | 's8' | 's16' | 's32' | 's64'
   | 'f16' | 'f16x2' | 'bf16' | 'bf16x2' | 'f32' | 'f64'; // prettier-ignore
 
+export const PTX_TYPES: readonly PtxType[] = [
+  'pred', 'b8', 'b16', 'b32', 'b64', 'b128', 'u8', 'u16', 'u32', 'u64',
+  's8', 's16', 's32', 's64', 'f16', 'f16x2', 'bf16', 'bf16x2', 'f32', 'f64',
+]; // prettier-ignore
+
+const TYPE_NAMES: ReadonlySet<string> = new Set(PTX_TYPES);
+export const isPtxType = (word: string): word is PtxType => TYPE_NAMES.has(word);
+
 export type StateSpace = 'reg' | 'param' | 'global' | 'shared' | 'local' | 'const';
 
 /** Where a line of the source came from, for every message the simulator prints. */

@@ -1,5 +1,6 @@
 // Declarations: types, state-space variables (module and function scope) and `.entry` parameters.
 import {
+  isPtxType,
   typeBytes,
   type PtxType,
   type SourceLocation,
@@ -11,11 +12,6 @@ import { f32Bits, f32FromBits, f64Bits, f64FromBits, type NumberLiteral } from '
 import { parseSignedLiteral } from './operands.js';
 import type { TokenStream } from './token-stream.js';
 
-const TYPES: ReadonlySet<string> = new Set<PtxType>([
-  'pred', 'b8', 'b16', 'b32', 'b64', 'b128', 'u8', 'u16', 'u32', 'u64',
-  's8', 's16', 's32', 's64', 'f16', 'f16x2', 'bf16', 'bf16x2', 'f32', 'f64',
-]); // prettier-ignore
-
 const SPACES: ReadonlySet<string> = new Set<StateSpace>([
   'reg',
   'param',
@@ -25,9 +21,7 @@ const SPACES: ReadonlySet<string> = new Set<StateSpace>([
   'const',
 ]);
 
-export function isType(name: string): name is PtxType {
-  return TYPES.has(name);
-}
+export const isType = isPtxType;
 
 export function isStateSpace(name: string): name is StateSpace {
   return SPACES.has(name);

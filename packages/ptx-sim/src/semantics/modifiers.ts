@@ -1,32 +1,9 @@
 // Shared decoding helpers: splitting modifiers into types and words, errors, and the AluOp builder.
-import type { PtxType } from '../ast.js';
+import { isPtxType, type PtxType } from '../ast.js';
 import type { AluOp, Bits } from './types.js';
 import type { Rounding } from './rounding.js';
 
-const PTX_TYPES: ReadonlySet<string> = new Set<PtxType>([
-  'pred',
-  'b8',
-  'b16',
-  'b32',
-  'b64',
-  'b128',
-  'u8',
-  'u16',
-  'u32',
-  'u64',
-  's8',
-  's16',
-  's32',
-  's64',
-  'f16',
-  'f16x2',
-  'bf16',
-  'bf16x2',
-  'f32',
-  'f64',
-]);
-
-export const isPtxType = (word: string): word is PtxType => PTX_TYPES.has(word);
+export { isPtxType };
 
 /** The error for a known opcode whose modifier or type combination is not implemented. */
 export function unsupported(opcode: string, modifiers: readonly string[], detail: string): Error {

@@ -1,4 +1,4 @@
-import { typeBytes, type Instruction, type Operand, type PtxType } from '../../ast.js';
+import { isPtxType, typeBytes, type Instruction, type Operand, type PtxType } from '../../ast.js';
 import { PtxSyntaxError } from '../../errors.js';
 import type { Bits } from '../../semantics/types.js';
 import { countSectors, load, store, type Space } from '../access.js';
@@ -14,28 +14,6 @@ import { IGNORED_MODIFIERS, type InstructionCompiler } from '../program.js';
 import { report, type ExecutionContext } from '../state.js';
 
 const SPACES: readonly Space[] = ['global', 'shared', 'local', 'param', 'const'];
-const TYPES = new Set([
-  'b8',
-  'b16',
-  'b32',
-  'b64',
-  'b128',
-  'u8',
-  'u16',
-  'u32',
-  'u64',
-  's8',
-  's16',
-  's32',
-  's64',
-  'f16',
-  'f16x2',
-  'bf16',
-  'bf16x2',
-  'f32',
-  'f64',
-]);
-
 interface MemoryForm {
   readonly space: Space;
   readonly type: PtxType;
@@ -54,7 +32,7 @@ function memoryForm(instruction: Instruction, allowed: readonly string[] = []): 
     const bare = modifier.replace(/::cta$/, '');
     if ((SPACES as readonly string[]).includes(bare)) space = bare as Space;
     else if (modifier === 'v2' || modifier === 'v4') vector = Number(modifier.slice(1));
-    else if (TYPES.has(modifier)) type = modifier as PtxType;
+    else if (isPtxType(modifier) && modifier !== 'pred') type = modifier;
     else if (allowed.includes(modifier)) rest.push(modifier);
     else if (!IGNORED_MODIFIERS.has(modifier))
       throw new PtxSyntaxError(
