@@ -73,3 +73,32 @@ for (const [kernelId, shape] of [
     `simulator ${kernelId} ${JSON.stringify(shape)}: ${warps} warp instructions, median ${(median(rates) / 1e6).toFixed(2)} M warp-instructions/s`,
   );
 }
+
+// Codec throughput: MB/s of quantized bytes decoded and encoded, on a 256 x 4096 matrix.
+{
+  const rows = 256;
+  const cols = 4096;
+  const values = new Float32Array(rows * cols).map(
+    (_, index) => Math.sin(index * 0.37) * (1 + (index % 7)),
+  );
+  for (const type of ir.QUANT_TYPES) {
+    const encodeRuns = [];
+    const decodeRuns = [];
+    let bytes;
+    const encodeRepeats = type.endsWith('K') ? 1 : 3;
+    for (let run = 0; run < encodeRepeats; run++) {
+      const start = performance.now();
+      bytes = ir.quantize(type, values, rows, cols);
+      encodeRuns.push(performance.now() - start);
+    }
+    for (let run = 0; run < 5; run++) {
+      const start = performance.now();
+      ir.dequantize(type, bytes, rows, cols);
+      decodeRuns.push(performance.now() - start);
+    }
+    const rate = (milliseconds) => (bytes.byteLength / 1e6 / (milliseconds / 1000)).toFixed(1);
+    console.log(
+      `codec ${type.padEnd(4)} decode ${rate(median(decodeRuns)).padStart(7)} MB/s   encode ${rate(median(encodeRuns)).padStart(7)} MB/s (quantized bytes)`,
+    );
+  }
+}

@@ -4,6 +4,7 @@ import { PtxasMissingError } from '@forge/ptx/ptxas';
 import { EMIT_USAGE, emitCommand } from './commands/emit.js';
 import { GOLDEN_USAGE, goldenCommand } from './commands/golden.js';
 import { LIST_USAGE, listCommand } from './commands/list.js';
+import { QUANT_USAGE, quantCommand } from './commands/quant.js';
 import { HASH_USAGE, SPEC_USAGE, hashCommand, specCommand } from './commands/spec.js';
 import { RUN_USAGE, runCommand } from './commands/run.js';
 import { SIM_USAGE, simCommand } from './commands/sim.js';
@@ -22,6 +23,7 @@ const COMMANDS: Readonly<Record<string, { run: Command; usage: string }>> = {
   sim: { run: simCommand, usage: SIM_USAGE },
   hash: { run: hashCommand, usage: HASH_USAGE },
   spec: { run: specCommand, usage: SPEC_USAGE },
+  quant: { run: quantCommand, usage: QUANT_USAGE },
 };
 
 const HELP = [

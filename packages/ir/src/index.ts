@@ -26,3 +26,4 @@ export * from './testing/execution-cases.js';
 export * from './testing/random.js';
 export * from './bind-constants.js';
 export { OP_ZOO } from './testing/op-zoo.js';
+export * from './quant/index.js';
