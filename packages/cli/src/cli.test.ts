@@ -218,6 +218,16 @@ describe('forge with WGSL', () => {
     expect(Math.max(...difference)).toBeLessThan(1e-6);
   });
 
+  it('says how to install a WebGPU driver and exits 1 when Dawn finds no adapter', () => {
+    const run = spawnSync(process.execPath, [BIN, 'run', 'rmsnorm', '--target', 'wgsl'], {
+      cwd: work,
+      encoding: 'utf8',
+      env: { ...process.env, VK_ICD_FILENAMES: '/nonexistent.json' },
+    });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(/^forge: no WebGPU adapter: .*bash tools\/setup-webgpu\.sh/m);
+  });
+
   it('exits 1 when the result is over tolerance', () => {
     // NaN inputs make the comparison fail: a run that cannot be checked must not pass.
     writeFileSync(

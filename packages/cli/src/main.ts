@@ -50,7 +50,11 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   try {
     return await command.run(args, io);
   } catch (error) {
-    if (error instanceof PtxasMissingError) {
+    // A missing tool or GPU adapter is the machine's problem, not the input's: exit 1 with the fix.
+    if (
+      error instanceof PtxasMissingError ||
+      (error instanceof Error && error.name === 'WebGpuUnavailableError')
+    ) {
       io.stderr(`forge: ${error.message}\n`);
       return EXIT_CHECK_FAILED;
     }
