@@ -101,6 +101,16 @@ export interface BitcastExpr {
   readonly type: ScalarType;
   readonly args: readonly [Expr];
 }
+/**
+ * The low (`half` 0) or high (`half` 1) 16 bits of the u32 `args[0]` read as an IEEE binary16 and
+ * converted exactly to f32: GGUF blocks keep f16 scales inside words WGSL storage can hold without f16.
+ */
+export interface UnpackHalfExpr {
+  readonly op: 'unpack_half';
+  readonly type: 'f32';
+  readonly half: 0 | 1;
+  readonly args: readonly [Expr];
+}
 /** Element `args[0]` of a buffer or shared array named `memory`. */
 export interface LoadExpr {
   readonly op: 'load';
@@ -121,6 +131,7 @@ export type Expr =
   | SelectExpr
   | ConvertExpr
   | BitcastExpr
+  | UnpackHalfExpr
   | LoadExpr;
 
 export type ExprOp = Expr['op'];

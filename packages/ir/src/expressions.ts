@@ -8,6 +8,7 @@ import type {
   Expr,
   UnaryExpr,
   UnaryOp,
+  UnpackHalfExpr,
 } from './body.js';
 import { COMPARISON_OPS } from './body.js';
 import type { ScalarType } from './types.js';
@@ -92,4 +93,11 @@ export const bitcast = (type: ScalarType, value: Expr): Expr => ({
   op: 'bitcast',
   type,
   args: [value],
+});
+/** The f16 in the low (0) or high (1) half of a u32 word, as an exact f32. */
+export const unpackHalf = (word: Expr, half: 0 | 1): UnpackHalfExpr => ({
+  op: 'unpack_half',
+  type: 'f32',
+  half,
+  args: [word],
 });

@@ -24,6 +24,8 @@ export function printExpr(expression: Expr): string {
         : `${expression.name}.${expression.axis}`;
     case 'load':
       return `${expression.memory}[${printExpr(expression.args[0])}]`;
+    case 'unpack_half':
+      return `unpack_half.${expression.half === 0 ? 'lo' : 'hi'}(${printExpr(expression.args[0])})`;
     case 'convert':
     case 'bitcast':
       return `${expression.op}<${expression.type}>(${printExpr(expression.args[0])})`;

@@ -253,6 +253,7 @@ class BodyChecker {
       schedule: ['op', 'type', 'name'],
       builtin: ['op', 'type', 'name', 'axis'],
       load: ['op', 'type', 'memory', 'args'],
+      unpack_half: ['op', 'type', 'half', 'args'],
     };
     const known =
       typeof op === 'string' &&
@@ -356,6 +357,18 @@ class BodyChecker {
             joinPath(joinPath(path, 'args'), 0),
           );
         return target?.element;
+      }
+      case 'unpack_half': {
+        const half = node['half'];
+        const halfOk = half === 0 || half === 1;
+        if (!halfOk) fail(`must be 0 or 1, got ${describeJson(half)}`, joinPath(path, 'half'));
+        const [word] = this.args(node, path, 1, scope, depth) ?? [];
+        if (word !== undefined && word !== 'u32')
+          return fail(
+            `word has type ${word} but u32 is required`,
+            joinPath(joinPath(path, 'args'), 0),
+          );
+        return halfOk && word !== undefined ? 'f32' : undefined;
       }
       case 'fma':
       case 'select': {

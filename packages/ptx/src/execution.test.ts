@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import {
-  EXECUTION_CASES,
   checkCase,
   evaluateSizeExpression,
+  executionCasesFor,
   getKernel,
   makeCaseInputs,
   type PtxArch,
 } from '@forge/ir';
-import { parsePtx, simulate, type KernelArgument } from '@forge/ptx-sim';
+import { parsePtx, sectorEfficiency, simulate, type KernelArgument } from '@forge/ptx-sim';
 import { emitPtx } from './emit.js';
 import { ptxTarget } from './targets.js';
 
@@ -16,7 +16,7 @@ const ARCHS: readonly PtxArch[] = ['sm_75', 'sm_80', 'sm_90'];
 
 for (const arch of ARCHS) {
   describe(`execution cases on the PTX simulator, ${arch}`, () => {
-    it.each(EXECUTION_CASES.map((testCase) => [testCase.name, testCase] as const))(
+    it.each(executionCasesFor('ptx-sim').map((testCase) => [testCase.name, testCase] as const))(
       '%s',
       (_name, testCase) => {
         const kernel = getKernel(testCase.kernelId);
@@ -29,9 +29,13 @@ for (const arch of ARCHS) {
           args[parameter.sourceName] =
             buffer === undefined
               ? { kind: 'scalar', value: params[parameter.name] ?? 0 }
-              : { kind: 'buffer', bytes: new Uint8Array(buffer.buffer) };
+              : {
+                  kind: 'buffer',
+                  bytes: new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength),
+                };
         }
-        const grid = shader.launch.grid.map((axis) => evaluateSizeExpression(axis, params)) as [
+        const sizes = { ...params, ...shader.schedule };
+        const grid = shader.launch.grid.map((axis) => evaluateSizeExpression(axis, sizes)) as [
           number,
           number,
           number,
@@ -44,11 +48,22 @@ for (const arch of ARCHS) {
         expect(result.findings).toEqual([]);
         const check = checkCase(kernel, testCase, buffers);
         expect(check.nmse).toBeLessThanOrEqual(kernel.tolerance);
-        // Every input and output element moves exactly once through global memory.
+        // Every input and output element moves at least once through global memory.
         for (const [name, data] of Object.entries(buffers)) {
           const traffic = result.counters.buffers[`param_${name}`];
           const bytes = kernel.outputs.includes(name) ? traffic?.bytesWritten : traffic?.bytesRead;
           expect(bytes).toBeGreaterThanOrEqual(data.byteLength);
+        }
+        // The weight stream is read once, in full sectors, where the shape allows it.
+        const weights = kernel.weights;
+        const bounds = testCase.weightTraffic;
+        if (weights !== undefined && bounds !== undefined) {
+          const buffer = `param_${weights.buffer}`;
+          const read = result.counters.buffers[buffer]?.bytesRead ?? Infinity;
+          expect(read / weights.bytes(testCase.shape)).toBeLessThanOrEqual(bounds.maxReadRatio);
+          expect(sectorEfficiency(result.counters, [buffer])).toBeGreaterThanOrEqual(
+            bounds.minSectorEfficiency,
+          );
         }
       },
     );

@@ -20,7 +20,7 @@ import {
   UNARY_MNEMONICS,
   type Mnemonic,
 } from './ops/arithmetic.js';
-import { bitcastMnemonic, convertMnemonic } from './ops/conversion.js';
+import { bitcastMnemonic, convertMnemonic, unpackHalfInstructions } from './ops/conversion.js';
 import { globalLoad, globalStore, sharedLoad, sharedStore } from './ops/memory.js';
 import { arithmeticType, bitType, f32Immediate } from './ops/types.js';
 import { FULL_WARP_MASK, SHUFFLE_FORMS } from './ops/warp.js';
@@ -287,6 +287,13 @@ export class PtxBodyWriter {
           return this.unsupported(expression.op, `${source.type} to ${expression.type}`);
         const operand = this.register(this.expression(source), source.type);
         return result((out) => `${mnemonic} ${out}, ${operand};`);
+      }
+      case 'unpack_half': {
+        const word = this.register(this.expression(expression.args[0]), 'u32');
+        const half = this.registers.next('h');
+        const out = destination ?? this.registers.forType('f32');
+        this.emit(...unpackHalfInstructions(expression.half, word, half, out));
+        return { text: out, immediate: false };
       }
       case 'select': {
         const mnemonic = this.mnemonic(SELECT_MNEMONIC, 'select', expression.type);

@@ -1,5 +1,11 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { EXECUTION_CASES, checkCase, getKernel, makeCaseInputs, type WgslFeature } from '@forge/ir';
+import {
+  checkCase,
+  executionCasesFor,
+  getKernel,
+  makeCaseInputs,
+  type WgslFeature,
+} from '@forge/ir';
 import { emitWgsl } from './emit.js';
 import { closeSharedWebGpu, runWgsl, sharedWebGpu } from './runner/index.js';
 import { wgslTarget } from './targets.js';
@@ -12,7 +18,7 @@ const FEATURE_SETS: readonly (readonly WgslFeature[])[] = [[], ['f16', 'subgroup
 
 for (const features of FEATURE_SETS) {
   describe(`execution cases on WebGPU, features ${features.join(',') || 'none'}`, () => {
-    it.each(EXECUTION_CASES.map((testCase) => [testCase.name, testCase] as const))(
+    it.each(executionCasesFor('webgpu').map((testCase) => [testCase.name, testCase] as const))(
       '%s',
       async (_name, testCase) => {
         const kernel = getKernel(testCase.kernelId);
@@ -26,10 +32,7 @@ for (const features of FEATURE_SETS) {
         const energy = kernel.outputs.reduce(
           (sum, name) =>
             sum +
-            (buffers[name] ?? new Float32Array()).reduce(
-              (total, value) => total + value * value,
-              0,
-            ),
+            Array.from(buffers[name] ?? []).reduce((total, value) => total + value * value, 0),
           0,
         );
         expect(energy).toBeGreaterThan(0);

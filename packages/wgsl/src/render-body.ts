@@ -5,7 +5,7 @@ import {
   SELECT_TEMPLATE,
   UNARY_TEMPLATES,
 } from './ops/arithmetic.js';
-import { bitcastText, convertText } from './ops/conversion.js';
+import { bitcastText, convertText, unpackHalfText } from './ops/conversion.js';
 import { wgslLiteral, wgslType } from './ops/types.js';
 import { LANE, reduceLines, shuffleLines, shuffleSourceLane } from './ops/warp.js';
 
@@ -141,6 +141,8 @@ export class WgslBodyWriter {
         return convertText(this.expression(expression.args[0]), expression.type);
       case 'bitcast':
         return bitcastText(this.expression(expression.args[0]), expression.type);
+      case 'unpack_half':
+        return unpackHalfText(this.expression(expression.args[0]), expression.half);
       case 'fma':
         return FMA_TEMPLATE(
           expression.args.map((arg) => this.expression(arg)),

@@ -7,6 +7,7 @@ import {
   makeCaseInputs,
   parseScheduleAssignments,
   type CatalogKernel,
+  type ElementArray,
 } from '@forge/ir';
 import { parseCommandArgs } from '../args.js';
 import { ENGINES } from '../engines.js';
@@ -77,6 +78,7 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
   if (!/^\d{1,9}$/.test(seedText))
     throw new UsageError(`--seed: '${seedText}' is not a non-negative integer`);
   const seed = Number(seedText);
+  kernel.checkShape?.(shape);
   const buffers = makeCaseInputs(kernel, {
     name: `${id} cli`,
     kernelId: id,
@@ -102,12 +104,22 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
         `--input ${name}: cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`,
       );
     }
-    if (bytes.byteLength !== buffer.byteLength) {
+    // Quantized weights are raw blocks; the buffer holds them zero-padded to whole words.
+    const element = kernel.spec.buffers.find((declaration) => declaration.name === name)?.element;
+    const expected =
+      kernel.weights?.buffer === name ? kernel.weights.bytes(shape) : buffer.byteLength;
+    const detail =
+      kernel.weights?.buffer === name
+        ? 'the raw quantized blocks, unpadded'
+        : `${buffer.length} ${element ?? ''} values`;
+    if (bytes.byteLength !== expected) {
       throw new InputError(
-        `--input ${name}: ${path} has ${bytes.byteLength} bytes; ${id} with this shape needs ${buffer.byteLength} (${buffer.length} f32 values)`,
+        `--input ${name}: ${path} has ${bytes.byteLength} bytes; ${id} with this shape needs ${expected} (${detail})`,
       );
     }
-    new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength).set(bytes);
+    const target = new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+    target.fill(0);
+    target.set(bytes);
   }
   const outputs = pairs(parsed.strings('output'), '--output', /^([A-Za-z_]\w*)=(.+)$/);
   for (const [name] of outputs) {
@@ -125,7 +137,7 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
   const findings = outcome.findings ?? [];
   const check = compareWithReference(kernel, inputs, params, buffers);
   for (const [name, path] of outputs) {
-    const data = buffers[name] as Float32Array;
+    const data = buffers[name] as ElementArray;
     writeFileSync(
       resolve(io.cwd, path),
       new Uint8Array(data.buffer, data.byteOffset, data.byteLength),

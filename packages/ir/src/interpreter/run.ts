@@ -8,6 +8,7 @@ import {
   type Stmt,
 } from '../body.js';
 import { ExecutionError, ValidationError } from '../errors.js';
+import { f16FromBits } from '../f16.js';
 import { evaluateSizeExpression } from '../size-expression.js';
 import type { KernelSpec, Schedule } from '../spec.js';
 import { Memory, allocateElements, type ElementArray } from './memory.js';
@@ -340,6 +341,10 @@ function evaluate(expression: Expr, thread: Thread, context: Context): Value {
       return memoryOf(context, expression.memory).read(
         evaluate(expression.args[0], thread, context) as number,
       );
+    case 'unpack_half': {
+      const word = evaluate(expression.args[0], thread, context) as number;
+      return f16FromBits((word >>> (16 * expression.half)) & 0xffff);
+    }
     case 'fma':
       return fmaSemantics(...evaluateArgs(expression.args, thread, context), expression.type);
     case 'select': {

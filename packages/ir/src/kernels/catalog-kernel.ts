@@ -1,8 +1,29 @@
+import type { ElementArray } from '../interpreter/memory.js';
 import type { KernelSpec } from '../spec.js';
+import type { Rng } from '../testing/random.js';
 
 /** Problem sizes a user chooses (`n`, `rows`, `n_embd`). */
 export type Shape = Readonly<Record<string, number>>;
 export type BufferData = Readonly<Record<string, ArrayLike<number>>>;
+
+/** What input generation asks of a kernel for one of its input buffers. */
+export interface InputRequest {
+  readonly buffer: string;
+  /** Elements the buffer holds (from `bufferLengths`). */
+  readonly length: number;
+  readonly shape: Shape;
+  /** The case's generator, shared by all buffers in spec order. */
+  readonly rng: Rng;
+  /** Values are drawn uniform in [-magnitude, magnitude] before any encoding. */
+  readonly magnitude: number;
+}
+
+/** A buffer of quantized weights, judged by the bandwidth a kernel spends streaming it. */
+export interface WeightStream {
+  readonly buffer: string;
+  /** Payload bytes for a shape; the buffer holds them zero-padded to whole elements. */
+  bytes(shape: Shape): number;
+}
 
 /** A catalog kernel: its spec plus what a test or `forge run` needs to execute and check it. */
 export interface CatalogKernel {
@@ -23,6 +44,12 @@ export interface CatalogKernel {
   ): Record<string, Float64Array>;
   /** Largest normalized mean squared error accepted against the reference. */
   readonly tolerance: number;
+  /** Throws a ValidationError naming the shape the kernel cannot run (an n_in that is not whole blocks). */
+  checkShape?(shape: Shape): void;
+  /** Generates an input the default uniform f32 fill cannot (quantized weights); undefined keeps the default. */
+  generateInput?(request: InputRequest): ElementArray | undefined;
+  /** The quantized weights: raw input files hold exactly their payload bytes. */
+  readonly weights?: WeightStream;
 }
 
 /** Normalized MSE: sum (a-b)^2 / sum b^2 (0 when both are exactly zero). */

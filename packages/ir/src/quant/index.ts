@@ -26,3 +26,4 @@ export {
   quantizeBlockQ6_K,
 } from './q6-k.js';
 export { nearestInt } from './scalar.js';
+export { packWords, unpackWords } from './words.js';

@@ -1,13 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { ForgeError } from '../errors.js';
+import type { CatalogKernel } from '../kernels/catalog-kernel.js';
 import { getKernel } from '../kernels/catalog.js';
 import { resolveSchedule } from '../schedule.js';
 import {
   EXECUTION_CASES,
   checkCase,
+  executionCasesFor,
   makeCaseInputs,
   type ExecutionCase,
 } from './execution-cases.js';
+import { UNPACK_HALF_PROBE } from './unpack-half-probe.js';
 
 const casesOf = (kernelId: string): ExecutionCase[] =>
   EXECUTION_CASES.filter((testCase) => testCase.kernelId === kernelId);
@@ -63,6 +66,33 @@ describe('EXECUTION_CASES', () => {
     for (const testCase of casesOf('rmsnorm')) expect(testCase.magnitudes?.['w']).toBe(1);
   });
 
+  it('cover q8_0-gemv: n_out 1, 3, 64, 1000 by n_in 32, 512, 8192, knobs, traffic bounds', () => {
+    const gemv = casesOf('q8_0-gemv');
+    for (const nIn of [32, 512, 8192]) {
+      for (const nOut of [1, 3, 64, 1000]) {
+        expect(
+          gemv.some((c) => c.shape['n_in'] === nIn && c.shape['n_out'] === nOut),
+          `${nOut} x ${nIn}`,
+        ).toBe(true);
+      }
+    }
+    expect(gemv.some((c) => (c.schedule['rowsPerWarp'] ?? 1) > 1)).toBe(true);
+    expect(gemv.some((c) => c.schedule['workgroupSize'] === 1024)).toBe(true);
+    for (const testCase of gemv) expect(testCase.weightTraffic).toBeDefined();
+    const long = gemv.filter((c) => (c.shape['n_in'] ?? 0) >= 512);
+    for (const { weightTraffic } of long)
+      expect(weightTraffic).toEqual({ maxReadRatio: 1.02, minSectorEfficiency: 0.9 });
+  });
+
+  it('leave out of an engine only the cases too slow for it', () => {
+    expect(executionCasesFor('webgpu')).toEqual(EXECUTION_CASES);
+    for (const engine of ['interpreter', 'ptx-sim'] as const) {
+      const names = executionCasesFor(engine).map((c) => c.name);
+      const skipped = EXECUTION_CASES.filter((c) => !names.includes(c.name));
+      expect(skipped.map((c) => c.shape)).toEqual([{ n_in: 8192, n_out: 1000 }]);
+    }
+  });
+
   it('all resolve on both targets and name a catalog kernel', () => {
     for (const testCase of EXECUTION_CASES) {
       const kernel = getKernel(testCase.kernelId);
@@ -91,8 +121,8 @@ describe('makeCaseInputs', () => {
 
   it('scales inputs by the case magnitude (weights by theirs) and zeroes outputs', () => {
     const buffers = makeCaseInputs(getKernel('rmsnorm'), rms);
-    const largest = (data: Float32Array | undefined): number =>
-      (data ?? new Float32Array()).reduce((max, value) => Math.max(max, Math.abs(value)), 0);
+    const largest = (data: ArrayLike<number> | undefined): number =>
+      Array.from(data ?? []).reduce((max, value) => Math.max(max, Math.abs(value)), 0);
     expect(largest(buffers['x'])).toBeLessThanOrEqual(1e3);
     expect(largest(buffers['x'])).toBeGreaterThan(900);
     expect(largest(buffers['w'])).toBeLessThanOrEqual(1);
@@ -120,6 +150,31 @@ describe('makeCaseInputs', () => {
     expect(() => makeCaseInputs(getKernel('rmsnorm'), { ...rms, zeroRows: [3] })).toThrow(
       /zero row 3/,
     );
+  });
+});
+
+describe('makeCaseInputs for non-f32 buffers', () => {
+  const probe: CatalogKernel = {
+    spec: UNPACK_HALF_PROBE,
+    shapeNames: ['n'],
+    defaultShape: { n: 4 },
+    params: (shape) => ({ n: shape['n'] ?? 0 }),
+    bufferLengths: (shape) => ({ words: shape['n'] ?? 0, out: 2 * (shape['n'] ?? 0) }),
+    outputs: ['out'],
+    reference: () => ({}),
+    tolerance: 0,
+  };
+  const testCase = { name: 'probe', kernelId: 'unpack-half-probe', schedule: {}, shape: { n: 4 } };
+
+  it('needs the kernel to generate a u32 input, and checks what it generates', () => {
+    const base = { ...testCase, seed: 3, magnitude: 1 };
+    expect(() => makeCaseInputs(probe, base)).toThrow(/'words' holds u32/);
+    const words = Uint32Array.of(1, 2, 3, 4);
+    const inputs = makeCaseInputs({ ...probe, generateInput: () => words }, base);
+    expect(inputs['words']).toBe(words);
+    expect(inputs['out']).toEqual(new Float32Array(8));
+    const short = { ...probe, generateInput: () => Uint32Array.of(1) };
+    expect(() => makeCaseInputs(short, base)).toThrow(/gives 1 elements for 'words', not 4/);
   });
 });
 

@@ -1,5 +1,8 @@
 import { ForgeError } from '../errors.js';
+import { allocateElements, type ElementArray } from '../interpreter/memory.js';
 import { normalizedMse, type CatalogKernel, type Shape } from '../kernels/catalog-kernel.js';
+import { magnitudeLabel, scheduleLabel } from './case-labels.js';
+import { Q8_0_GEMV_CASES } from './gemv-cases.js';
 import { Rng, fillUniform, seedFromString } from './random.js';
 
 /**
@@ -21,6 +24,20 @@ export interface ExecutionCase {
   readonly magnitudes?: Readonly<Record<string, number>>;
   /** Rows of `x` forced to zero; a row is `length(x) / shape.rows` elements. */
   readonly zeroRows?: readonly number[];
+  /** Bounds the simulator's counters must meet on the kernel's weight stream. */
+  readonly weightTraffic?: WeightTrafficBounds;
+  /** The engines that run the case (all when omitted): the largest shapes are too slow for some. */
+  readonly engines?: readonly ExecutionEngine[];
+}
+
+export type ExecutionEngine = 'interpreter' | 'webgpu' | 'ptx-sim';
+
+/** Bandwidth bounds on a kernel's weight stream, as the PTX simulator counts it. */
+export interface WeightTrafficBounds {
+  /** Most bytes loaded from the weight buffer per payload byte. */
+  readonly maxReadRatio: number;
+  /** Least sector efficiency (requested over 32-byte sectors touched) of the weight loads. */
+  readonly minSectorEfficiency: number;
 }
 
 /** How an engine's outputs compare with the float64 reference. */
@@ -30,16 +47,6 @@ export interface CaseCheck {
   readonly maxAbsError: number;
   /** The kernel's tolerance on `nmse`. */
   readonly tolerance: number;
-}
-
-const magnitudeLabel = (magnitude: number): string =>
-  magnitude === 1 ? '1' : magnitude.toExponential().replace('e+', 'e');
-
-function scheduleLabel(schedule: Readonly<Record<string, number>>): string {
-  const entries = Object.entries(schedule);
-  return entries.length === 0
-    ? 'default'
-    : entries.map(([knob, value]) => `${knob}=${value}`).join(',');
 }
 
 function affineCase(n: number, schedule: Readonly<Record<string, number>> = {}): ExecutionCase {
@@ -95,45 +102,72 @@ export const EXECUTION_CASES: readonly ExecutionCase[] = [
   rmsnormCase(32, 1, { schedule: { workgroupSize: 1024 } }),
   rmsnormCase(5000, 1, { schedule: { workgroupSize: 1024 } }),
   rmsnormCase(4096, 1, { schedule: { workgroupSize: 1024 }, zeroRows: [0, 2] }),
+  ...Q8_0_GEMV_CASES,
 ];
 
+/** The cases `engine` runs. */
+export function executionCasesFor(engine: ExecutionEngine): ExecutionCase[] {
+  return EXECUTION_CASES.filter((testCase) => testCase.engines?.includes(engine) ?? true);
+}
+
 /**
- * Every buffer of the case, by name: inputs filled with seeded uniform values (in spec order, from
- * one generator), outputs zeroed. Only f32 buffers are supported so far.
+ * Every buffer of the case, by name: inputs filled with seeded values (in spec order, from one
+ * generator) — the kernel's own `generateInput` where it has one, else uniform f32 — outputs zeroed.
+ * A shape the kernel cannot run is its `checkShape`'s ValidationError.
  */
 export function makeCaseInputs(
   kernel: CatalogKernel,
   testCase: ExecutionCase,
-): Record<string, Float32Array> {
+): Record<string, ElementArray> {
   if (kernel.spec.id !== testCase.kernelId) {
     throw new ForgeError(
       `case '${testCase.name}' is for ${testCase.kernelId}, not ${kernel.spec.id}`,
     );
   }
+  kernel.checkShape?.(testCase.shape);
   const lengths = kernel.bufferLengths(testCase.shape);
   const rng = new Rng(testCase.seed);
-  const buffers: Record<string, Float32Array> = {};
+  const buffers: Record<string, ElementArray> = {};
   for (const buffer of kernel.spec.buffers) {
-    if (buffer.element !== 'f32') {
-      throw new ForgeError(
-        `case '${testCase.name}': buffer '${buffer.name}' holds ${buffer.element}; only f32 inputs are generated so far`,
-      );
-    }
     const length = lengths[buffer.name];
     if (length === undefined) {
       throw new ForgeError(`${kernel.spec.id}.bufferLengths gives no length for '${buffer.name}'`);
     }
-    const data = new Float32Array(length);
-    if (!kernel.outputs.includes(buffer.name)) {
-      fillUniform(data, rng, testCase.magnitudes?.[buffer.name] ?? testCase.magnitude);
-    }
-    buffers[buffer.name] = data;
+    buffers[buffer.name] = kernel.outputs.includes(buffer.name)
+      ? allocateElements(buffer.element, length)
+      : generateInput(kernel, testCase, buffer.name, buffer.element, length, rng);
   }
   if (testCase.zeroRows !== undefined) zeroRows(buffers, testCase);
   return buffers;
 }
 
-function zeroRows(buffers: Record<string, Float32Array>, testCase: ExecutionCase): void {
+function generateInput(
+  kernel: CatalogKernel,
+  testCase: ExecutionCase,
+  name: string,
+  element: string,
+  length: number,
+  rng: Rng,
+): ElementArray {
+  const magnitude = testCase.magnitudes?.[name] ?? testCase.magnitude;
+  const shape = testCase.shape;
+  const data = kernel.generateInput?.({ buffer: name, length, shape, rng, magnitude });
+  if (data !== undefined) {
+    if (data.length !== length)
+      throw new ForgeError(
+        `${kernel.spec.id}.generateInput gives ${data.length} elements for '${name}', not ${length}`,
+      );
+    return data;
+  }
+  if (element !== 'f32') {
+    throw new ForgeError(
+      `case '${testCase.name}': buffer '${name}' holds ${element}; only f32 inputs are generated unless the kernel generates them`,
+    );
+  }
+  return fillUniform(new Float32Array(length), rng, magnitude);
+}
+
+function zeroRows(buffers: Record<string, ElementArray>, testCase: ExecutionCase): void {
   const x = buffers['x'];
   const rows = testCase.shape['rows'];
   if (x === undefined || rows === undefined || rows < 1) {

@@ -22,3 +22,20 @@ export function bitcastMnemonic(from: ScalarType, to: ScalarType): string | unde
   const wide = (type: ScalarType): boolean => type === 'u32' || type === 'i32' || type === 'f32';
   return wide(from) && wide(to) ? 'mov.b32' : undefined;
 }
+
+/**
+ * Splits a b32 register into its two f16 halves, keeping only `half` (0 low, 1 high); the other
+ * lane of the vector is the sink `_`, so no register is spent on it. `cvt.f32.f16` then widens exactly.
+ */
+export function unpackHalfInstructions(
+  half: 0 | 1,
+  word: string,
+  halfRegister: string,
+  out: string,
+): [string, string] {
+  const lanes = half === 0 ? `{${halfRegister}, _}` : `{_, ${halfRegister}}`;
+  return [
+    `mov.b32 ${lanes}, ${word};`,
+    `${convertMnemonic('f16', 'f32')} ${out}, ${halfRegister};`,
+  ];
+}

@@ -1,0 +1,82 @@
+import { magnitudeLabel, scheduleLabel } from './case-labels.js';
+import type { ExecutionCase, WeightTrafficBounds } from './execution-cases.js';
+import { seedFromString } from './random.js';
+
+const Q8_0_BLOCK = 32;
+const Q8_0_BLOCK_BYTES = 34;
+
+/**
+ * What one warp per row can reach on rows of `rowBytes`: a row loads whole words (at most 2 bytes
+ * of a neighbour) and touches at most ceil(rowBytes / 32) + 1 sectors. Long rows must meet the
+ * bandwidth bar (1.02 bytes read per byte, 90% sector efficiency); 34-byte rows cannot.
+ */
+function trafficBounds(rowBytes: number): WeightTrafficBounds {
+  return {
+    maxReadRatio: Math.max(1.02, (rowBytes + 2) / rowBytes),
+    minSectorEfficiency: Math.min(0.9, rowBytes / (32 * (Math.ceil(rowBytes / 32) + 1))),
+  };
+}
+
+interface GemvOptions {
+  readonly schedule?: Readonly<Record<string, number>>;
+  readonly magnitude?: number;
+  readonly engines?: ExecutionCase['engines'];
+  /** Another draw of the same shape's random data (a new seed), named in the case. */
+  readonly draw?: number;
+}
+
+function q8_0Case(nOut: number, nIn: number, options: GemvOptions = {}): ExecutionCase {
+  const schedule = options.schedule ?? {};
+  const magnitude = options.magnitude ?? 1;
+  const draw = options.draw === undefined ? '' : ` draw=${options.draw}`;
+  const name = `q8_0-gemv n_out=${nOut} n_in=${nIn} |w|,|x|<=${magnitudeLabel(magnitude)}${draw} schedule=${scheduleLabel(schedule)}`;
+  return {
+    name,
+    kernelId: 'q8_0-gemv',
+    schedule,
+    shape: { n_in: nIn, n_out: nOut },
+    seed: seedFromString(name),
+    magnitude,
+    weightTraffic: trafficBounds((nIn / Q8_0_BLOCK) * Q8_0_BLOCK_BYTES),
+    ...(options.engines === undefined ? {} : { engines: options.engines }),
+  };
+}
+
+const N_OUTS = [1, 3, 64, 1000];
+const N_INS = [32, 512, 8192];
+
+/**
+ * A single-row NMSE is one dot product's squared relative error, and an f32 dot product errs by
+ * ~eps * sum |w x|: the first draws of these rows cancel to 0.8% and 0.1% of their typical size,
+ * which no f32 kernel meets 1e-10 on, so they take the next well-conditioned draw (the kernel's
+ * test checks every case's conditioning).
+ */
+const DRAWS: Readonly<Record<string, number>> = { '1x32': 3, '1x512': 2 };
+
+/**
+ * Every n_out x n_in the issue names. 1000 x 8192 (8.7 MB of blocks) takes the simulator ~16 s per
+ * arch (~0.4M warp instructions/s) and the interpreter ~11 s, so only WebGPU (<1 s) runs it; the
+ * CPU engines' largest are 64 x 8192 and 1000 x 512.
+ */
+export const Q8_0_GEMV_CASES: readonly ExecutionCase[] = [
+  ...N_INS.flatMap((nIn) =>
+    N_OUTS.map((nOut) => {
+      const draw = DRAWS[`${nOut}x${nIn}`];
+      return q8_0Case(nOut, nIn, {
+        ...(nOut * nIn > 64 * 8192 ? { engines: ['webgpu'] as const } : {}),
+        ...(draw === undefined ? {} : { draw }),
+      });
+    }),
+  ),
+  // Subnormal f16 scales (max|w| / 127 < 2^-14) and large ones.
+  q8_0Case(64, 512, { magnitude: 1e-3 }),
+  q8_0Case(64, 512, { magnitude: 1e3 }),
+  // Odd block counts start every other row mid-word; ragged last workgroups.
+  q8_0Case(200, 96, { schedule: { workgroupSize: 32, rowsPerWarp: 3 } }),
+  q8_0Case(5, 160, { schedule: { rowsPerWarp: 2 } }),
+  q8_0Case(100, 512, { schedule: { workgroupSize: 96 } }),
+  q8_0Case(100, 512, { schedule: { rowsPerWarp: 8 } }),
+  q8_0Case(64, 1024, { schedule: { workgroupSize: 1024 } }),
+  // 253 of the 256 warp rows are past n_out: they shuffle and reduce but load nothing.
+  q8_0Case(3, 512, { schedule: { workgroupSize: 1024, rowsPerWarp: 8 } }),
+];
