@@ -1,4 +1,5 @@
 import type { ElementArray } from '../interpreter/memory.js';
+import type { QuantType } from '../quant/formats.js';
 import type { KernelSpec } from '../spec.js';
 import type { Rng } from '../testing/random.js';
 
@@ -21,6 +22,8 @@ export interface InputRequest {
 /** A buffer of quantized weights, judged by the bandwidth a kernel spends streaming it. */
 export interface WeightStream {
   readonly buffer: string;
+  /** The GGUF block format of the weights (`q8_0`, `q4_K`, …), for checking a tensor before running it. */
+  readonly type: QuantType;
   /** Payload bytes for a shape; the buffer holds them zero-padded to whole elements. */
   bytes(shape: Shape): number;
 }

@@ -194,7 +194,7 @@ export const q8_0Gemv: CatalogKernel = {
   }),
   outputs: ['y'],
   checkShape,
-  weights: { buffer: 'w', bytes: weightBytes },
+  weights: { buffer: 'w', type: 'q8_0', bytes: weightBytes },
   generateInput({ buffer, shape, rng, magnitude }) {
     if (buffer !== 'w') return undefined;
     const values = new Float32Array(size(shape, 'n_out') * size(shape, 'n_in'));
