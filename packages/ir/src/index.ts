@@ -21,6 +21,7 @@ export * from './kernels/catalog.js';
 export { affineF32 } from './kernels/affine-f32.js';
 export { rmsnorm } from './kernels/rmsnorm.js';
 export { q8_0Gemv } from './kernels/q8-0-gemv.js';
+export { q4kGemv } from './kernels/q4k-gemv.js';
 export * from './rewrite.js';
 export * from './generated-shader.js';
 export * from './testing/execution-cases.js';

@@ -279,7 +279,11 @@ describe('random valid specs', () => {
 
   it('renaming every identifier does not change what a kernel computes', () => {
     const kernelArb = fc.constantFrom(...CATALOG.values());
-    const namesArb = fc.uniqueArray(identifier, { minLength: 32, maxLength: 32 });
+    // One fresh name per declared name of the largest kernel, so no kept name can collide.
+    const most = Math.max(
+      ...[...CATALOG.values()].map((kernel) => declaredNames(kernel.spec).length),
+    );
+    const namesArb = fc.uniqueArray(identifier, { minLength: most, maxLength: most });
     fc.assert(
       fc.property(kernelArb, namesArb, (kernel, fresh) => {
         const names = declaredNames(kernel.spec);

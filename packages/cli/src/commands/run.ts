@@ -12,11 +12,18 @@ import {
 import { parseCommandArgs } from '../args.js';
 import { ENGINES } from '../engines.js';
 import { EXIT_CHECK_FAILED, EXIT_OK, InputError, UsageError } from '../errors.js';
+import {
+  fillGgufWeights,
+  ggufOptions,
+  ggufReport,
+  ggufShape,
+  loadGgufInput,
+} from '../gguf-input.js';
 import type { CliIo } from '../io.js';
 import { TARGET_OPTIONS, targetFromArgs } from './emit.js';
 
 export const RUN_USAGE =
-  'forge run <kernel-id> --target interp|wgsl|ptx-sim [--arch sm_XX] [--features f16,subgroups] [--schedule k=v]... [--shape name=value]... [--seed N] [--input name=@file.bin]... [--output name=file.bin]... [--json]';
+  'forge run <kernel-id> --target interp|wgsl|ptx-sim [--arch sm_XX] [--features f16,subgroups] [--schedule k=v]... [--shape name=value]... [--seed N] [--gguf FILE --tensor NAME] [--input name=@file.bin]... [--output name=file.bin]... [--json]';
 
 function pairs(values: readonly string[], option: string, pattern: RegExp): [string, string][] {
   return values.map((value) => {
@@ -55,6 +62,8 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
       input: { type: 'string', multiple: true },
       output: { type: 'string', multiple: true },
       json: { type: 'boolean' },
+      gguf: { type: 'string' },
+      tensor: { type: 'string' },
     },
     RUN_USAGE,
   );
@@ -73,7 +82,20 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
       ? targetFromArgs(parsed, engineName === 'wgsl' ? 'wgsl' : 'ptx')
       : undefined;
   const schedule = parseScheduleAssignments(parsed.strings('schedule'));
-  const shape = shapeFromArgs(kernel, parsed.strings('shape'));
+  const argShape = shapeFromArgs(kernel, parsed.strings('shape'));
+  // A GGUF tensor fixes the weights and, through its ne, the shape n_in/n_out.
+  const ggufArgs = ggufOptions(parsed.string('gguf'), parsed.string('tensor'));
+  const tensor =
+    ggufArgs === undefined
+      ? undefined
+      : await loadGgufInput(
+          kernel,
+          ggufArgs,
+          io.cwd,
+          parsed.strings('shape'),
+          parsed.strings('input'),
+        );
+  const shape = tensor === undefined ? argShape : ggufShape(argShape, tensor);
   const seedText = parsed.string('seed') ?? '1';
   if (!/^\d{1,9}$/.test(seedText))
     throw new UsageError(`--seed: '${seedText}' is not a non-negative integer`);
@@ -87,6 +109,7 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
     seed,
     magnitude: 1,
   });
+  if (tensor !== undefined) fillGgufWeights(kernel, buffers, shape, tensor);
   for (const [name, path] of pairs(parsed.strings('input'), '--input', /^([A-Za-z_]\w*)=@(.+)$/)) {
     const buffer = buffers[name];
     if (buffer === undefined || kernel.outputs.includes(name)) {
@@ -156,6 +179,7 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
     schedule: formatSchedule(schedule) || 'default',
     shape,
     seed,
+    ...(tensor === undefined ? {} : { gguf: ggufReport(tensor) }),
     maxAbsError: check.maxAbsError,
     maxRelError: check.maxRelError,
     nmse: check.nmse,
@@ -171,6 +195,9 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
       .join(' ');
     io.stdout(
       `${id} on ${targetText}, schedule ${report.schedule}, shape ${shapeText}, seed ${seed}\n` +
+        (tensor === undefined
+          ? ''
+          : `tensor ${tensor.name} (${tensor.type}, ne [${tensor.ne.join(', ')}]) from ${tensor.file}\n`) +
         `max abs error ${check.maxAbsError.toExponential(3)}  max rel error ${check.maxRelError.toExponential(3)}  NMSE ${check.nmse.toExponential(3)}  tolerance ${check.tolerance.toExponential(0)}  ${pass ? 'PASS' : 'FAIL'}\n` +
         `run time ${milliseconds.toFixed(2)} ms\n` +
         (outcome.summary === undefined ? '' : `${outcome.summary}\n`) +

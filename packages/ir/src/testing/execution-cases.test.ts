@@ -84,12 +84,34 @@ describe('EXECUTION_CASES', () => {
       expect(weightTraffic).toEqual({ maxReadRatio: 1.02, minSectorEfficiency: 0.9 });
   });
 
+  it('cover q4k-gemv: n_out 1, 3, 64, 1000 by n_in 256, 512, 8192, knobs, traffic bounds', () => {
+    const gemv = casesOf('q4k-gemv');
+    for (const nIn of [256, 512, 8192]) {
+      for (const nOut of [1, 3, 64]) {
+        expect(
+          gemv.some((c) => c.shape['n_in'] === nIn && c.shape['n_out'] === nOut),
+          `${nOut} x ${nIn}`,
+        ).toBe(true);
+      }
+    }
+    expect(gemv.some((c) => c.shape['n_out'] === 1000 && c.shape['n_in'] === 8192)).toBe(true);
+    expect(gemv.some((c) => (c.schedule['rowsPerWarp'] ?? 1) > 1)).toBe(true);
+    expect(gemv.some((c) => c.schedule['workgroupSize'] === 1024)).toBe(true);
+    for (const { weightTraffic } of gemv) {
+      expect(weightTraffic?.maxReadRatio).toBe(1.02);
+      expect(weightTraffic?.minSectorEfficiency).toBeGreaterThanOrEqual(0.9);
+    }
+  });
+
   it('leave out of an engine only the cases too slow for it', () => {
     expect(executionCasesFor('webgpu')).toEqual(EXECUTION_CASES);
     for (const engine of ['interpreter', 'ptx-sim'] as const) {
       const names = executionCasesFor(engine).map((c) => c.name);
       const skipped = EXECUTION_CASES.filter((c) => !names.includes(c.name));
-      expect(skipped.map((c) => c.shape)).toEqual([{ n_in: 8192, n_out: 1000 }]);
+      expect(skipped.map((c) => [c.kernelId, c.shape])).toEqual([
+        ['q8_0-gemv', { n_in: 8192, n_out: 1000 }],
+        ['q4k-gemv', { n_in: 8192, n_out: 1000 }],
+      ]);
     }
   });
 

@@ -80,3 +80,48 @@ export const Q8_0_GEMV_CASES: readonly ExecutionCase[] = [
   // 253 of the 256 warp rows are past n_out: they shuffle and reduce but load nothing.
   q8_0Case(3, 512, { schedule: { workgroupSize: 1024, rowsPerWarp: 8 } }),
 ];
+
+const Q4_K_BLOCK = 256;
+const Q4_K_BLOCK_BYTES = 144;
+
+/**
+ * Q4_K rows are whole 144-byte blocks, so a row starts on a 16-byte boundary, loads only its own
+ * words and touches at most ceil((rowBytes + 16) / 32) sectors (one shared with a neighbour).
+ */
+function q4kTrafficBounds(rowBytes: number): WeightTrafficBounds {
+  return {
+    maxReadRatio: 1.02,
+    minSectorEfficiency: Math.min(0.9, rowBytes / (32 * Math.ceil((rowBytes + 16) / 32))),
+  };
+}
+
+function q4kCase(nOut: number, nIn: number, options: GemvOptions = {}): ExecutionCase {
+  const schedule = options.schedule ?? {};
+  const magnitude = options.magnitude ?? 1;
+  const draw = options.draw === undefined ? '' : ` draw=${options.draw}`;
+  const name = `q4k-gemv n_out=${nOut} n_in=${nIn} |w|,|x|<=${magnitudeLabel(magnitude)}${draw} schedule=${scheduleLabel(schedule)}`;
+  return {
+    name,
+    kernelId: 'q4k-gemv',
+    schedule,
+    shape: { n_in: nIn, n_out: nOut },
+    seed: seedFromString(name),
+    magnitude,
+    weightTraffic: q4kTrafficBounds((nIn / Q4_K_BLOCK) * Q4_K_BLOCK_BYTES),
+    ...(options.engines === undefined ? {} : { engines: options.engines }),
+  };
+}
+
+/** 1000 x 8192 (4.6 MB of blocks) runs on WebGPU only, to keep the CPU engines' suites fast. */
+export const Q4K_GEMV_CASES: readonly ExecutionCase[] = [
+  ...[256, 512, 8192].flatMap((nIn) => [1, 3, 64].map((nOut) => q4kCase(nOut, nIn))),
+  q4kCase(1000, 8192, { engines: ['webgpu'] }),
+  // Subnormal f16 scales and large ones.
+  q4kCase(64, 512, { magnitude: 1e-3 }),
+  q4kCase(64, 512, { magnitude: 1e3 }),
+  // Odd block counts start every other row mid-sector; ragged last workgroups.
+  q4kCase(200, 256, { schedule: { workgroupSize: 32, rowsPerWarp: 3 } }),
+  q4kCase(100, 768, { schedule: { workgroupSize: 96 } }),
+  // 253 of the 256 warp rows are past n_out: they shuffle and reduce but load nothing.
+  q4kCase(3, 512, { schedule: { workgroupSize: 1024, rowsPerWarp: 8 } }),
+];

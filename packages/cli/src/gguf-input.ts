@@ -1,0 +1,195 @@
+// `forge run --gguf FILE --tensor NAME`: one quantized tensor of a GGUF file as a kernel's weights.
+import { open } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { GGMLQuantizationType, gguf } from '@huggingface/gguf';
+import {
+  QUANT_FORMATS,
+  QUANT_TYPES,
+  packWords,
+  quantizedBytes,
+  type CatalogKernel,
+  type ElementArray,
+  type QuantType,
+  type WeightStream,
+} from '@forge/ir';
+import { InputError, UsageError } from './errors.js';
+
+/** A tensor read from a GGUF file: its raw blocks and the matrix they encode. */
+export interface GgufTensor {
+  readonly file: string;
+  readonly name: string;
+  readonly type: QuantType;
+  /** GGUF's ne: ne[0] is the quantized axis (columns, n_in), ne[1] the rows (n_out). */
+  readonly ne: readonly number[];
+  readonly rows: number;
+  readonly cols: number;
+  /** Exactly quantizedBytes(type, rows, cols) bytes, as stored in the file. */
+  readonly bytes: Uint8Array;
+}
+
+/** ggml's name for a type id (`q4_K`, `f32`, `iq4_nl`), as ggml_type_name prints it. */
+export function ggmlTypeName(id: number): string {
+  const quant = QUANT_TYPES.find((type) => QUANT_FORMATS[type].ggmlTypeId === id);
+  if (quant !== undefined) return quant;
+  const name: unknown = (GGMLQuantizationType as unknown as Record<number, unknown>)[id];
+  return typeof name === 'string' ? name.toLowerCase().replace(/_k$/, '_K') : `type ${id}`;
+}
+
+function errnoCode(error: unknown): string {
+  return (error as NodeJS.ErrnoException).code ?? 'error';
+}
+
+/**
+ * Reads tensor `name` of the GGUF file at `path`; it must be stored as `expected` (the kernel's
+ * weight type, named `kernelId` in the error).
+ */
+export async function readGgufTensor(
+  path: string,
+  name: string,
+  expected: QuantType,
+  kernelId: string,
+): Promise<GgufTensor> {
+  let parsed: Awaited<ReturnType<typeof gguf>>;
+  try {
+    parsed = await gguf(path, { allowLocalFile: true });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    // The library throws plain Errors for bad headers and ErrnoExceptions for unreadable files.
+    const why =
+      code !== undefined ? code : error instanceof Error ? error.message : 'unreadable file';
+    throw new InputError(`--gguf: cannot read ${path}: ${why}`);
+  }
+  const info = parsed.tensorInfos.find((tensor) => tensor.name === name);
+  if (info === undefined) {
+    throw new InputError(
+      `--tensor: ${path} has no tensor '${name}' (tensors: ${parsed.tensorInfos.map((tensor) => tensor.name).join(', ')})`,
+    );
+  }
+  const typeName = ggmlTypeName(Number(info.dtype));
+  if (typeName !== expected)
+    throw new InputError(`--tensor ${name} is ${typeName}, but ${kernelId} takes ${expected}`);
+  const ne = info.shape.map(Number);
+  const cols = ne[0] ?? 1;
+  // A gemv takes a matrix: any dimensions beyond ne[1] (none in practice) fold into the rows.
+  const rows = ne.slice(1).reduce((product, size) => product * size, 1);
+  if (cols % QUANT_FORMATS[expected].blockSize !== 0 || !Number.isSafeInteger(rows * cols))
+    throw new InputError(
+      `--tensor ${name}: shape [${ne.join(', ')}] is not whole ${expected} rows`,
+    );
+  const length = quantizedBytes(expected, rows, cols);
+  const start = Number(parsed.tensorDataOffset + info.offset);
+  const bytes = new Uint8Array(length);
+  let read = 0;
+  try {
+    const handle = await open(path, 'r');
+    try {
+      // A read may return fewer bytes than asked; keep reading until the tensor is whole or EOF.
+      for (;;) {
+        const { bytesRead } = await handle.read(bytes, read, length - read, start + read);
+        read += bytesRead;
+        if (bytesRead === 0 || read === length) break;
+      }
+    } finally {
+      await handle.close();
+    }
+  } catch (error) {
+    throw new InputError(`--gguf: cannot read ${path}: ${errnoCode(error)}`);
+  }
+  if (read !== length)
+    throw new InputError(
+      `--tensor ${name}: ${path} ends ${length - read} bytes before the tensor's ${length} bytes`,
+    );
+  return { file: path, name, type: expected, ne, rows, cols, bytes };
+}
+
+/** The --gguf and --tensor options as given; both or neither. */
+export function ggufOptions(
+  file: string | undefined,
+  tensor: string | undefined,
+): { file: string; tensor: string } | undefined {
+  if (file === undefined && tensor === undefined) return undefined;
+  if (file === undefined) throw new UsageError('--tensor NAME needs --gguf FILE');
+  if (tensor === undefined) throw new UsageError('--gguf FILE needs --tensor NAME');
+  return { file, tensor };
+}
+
+/** What a kernel must offer to run a GGUF tensor: quantized weights and an n_out × n_in shape. */
+function gemvWeights(kernel: CatalogKernel): WeightStream {
+  const id = kernel.spec.id;
+  if (kernel.weights === undefined)
+    throw new UsageError(`--gguf: ${id} takes no quantized weights`);
+  if (!kernel.shapeNames.includes('n_in') || !kernel.shapeNames.includes('n_out'))
+    throw new UsageError(`--gguf: ${id} has no n_in and n_out shape to take a weight matrix`);
+  return kernel.weights;
+}
+
+/**
+ * Reads the tensor for `kernel`, checking the --input and --shape options against it: n_in and
+ * n_out come from the tensor, and the weight buffer from the file.
+ */
+export async function loadGgufInput(
+  kernel: CatalogKernel,
+  options: { file: string; tensor: string },
+  cwd: string,
+  shapeArgs: readonly string[],
+  inputArgs: readonly string[],
+): Promise<GgufTensor> {
+  const weights = gemvWeights(kernel);
+  if (inputArgs.some((value) => value.startsWith(`${weights.buffer}=`)))
+    throw new UsageError(
+      `--input ${weights.buffer}: the weights come from --gguf; give one of them`,
+    );
+  const tensor = await readGgufTensor(
+    resolve(cwd, options.file),
+    options.tensor,
+    weights.type,
+    kernel.spec.id,
+  );
+  const fromTensor: Record<string, number> = { n_in: tensor.cols, n_out: tensor.rows };
+  for (const value of shapeArgs) {
+    const [name, size] = value.split('=');
+    const wanted = name === undefined ? undefined : fromTensor[name];
+    if (wanted !== undefined && Number(size) !== wanted)
+      throw new UsageError(
+        `--shape ${value} conflicts with --tensor ${tensor.name}, whose ne [${tensor.ne.join(', ')}] gives ${name}=${wanted}`,
+      );
+  }
+  return tensor;
+}
+
+/** `shape` with n_in and n_out taken from the tensor. */
+export function ggufShape(
+  shape: Record<string, number>,
+  tensor: GgufTensor,
+): Record<string, number> {
+  return { ...shape, n_in: tensor.cols, n_out: tensor.rows };
+}
+
+/** Puts the tensor's blocks into the kernel's weight buffer, as little-endian words zero-padded. */
+export function fillGgufWeights(
+  kernel: CatalogKernel,
+  buffers: Readonly<Record<string, ElementArray>>,
+  shape: Record<string, number>,
+  tensor: GgufTensor,
+): void {
+  const weights = gemvWeights(kernel);
+  const buffer = buffers[weights.buffer];
+  if (buffer === undefined || weights.bytes(shape) !== tensor.bytes.length)
+    throw new InputError(
+      `--gguf: ${kernel.spec.id} with n_in=${tensor.cols} n_out=${tensor.rows} needs ${weights.bytes(shape)} weight bytes; ${tensor.name} has ${tensor.bytes.length}`,
+    );
+  if (!(buffer instanceof Uint32Array))
+    throw new InputError(`--gguf: ${kernel.spec.id}'s ${weights.buffer} buffer is not u32 words`);
+  buffer.fill(0);
+  buffer.set(packWords(tensor.bytes).subarray(0, buffer.length));
+}
+
+/** The tensor as `forge run` reports it. */
+export function ggufReport(tensor: GgufTensor): {
+  file: string;
+  tensor: string;
+  type: QuantType;
+  ne: readonly number[];
+} {
+  return { file: tensor.file, tensor: tensor.name, type: tensor.type, ne: tensor.ne };
+}
