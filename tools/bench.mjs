@@ -102,3 +102,48 @@ for (const [kernelId, shape] of [
     );
   }
 }
+
+// Weight-stream bandwidth on the simulator, per gemv golden entry, at each kernel's default shape.
+{
+  const { readFileSync } = await import('node:fs');
+  const manifest = JSON.parse(
+    readFileSync(new URL('../golden/manifest.json', import.meta.url), 'utf8'),
+  );
+  for (const entry of manifest.entries) {
+    const kernel = ir.getKernel(entry.kernelId);
+    if (entry.target.kind !== 'ptx' || kernel.weights === undefined) continue;
+    const shape = kernel.defaultShape;
+    const testCase = {
+      name: `bench ${entry.file}`,
+      kernelId: entry.kernelId,
+      schedule: entry.schedule,
+      shape,
+      seed: 5,
+      magnitude: 1,
+    };
+    const buffers = ir.makeCaseInputs(kernel, testCase);
+    const params = kernel.params(shape);
+    const source = readFileSync(new URL(`../golden/${entry.file}`, import.meta.url), 'utf8');
+    const shader = emitPtx(kernel.spec, entry.schedule, ptxTarget(entry.target.arch));
+    const args = {};
+    for (const parameter of shader.launch.parameters) {
+      const data = buffers[parameter.name];
+      args[parameter.sourceName] =
+        data === undefined
+          ? { kind: 'scalar', value: params[parameter.name] }
+          : {
+              kind: 'buffer',
+              bytes: new Uint8Array(data.buffer, data.byteOffset, data.byteLength),
+            };
+    }
+    const grid = shader.launch.grid.map((axis) => ir.evaluateSizeExpression(axis, params));
+    const result = simulate(parsePtx(source), { grid, block: shader.launch.workgroupSize, args });
+    const weightName = `param_${kernel.weights.buffer}`;
+    const weightBytes = kernel.weights.bytes(shape);
+    const traffic = result.counters.buffers[weightName];
+    const { sectorEfficiency } = await import('../packages/ptx-sim/dist/index.js');
+    console.log(
+      `${entry.file.padEnd(36)} ${JSON.stringify(shape)}: weight bytes read / weight bytes ${(traffic.bytesRead / weightBytes).toFixed(4)}, weight sector efficiency ${(sectorEfficiency(result.counters, [weightName]) * 100).toFixed(1)}%, all buffers ${(sectorEfficiency(result.counters) * 100).toFixed(1)}%, findings ${result.findings.length}`,
+    );
+  }
+}
