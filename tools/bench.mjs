@@ -139,7 +139,8 @@ for (const [kernelId, shape] of [
     const grid = shader.launch.grid.map((axis) => ir.evaluateSizeExpression(axis, params));
     const result = simulate(parsePtx(source), { grid, block: shader.launch.workgroupSize, args });
     const weightName = `param_${kernel.weights.buffer}`;
-    const weightBytes = kernel.weights.bytes(shape);
+    // Alignment padding (repacked rows) is never read, so the ratio is over the payload bytes.
+    const weightBytes = kernel.weights.bytes(shape) - (kernel.weights.paddingBytes?.(shape) ?? 0);
     const traffic = result.counters.buffers[weightName];
     const { sectorEfficiency } = await import('../packages/ptx-sim/dist/index.js');
     console.log(

@@ -154,7 +154,7 @@ describe('forge with WGSL', () => {
   it('validates WGSL with Tint, errors as file:line:col', () => {
     const all = forge('validate', '--target', 'wgsl');
     expect(all.code).toBe(0);
-    expect(all.stdout).toMatch(/validate: 8 passed, 0 failed/);
+    expect(all.stdout).toMatch(/validate: 12 passed, 0 failed/);
     const broken = writeJson(
       'broken.wgsl',
       '@compute @workgroup_size(1)\nfn main() {\n  let x = missing;\n}\n',
@@ -468,20 +468,22 @@ describe('forge list, golden and validate', () => {
       'rmsnorm',
       'q8_0-gemv',
       'q4k-gemv',
+      'q6k-gemv',
+      'q6k-soa-gemv',
     ]);
     expect(json[1]?.semanticHash).toBe(semanticHash(rmsnorm.spec));
   });
 
   it('checks the golden directory', () => {
     const result = forge('golden', 'check');
-    expect(result.stdout).toMatch(/golden check: 21 entries, 0 problem\(s\)/);
+    expect(result.stdout).toMatch(/golden check: 31 entries, 0 problem\(s\)/);
     expect(result.code).toBe(0);
   });
 
   it('validates every golden entry with ptxas and fails on a rejected file', () => {
     const all = forge('validate');
     expect(all.code).toBe(0);
-    expect(all.stdout).toMatch(/validate: 13 passed, 0 failed/);
+    expect(all.stdout).toMatch(/validate: 19 passed, 0 failed/);
     expect(all.stdout).toMatch(
       /PASS golden\/ptx\/rmsnorm\.sm_80\.ptx \[sm_80\] Used \d+ registers.*0 bytes spill stores, 0 bytes spill loads/,
     );

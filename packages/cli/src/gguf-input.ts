@@ -174,14 +174,17 @@ export function fillGgufWeights(
 ): void {
   const weights = gemvWeights(kernel);
   const buffer = buffers[weights.buffer];
-  if (buffer === undefined || weights.bytes(shape) !== tensor.bytes.length)
+  const native = weights.fromNative === undefined ? weights.bytes(shape) : tensor.bytes.length;
+  if (buffer === undefined || native !== tensor.bytes.length)
     throw new InputError(
       `--gguf: ${kernel.spec.id} with n_in=${tensor.cols} n_out=${tensor.rows} needs ${weights.bytes(shape)} weight bytes; ${tensor.name} has ${tensor.bytes.length}`,
     );
+  // A kernel on repacked rows takes the tensor's native blocks through its own conversion.
+  const bytes = weights.fromNative?.(tensor.bytes, shape) ?? tensor.bytes;
   if (!(buffer instanceof Uint32Array))
     throw new InputError(`--gguf: ${kernel.spec.id}'s ${weights.buffer} buffer is not u32 words`);
   buffer.fill(0);
-  buffer.set(packWords(tensor.bytes).subarray(0, buffer.length));
+  buffer.set(packWords(bytes).subarray(0, buffer.length));
 }
 
 /** The tensor as `forge run` reports it. */

@@ -22,6 +22,8 @@ export { affineF32 } from './kernels/affine-f32.js';
 export { rmsnorm } from './kernels/rmsnorm.js';
 export { q8_0Gemv } from './kernels/q8-0-gemv.js';
 export { q4kGemv } from './kernels/q4k-gemv.js';
+export { q6kGemv } from './kernels/q6k-gemv.js';
+export { q6kSoaGemv } from './kernels/q6k-soa-gemv.js';
 export * from './rewrite.js';
 export * from './generated-shader.js';
 export * from './testing/execution-cases.js';

@@ -133,7 +133,9 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
       kernel.weights?.buffer === name ? kernel.weights.bytes(shape) : buffer.byteLength;
     const detail =
       kernel.weights?.buffer === name
-        ? 'the raw quantized blocks, unpadded'
+        ? kernel.weights.fromNative === undefined
+          ? 'the raw quantized blocks, unpadded'
+          : `the ${kernel.weights.type} rows repacked, as forge quant repack writes them`
         : `${buffer.length} ${element ?? ''} values`;
     if (bytes.byteLength !== expected) {
       throw new InputError(

@@ -11,7 +11,7 @@ export interface GoldenEntrySpec {
   readonly schedule: Schedule;
 }
 
-const KERNELS = ['affine-f32', 'rmsnorm', 'q8_0-gemv', 'q4k-gemv'];
+const KERNELS = ['affine-f32', 'rmsnorm', 'q8_0-gemv', 'q4k-gemv', 'q6k-gemv', 'q6k-soa-gemv'];
 const PINNED_ARCHS: readonly PtxArch[] = ['sm_75', 'sm_80', 'sm_90'];
 const PINNED_FEATURE_SETS: readonly (readonly WgslFeature[])[] = [[], ['f16', 'subgroups']];
 

@@ -26,6 +26,10 @@ export interface WeightStream {
   readonly type: QuantType;
   /** Payload bytes for a shape; the buffer holds them zero-padded to whole elements. */
   bytes(shape: Shape): number;
+  /** Bytes of `bytes` that are alignment padding (zero, never read); none when omitted. */
+  paddingBytes?(shape: Shape): number;
+  /** The buffer's bytes from native GGUF rows, for layouts other than native (repacked rows). */
+  fromNative?(native: Uint8Array, shape: Shape): Uint8Array;
 }
 
 /** A catalog kernel: its spec plus what a test or `forge run` needs to execute and check it. */

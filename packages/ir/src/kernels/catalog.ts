@@ -2,12 +2,17 @@ import { ForgeError } from '../errors.js';
 import { affineF32 } from './affine-f32.js';
 import type { CatalogKernel } from './catalog-kernel.js';
 import { q4kGemv } from './q4k-gemv.js';
+import { q6kGemv } from './q6k-gemv.js';
+import { q6kSoaGemv } from './q6k-soa-gemv.js';
 import { q8_0Gemv } from './q8-0-gemv.js';
 import { rmsnorm } from './rmsnorm.js';
 
 /** The reference kernels, by id, in listing order. */
 export const CATALOG: ReadonlyMap<string, CatalogKernel> = new Map(
-  [affineF32, rmsnorm, q8_0Gemv, q4kGemv].map((kernel) => [kernel.spec.id, kernel]),
+  [affineF32, rmsnorm, q8_0Gemv, q4kGemv, q6kGemv, q6kSoaGemv].map((kernel) => [
+    kernel.spec.id,
+    kernel,
+  ]),
 );
 
 /** Thrown for an id the catalog does not have; a user's mistake, so a ForgeError. */

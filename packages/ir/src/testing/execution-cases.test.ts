@@ -103,6 +103,33 @@ describe('EXECUTION_CASES', () => {
     }
   });
 
+  it('cover q6k-gemv: n_out 1, 3, 64, 1000 by n_in 256, 512, 8192, knobs, traffic bounds', () => {
+    const gemv = casesOf('q6k-gemv');
+    for (const nIn of [256, 512, 8192])
+      for (const nOut of [1, 3, 64])
+        expect(gemv.some((c) => c.shape['n_in'] === nIn && c.shape['n_out'] === nOut)).toBe(true);
+    expect(gemv.some((c) => c.shape['n_out'] === 1000 && c.shape['n_in'] === 8192)).toBe(true);
+    expect(gemv.some((c) => (c.schedule['rowsPerWarp'] ?? 1) > 1)).toBe(true);
+    expect(gemv.some((c) => c.schedule['workgroupSize'] === 1024)).toBe(true);
+    for (const { weightTraffic } of gemv) expect(weightTraffic?.maxReadRatio).toBe(1.02);
+    const long = gemv.filter((c) => (c.shape['n_in'] ?? 0) >= 8192);
+    for (const { weightTraffic } of long) expect(weightTraffic?.minSectorEfficiency).toBe(0.9);
+  });
+
+  it('cover q6k-soa-gemv: n_out 1, 3, 64, 1000 by n_in 256, 512, 8192, knobs, traffic bounds', () => {
+    const gemv = casesOf('q6k-soa-gemv');
+    for (const nIn of [256, 512, 8192])
+      for (const nOut of [1, 3, 64])
+        expect(gemv.some((c) => c.shape['n_in'] === nIn && c.shape['n_out'] === nOut)).toBe(true);
+    expect(gemv.some((c) => c.shape['n_out'] === 1000 && c.shape['n_in'] === 8192)).toBe(true);
+    expect(gemv.some((c) => (c.schedule['rowsPerWarp'] ?? 1) > 1)).toBe(true);
+    expect(gemv.some((c) => c.schedule['workgroupSize'] === 1024)).toBe(true);
+    // More than 16 blocks a row: lanes 8-15 reload the d words mid-row.
+    expect(gemv.some((c) => (c.shape['n_in'] ?? 0) / 256 > 16)).toBe(true);
+    for (const { weightTraffic } of gemv)
+      expect(weightTraffic).toEqual({ maxReadRatio: 1.02, minSectorEfficiency: 0.9 });
+  });
+
   it('leave out of an engine only the cases too slow for it', () => {
     expect(executionCasesFor('webgpu')).toEqual(EXECUTION_CASES);
     for (const engine of ['interpreter', 'ptx-sim'] as const) {
@@ -111,6 +138,8 @@ describe('EXECUTION_CASES', () => {
       expect(skipped.map((c) => [c.kernelId, c.shape])).toEqual([
         ['q8_0-gemv', { n_in: 8192, n_out: 1000 }],
         ['q4k-gemv', { n_in: 8192, n_out: 1000 }],
+        ['q6k-gemv', { n_in: 8192, n_out: 1000 }],
+        ['q6k-soa-gemv', { n_in: 8192, n_out: 1000 }],
       ]);
     }
   });

@@ -2,7 +2,12 @@ import { ForgeError } from '../errors.js';
 import { allocateElements, type ElementArray } from '../interpreter/memory.js';
 import { normalizedMse, type CatalogKernel, type Shape } from '../kernels/catalog-kernel.js';
 import { magnitudeLabel, scheduleLabel } from './case-labels.js';
-import { Q4K_GEMV_CASES, Q8_0_GEMV_CASES } from './gemv-cases.js';
+import {
+  Q4K_GEMV_CASES,
+  Q6K_GEMV_CASES,
+  Q6K_SOA_GEMV_CASES,
+  Q8_0_GEMV_CASES,
+} from './gemv-cases.js';
 import { Rng, fillUniform, seedFromString } from './random.js';
 
 /**
@@ -104,6 +109,8 @@ export const EXECUTION_CASES: readonly ExecutionCase[] = [
   rmsnormCase(4096, 1, { schedule: { workgroupSize: 1024 }, zeroRows: [0, 2] }),
   ...Q8_0_GEMV_CASES,
   ...Q4K_GEMV_CASES,
+  ...Q6K_GEMV_CASES,
+  ...Q6K_SOA_GEMV_CASES,
 ];
 
 /** The cases `engine` runs. */

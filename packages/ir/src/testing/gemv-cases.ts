@@ -125,3 +125,80 @@ export const Q4K_GEMV_CASES: readonly ExecutionCase[] = [
   // 253 of the 256 warp rows are past n_out: they shuffle and reduce but load nothing.
   q4kCase(3, 512, { schedule: { workgroupSize: 1024, rowsPerWarp: 8 } }),
 ];
+
+/**
+ * Native Q6_K rows are 210·nb bytes at even offsets: a row loads at most 2 bytes of a neighbour's
+ * word and starts up to 30 bytes into its first sector.
+ */
+function q6kTrafficBounds(rowBytes: number): WeightTrafficBounds {
+  return {
+    maxReadRatio: 1.02,
+    minSectorEfficiency: Math.min(0.9, rowBytes / (32 * Math.ceil((rowBytes + 30) / 32))),
+  };
+}
+
+function q6kCase(nOut: number, nIn: number, options: GemvOptions = {}): ExecutionCase {
+  const schedule = options.schedule ?? {};
+  const magnitude = options.magnitude ?? 1;
+  const name = `q6k-gemv n_out=${nOut} n_in=${nIn} |w|,|x|<=${magnitudeLabel(magnitude)} schedule=${scheduleLabel(schedule)}`;
+  return {
+    name,
+    kernelId: 'q6k-gemv',
+    schedule,
+    shape: { n_in: nIn, n_out: nOut },
+    seed: seedFromString(name),
+    magnitude,
+    weightTraffic: q6kTrafficBounds((nIn / 256) * 210),
+    ...(options.engines === undefined ? {} : { engines: options.engines }),
+  };
+}
+
+/** 1000 x 8192 (6.7 MB of blocks) runs on WebGPU only, to keep the CPU engines' suites fast. */
+export const Q6K_GEMV_CASES: readonly ExecutionCase[] = [
+  ...[256, 512, 8192].flatMap((nIn) => [1, 3, 64].map((nOut) => q6kCase(nOut, nIn))),
+  q6kCase(1000, 8192, { engines: ['webgpu'] }),
+  // Subnormal f16 d and large ones.
+  q6kCase(64, 512, { magnitude: 1e-3 }),
+  q6kCase(64, 512, { magnitude: 1e3 }),
+  // Odd block counts start every other row 2 bytes into a word; ragged last workgroups.
+  q6kCase(200, 256, { schedule: { workgroupSize: 32, rowsPerWarp: 3 } }),
+  q6kCase(100, 768, { schedule: { workgroupSize: 96 } }),
+  q6kCase(5, 1792, { schedule: { rowsPerWarp: 2 } }),
+  // 253 of the 256 warp rows are past n_out: they shuffle and reduce but load nothing.
+  q6kCase(3, 512, { schedule: { workgroupSize: 1024, rowsPerWarp: 8 } }),
+];
+
+function q6kSoaCase(nOut: number, nIn: number, options: GemvOptions = {}): ExecutionCase {
+  const schedule = options.schedule ?? {};
+  const magnitude = options.magnitude ?? 1;
+  const draw = options.draw === undefined ? '' : ` draw=${options.draw}`;
+  const name = `q6k-soa-gemv n_out=${nOut} n_in=${nIn} |w|,|x|<=${magnitudeLabel(magnitude)}${draw} schedule=${scheduleLabel(schedule)}`;
+  return {
+    name,
+    kernelId: 'q6k-soa-gemv',
+    schedule,
+    shape: { n_in: nIn, n_out: nOut },
+    seed: seedFromString(name),
+    magnitude,
+    // Repacked rows start on sectors and the kernel loads no padding: the full bar at every n_in.
+    weightTraffic: { maxReadRatio: 1.02, minSectorEfficiency: 0.9 },
+    ...(options.engines === undefined ? {} : { engines: options.engines }),
+  };
+}
+
+/** 1000 x 8192 (6.7 MB of blocks) runs on WebGPU only, to keep the CPU engines' suites fast. */
+export const Q6K_SOA_GEMV_CASES: readonly ExecutionCase[] = [
+  ...[256, 512, 8192].flatMap((nIn) => [1, 3, 64].map((nOut) => q6kSoaCase(nOut, nIn))),
+  q6kSoaCase(1000, 8192, { engines: ['webgpu'] }),
+  // Subnormal f16 d and large ones.
+  q6kSoaCase(64, 512, { magnitude: 1e-3 }),
+  q6kSoaCase(64, 512, { magnitude: 1e3 }),
+  // Odd block counts leave the last step's second block empty; 18 blocks reload d mid-row
+  // (every 8 steps); ragged last workgroups.
+  q6kSoaCase(200, 256, { schedule: { workgroupSize: 32, rowsPerWarp: 3 } }),
+  q6kSoaCase(100, 768, { schedule: { workgroupSize: 96 } }),
+  q6kSoaCase(5, 4608, { schedule: { rowsPerWarp: 2 } }),
+  q6kSoaCase(7, 1792),
+  // 253 of the 256 warp rows are past n_out: they shuffle and reduce but load nothing.
+  q6kSoaCase(3, 512, { schedule: { workgroupSize: 1024, rowsPerWarp: 8 } }),
+];

@@ -1,0 +1,287 @@
+import { WARP_SIZE, type Expr, type VarExpr } from '../body.js';
+import { defineKernel, type BodyBuilder } from '../builder.js';
+import { ValidationError } from '../errors.js';
+import {
+  add,
+  and,
+  convert,
+  div,
+  eq,
+  f32,
+  fma,
+  ge,
+  lt,
+  min,
+  mul,
+  or,
+  select,
+  shl,
+  shr,
+  sub,
+  u32,
+  unpackHalf,
+} from '../expressions.js';
+import { dequantize, quantizedBytes } from '../quant/formats.js';
+import { writeF16 } from '../quant/scalar.js';
+import { packWords, unpackWords } from '../quant/words.js';
+import type { CatalogKernel, Shape } from './catalog-kernel.js';
+
+const BLOCK = 256;
+const BLOCK_BYTES = 210;
+/** Words per sector: the 32-byte unit DRAM moves and the simulator's sector counter measures. */
+const SECTOR_WORDS = 8;
+/** Windows a lane holds: a ql chunk's qh, scales and d lie at most 53 words ahead, two windows. */
+const LAG = 2;
+
+// Bandwidth plan. One warp per row: lane l loads word (window base + l) of a window of 32
+// consecutive words, so each warp load is 128 contiguous bytes and every weight word is loaded once
+// (a row that starts mid-word shares that boundary word with the previous row). Windows start on a
+// sector boundary. Blocks are 210 bytes, so every other block starts 2 bytes into a word; a lane
+// decodes the 4-byte block-aligned chunk that starts in its word (bytes 4w or 4w+2) when it is
+// ql, and gathers the chunk's second word, its qh chunk (64-128 bytes ahead), its two scale chunks
+// and d (up to 209 bytes ahead) by warp shuffle. Those lie at most two windows ahead, so each lane
+// keeps its last three window words and decodes the window loaded two steps earlier: nothing is
+// loaded twice. Warp ops need workgroup-uniform control flow in WGSL, so every warp runs the same
+// step count (from the params) and a warp past the last row still shuffles and reduces; it only
+// skips its loads.
+const spec = defineKernel(
+  {
+    id: 'q6k-gemv',
+    semanticVersion: 1,
+    entryPoint: 'q6k_gemv',
+    description:
+      'y = dequant(W) x, W rows in native GGUF Q6_K blocks (read as u32 words), x and y f32; one warp per row',
+    buffers: [
+      { group: 0, binding: 0, name: 'w', element: 'u32', access: 'read' },
+      { group: 0, binding: 1, name: 'x', element: 'f32', access: 'read' },
+      { group: 0, binding: 2, name: 'y', element: 'f32', access: 'read_write' },
+    ],
+    params: [
+      { name: 'n_in', type: 'u32' },
+      { name: 'n_out', type: 'u32' },
+    ],
+    shared: [],
+    schedule: [
+      {
+        name: 'workgroupSize',
+        description: 'threads per workgroup; each 32-lane warp streams its own rows',
+        default: 128,
+        bounds: {
+          ptx: { min: 32, max: 1024, multipleOf: 32 },
+          wgsl: { min: 32, max: 1024, multipleOf: 32 },
+        },
+      },
+      {
+        name: 'rowsPerWarp',
+        description: 'rows each warp streams one after another',
+        default: 1,
+        bounds: { ptx: { min: 1, max: 8 }, wgsl: { min: 1, max: 8 } },
+      },
+    ],
+    launch: {
+      workgroupSize: 'workgroupSize',
+      // WebGPU caps a grid dimension at 65535 workgroups; more rows run as a grid-stride loop.
+      grid: ['min(ceil_div(n_out, workgroupSize / 32 * rowsPerWarp), 65535)', '1', '1'],
+    },
+  },
+  (b) => {
+    const nOut = b.param('n_out');
+    const rowsPerWarp = b.schedule('rowsPerWarp');
+    const rowsPerGroup = b.let(
+      'rows_per_group',
+      mul(div(b.schedule('workgroupSize'), u32(WARP_SIZE)), rowsPerWarp),
+    );
+    const blocks = b.let('blocks', div(b.param('n_in'), u32(BLOCK)));
+    const rowBytes = b.let('row_bytes', mul(blocks, u32(BLOCK_BYTES)));
+    // A row starts at most 30 bytes into its first sector.
+    const spanWords = div(add(rowBytes, u32(30 + 3)), u32(4));
+    const windows = b.let('windows', div(add(spanWords, u32(WARP_SIZE - 1)), u32(WARP_SIZE)));
+    const groups = b.let('groups', div(add(nOut, sub(rowsPerGroup, u32(1))), rowsPerGroup));
+    const lane = b.let('lane', b.laneId());
+    const groupRange = { start: b.workgroupId('x'), end: groups, step: b.numWorkgroups('x') };
+    b.for('group', groupRange, (g, group) => {
+      g.for('r', { start: u32(0), end: rowsPerWarp, step: u32(1) }, (rows, r) => {
+        const first = add(mul(group, rowsPerGroup), mul(rows.warpId(), rowsPerWarp));
+        const row = rows.let('row', add(first, r));
+        const live = rows.let('live', lt(row, nOut));
+        // Clamped so address arithmetic of a warp past the last row stays in range.
+        const rowStart = rows.let('row_start', mul(min(row, sub(nOut, u32(1))), rowBytes));
+        const firstWord = rows.let('first_word', div(rowStart, u32(4)));
+        const endWord = rows.let('end_word', div(add(add(rowStart, rowBytes), u32(3)), u32(4)));
+        const sectorBase = rows.let('sector_base', and(firstWord, u32(0x100000000 - SECTOR_WORDS)));
+        const total = rows.let('total', f32(0));
+        // held[0]: the window being decoded; held[LAG]: the one just loaded.
+        const held = [0, 1, 2].map((k) => rows.let(`held${k}`, u32(0)));
+        const stepRange = { start: u32(0), end: add(windows, u32(LAG)), step: u32(1) };
+        rows.for('step', stepRange, (st, step) => {
+          const loadBase = st.let('load_base', add(sectorBase, mul(step, u32(WARP_SIZE))));
+          const loadIndex = add(loadBase, lane);
+          const fresh = st.let('fresh', u32(0));
+          const inRow = and(ge(loadIndex, firstWord), lt(loadIndex, endWord));
+          st.if(and(live, inRow), (load) => load.assign(fresh, load.load('w', loadIndex)));
+          for (let k = 0; k < LAG; k++) st.assign(held[k] as VarExpr, held[k + 1] as VarExpr);
+          st.assign(held[LAG] as VarExpr, fresh);
+          // Decoded window: LAG windows back (wraps, and is masked, in the first LAG steps).
+          const base = st.let('base', sub(loadBase, u32(LAG * WARP_SIZE)));
+          decodeWindow(st, { live, step, base, lane, rowStart, rowBytes, held, total });
+        });
+        const rowSum = rows.reduce('add', 'row_sum', total);
+        rows.if(and(live, eq(lane, u32(0))), (store) => store.store('y', row, rowSum));
+      });
+    });
+  },
+);
+
+interface Window {
+  readonly live: Expr;
+  readonly step: Expr;
+  readonly base: Expr;
+  readonly lane: Expr;
+  readonly rowStart: Expr;
+  readonly rowBytes: Expr;
+  readonly held: readonly VarExpr[];
+  readonly total: VarExpr;
+}
+
+/** Adds the values of the ql chunks that start in window `base` to `total`. */
+function decodeWindow(st: BodyBuilder, w: Window): void {
+  const { base, held } = w;
+  let fetches = 0;
+  // Global word `index` (within the three held windows) by shuffle; every lane runs all three.
+  const fetch = (index: Expr): Expr => {
+    const name = `f${fetches++}`;
+    const rel = st.let(`${name}_rel`, sub(index, base));
+    const source = and(rel, u32(WARP_SIZE - 1));
+    const words = held.map((word, k) => st.shuffle('idx', `${name}_${k}`, word, source));
+    const window = shr(rel, u32(5));
+    return st.let(
+      name,
+      select(
+        eq(window, u32(0)),
+        words[0] as Expr,
+        select(eq(window, u32(1)), words[1] as Expr, words[2] as Expr),
+      ),
+    );
+  };
+  // The block-aligned 4 bytes at even global byte `at`, from words `low` and `high`.
+  const chunk = (at: Expr, low: Expr, high: Expr): Expr =>
+    select(eq(and(at, u32(2)), u32(0)), low, or(shr(low, u32(16)), shl(high, u32(16))));
+  const word = st.let('word_index', add(base, w.lane));
+  // The block of byte 4w + 2 owns the chunk that starts in this word (at 4w or 4w + 2).
+  const offset = st.let('offset', sub(add(mul(word, u32(4)), u32(2)), w.rowStart));
+  const block = st.let('block', div(offset, u32(BLOCK_BYTES)));
+  const inBlock = st.let('in_block', and(sub(offset, mul(block, u32(BLOCK_BYTES))), u32(~3 >>> 0)));
+  const blockAt = st.let('block_at', add(w.rowStart, mul(block, u32(BLOCK_BYTES))));
+  const at = st.let('chunk_at', add(blockAt, inBlock));
+  const own = held[0] as Expr;
+  const qlNext = fetch(add(word, u32(1)));
+  const half = st.let('half', shr(inBlock, u32(6)));
+  const hi = st.let('hi', and(shr(inBlock, u32(5)), u32(1)));
+  const l = st.let('l', and(inBlock, u32(31)));
+  const qhAt = st.let('qh_at', add(blockAt, add(u32(128), add(mul(half, u32(32)), l))));
+  const qhLow = fetch(shr(qhAt, u32(2)));
+  const qhHigh = fetch(add(shr(qhAt, u32(2)), u32(1)));
+  const scaleAt = st.let('scale_at', add(blockAt, add(u32(192), mul(half, u32(8)))));
+  const scale0 = fetch(shr(scaleAt, u32(2)));
+  const scale1 = fetch(add(shr(scaleAt, u32(2)), u32(1)));
+  const scale2 = fetch(add(shr(scaleAt, u32(2)), u32(2)));
+  const dAt = st.let('d_at', add(blockAt, u32(208)));
+  const dWord = fetch(shr(dAt, u32(2)));
+  const isQl = and(
+    and(w.live, ge(w.step, u32(LAG))),
+    and(lt(offset, w.rowBytes), lt(inBlock, u32(128))),
+  );
+  st.if(isQl, (quants) => {
+    const ql = quants.let('ql', chunk(at, own, qlNext));
+    const qh = quants.let('qh', chunk(qhAt, qhLow, qhHigh));
+    const scalesLow = quants.let('scales_low', chunk(scaleAt, scale0, scale1));
+    const scalesHigh = quants.let('scales_high', chunk(add(scaleAt, u32(4)), scale1, scale2));
+    const d = quants.let('d', unpackHalf(shr(dWord, mul(and(dAt, u32(2)), u32(8))), 0));
+    // Scale byte s + 2·hi of each scale chunk, s = l / 16; int8, so bytes >= 128 are negative.
+    const scaleShift = mul(add(shr(l, u32(4)), mul(hi, u32(2))), u32(8));
+    const xIndex = quants.let(
+      'x_index',
+      add(add(mul(block, u32(BLOCK)), mul(half, u32(128))), add(l, mul(hi, u32(32)))),
+    );
+    let acc: Expr = w.total;
+    for (const nibble of [0, 1] as const) {
+      const scales = nibble === 0 ? scalesLow : scalesHigh;
+      const byte = quants.let(`scale${nibble}`, and(shr(scales, scaleShift), u32(255)));
+      const scale = sub(convert('f32', byte), mul(convert('f32', shr(byte, u32(7))), f32(256)));
+      const sum = quants.let(`sum${nibble}`, f32(0));
+      for (let j = 0; j < 4; j++) {
+        const low = and(shr(ql, u32(8 * j + 4 * nibble)), u32(15));
+        const bits = and(shr(qh, add(u32(8 * j + 4 * nibble), mul(hi, u32(2)))), u32(3));
+        const q = sub(convert('f32', or(low, mul(bits, u32(16)))), f32(32));
+        const x = quants.load('x', add(xIndex, u32(64 * nibble + j)));
+        quants.assign(sum, fma(q, x, sum));
+      }
+      acc = fma(mul(d, scale), sum, acc);
+    }
+    quants.assign(w.total, acc);
+  });
+}
+
+const size = (shape: Shape, name: string): number => shape[name] ?? 0;
+const weightBytes = (shape: Shape): number =>
+  quantizedBytes('q6_K', size(shape, 'n_out'), size(shape, 'n_in'));
+
+function checkShape(shape: Shape): void {
+  const nIn = size(shape, 'n_in');
+  const nOut = size(shape, 'n_out');
+  const problem = (path: string, message: string): never => {
+    throw new ValidationError([{ path, message }]);
+  };
+  if (!Number.isSafeInteger(nIn) || nIn < BLOCK || nIn % BLOCK !== 0)
+    problem('n_in', `${nIn} is not a multiple of ${BLOCK}, the q6_K block size`);
+  if (!Number.isSafeInteger(nOut) || nOut < 1) problem('n_out', `${nOut} is not at least 1`);
+  // Byte offsets are u32: the matrix plus three windows must stay below 2^32 bytes.
+  if (weightBytes(shape) > 2 ** 32 - 4 * ((LAG + 1) * WARP_SIZE + SECTOR_WORDS))
+    problem('n_out', `${nOut} rows of ${nIn} q6_K values exceed 32-bit byte offsets`);
+}
+
+export const q6kGemv: CatalogKernel = {
+  spec,
+  shapeNames: ['n_in', 'n_out'],
+  defaultShape: { n_in: 512, n_out: 64 },
+  params: (shape) => ({ n_in: size(shape, 'n_in'), n_out: size(shape, 'n_out') }),
+  bufferLengths: (shape) => ({
+    w: Math.ceil(weightBytes(shape) / 4),
+    x: size(shape, 'n_in'),
+    y: size(shape, 'n_out'),
+  }),
+  outputs: ['y'],
+  checkShape,
+  weights: { buffer: 'w', type: 'q6_K', bytes: weightBytes },
+  // Random blocks: quantizing 8M values is slow, and random bytes reach every 6-bit value and
+  // signed scale.
+  generateInput({ buffer, shape, rng, magnitude }) {
+    if (buffer !== 'w') return undefined;
+    const native = new Uint8Array(weightBytes(shape));
+    for (let start = 0; start < native.length; start += BLOCK_BYTES) {
+      for (let k = 0; k < BLOCK_BYTES - 2; k += 4) {
+        const word = rng.nextU32();
+        for (let byte = 0; byte < 4 && k + byte < BLOCK_BYTES - 2; byte++)
+          native[start + k + byte] = (word >>> (8 * byte)) & 255;
+      }
+      // |d · scale · q| <= d · 128 · 32 stays below the magnitude.
+      writeF16(native, start + BLOCK_BYTES - 2, (rng.uniform(0.25, 0.99) * magnitude) / 4096);
+    }
+    return packWords(native);
+  },
+  reference(inputs, params) {
+    const nIn = params['n_in'] ?? 0;
+    const nOut = params['n_out'] ?? 0;
+    const bytes = unpackWords(inputs['w'] ?? [], quantizedBytes('q6_K', nOut, nIn));
+    const weights = dequantize('q6_K', bytes, nOut, nIn);
+    const x = inputs['x'] ?? [];
+    const y = new Float64Array(nOut);
+    for (let r = 0; r < nOut; r++) {
+      let dot = 0;
+      for (let c = 0; c < nIn; c++) dot += (weights[r * nIn + c] ?? 0) * (x[c] ?? 0);
+      y[r] = dot;
+    }
+    return { y };
+  },
+  tolerance: 1e-10,
+};

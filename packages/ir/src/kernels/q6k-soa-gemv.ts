@@ -1,0 +1,291 @@
+import { WARP_SIZE, type Expr } from '../body.js';
+import { defineKernel } from '../builder.js';
+import { ValidationError } from '../errors.js';
+import {
+  add,
+  and,
+  convert,
+  div,
+  eq,
+  f32,
+  fma,
+  ge,
+  lt,
+  min,
+  mul,
+  or,
+  select,
+  shr,
+  sub,
+  u32,
+  unpackHalf,
+} from '../expressions.js';
+import { dequantize, quantizedBytes } from '../quant/formats.js';
+import { repack, unpack } from '../quant/repack.js';
+import { writeF16 } from '../quant/scalar.js';
+import { packWords, unpackWords } from '../quant/words.js';
+import type { CatalogKernel, Shape } from './catalog-kernel.js';
+
+const BLOCK = 256;
+const BLOCK_BYTES = 210;
+/** Words per block of each repacked array: ql 128 bytes, qh 64, scales 16 (d is 2 bytes). */
+const QL_WORDS = 32;
+const QH_WORDS = 16;
+const SCALE_WORDS = 4;
+/** Words per sector: the 32-byte unit DRAM moves and the simulator's sector counter measures. */
+const SECTOR_WORDS = 8;
+/** Lanes that hold the d words; lane 8 + k holds the d of blocks 2k, 2k+1 of 16. */
+const D_LANE = 8;
+
+// Bandwidth plan (layout in quant/LAYOUTS.md). One warp per row, two blocks per step: lane t takes
+// block 2·step + t/16, half h = (t/8) % 2 and l0 = 4·(t % 8) of it, i.e. ql words 16h + t%8 and
+// 16h + 8 + t%8 and qh word 8h + t%8: 64 values, every ql and qh byte loaded once by one lane,
+// and each load instruction covers whole sectors (qh: one contiguous 128 bytes).
+// Lanes 0-7 load the step's 8 scale words (one sector); a lane's scales[8h + l0/16 + {0,2,4,6}]
+// are in the scale words 2(t/8) and 2(t/8) + 1, fetched by shuffle. Every eighth step lanes 8-15
+// load the next 8 d words (16 blocks' d, one sector), so d is loaded once and never re-touches a
+// sector; a step's d word comes by shuffle from lane 8 + step % 8.
+// Warp ops need workgroup-uniform control flow in WGSL, so every warp runs the same step count (from
+// the params) and a warp past the last row still shuffles and reduces; it only skips its loads.
+// The zero padding at a row's end (< 32 bytes) is never read.
+const spec = defineKernel(
+  {
+    id: 'q6k-soa-gemv',
+    semanticVersion: 1,
+    entryPoint: 'q6k_soa_gemv',
+    description:
+      'y = dequant(W) x, W rows of Q6_K blocks repacked structure-of-arrays (read as u32 words), x and y f32; one warp per row',
+    buffers: [
+      { group: 0, binding: 0, name: 'w', element: 'u32', access: 'read' },
+      { group: 0, binding: 1, name: 'x', element: 'f32', access: 'read' },
+      { group: 0, binding: 2, name: 'y', element: 'f32', access: 'read_write' },
+    ],
+    params: [
+      { name: 'n_in', type: 'u32' },
+      { name: 'n_out', type: 'u32' },
+    ],
+    shared: [],
+    schedule: [
+      {
+        name: 'workgroupSize',
+        description: 'threads per workgroup; each 32-lane warp streams its own rows',
+        default: 128,
+        bounds: {
+          ptx: { min: 32, max: 1024, multipleOf: 32 },
+          wgsl: { min: 32, max: 1024, multipleOf: 32 },
+        },
+      },
+      {
+        name: 'rowsPerWarp',
+        description: 'rows each warp streams one after another',
+        default: 1,
+        bounds: { ptx: { min: 1, max: 8 }, wgsl: { min: 1, max: 8 } },
+      },
+    ],
+    launch: {
+      workgroupSize: 'workgroupSize',
+      // WebGPU caps a grid dimension at 65535 workgroups; more rows run as a grid-stride loop.
+      grid: ['min(ceil_div(n_out, workgroupSize / 32 * rowsPerWarp), 65535)', '1', '1'],
+    },
+  },
+  (b) => {
+    const nOut = b.param('n_out');
+    const rowsPerWarp = b.schedule('rowsPerWarp');
+    const rowsPerGroup = b.let(
+      'rows_per_group',
+      mul(div(b.schedule('workgroupSize'), u32(WARP_SIZE)), rowsPerWarp),
+    );
+    const blocks = b.let('blocks', div(b.param('n_in'), u32(BLOCK)));
+    // Row stride 32·⌈210·nb/32⌉ bytes, in words.
+    const rowWords = b.let(
+      'row_words',
+      mul(div(add(mul(blocks, u32(BLOCK_BYTES)), u32(31)), u32(32)), u32(SECTOR_WORDS)),
+    );
+    const qhStart = b.let('qh_start', mul(blocks, u32(QL_WORDS)));
+    const scaleStart = b.let('scale_start', mul(blocks, u32(QL_WORDS + QH_WORDS)));
+    const dStart = b.let('d_start', mul(blocks, u32(QL_WORDS + QH_WORDS + SCALE_WORDS)));
+    const dWords = b.let('d_words', div(add(blocks, u32(1)), u32(2)));
+    const steps = b.let('steps', dWords);
+    const groups = b.let('groups', div(add(nOut, sub(rowsPerGroup, u32(1))), rowsPerGroup));
+    const lane = b.let('lane', b.laneId());
+    const pair = b.let('pair', shr(lane, u32(4)));
+    const half = b.let('half', and(shr(lane, u32(3)), u32(1)));
+    const quad = b.let('quad', and(lane, u32(7)));
+    // ql word of this lane in a step: 32·pair + 16·half + quad = 2·lane − quad.
+    const qlLane = b.let('ql_lane', sub(mul(lane, u32(2)), quad));
+    const scaleSource = b.let('scale_source', mul(shr(lane, u32(3)), u32(2)));
+    // Byte of scales[8h + s] in scale word 2h, s = l0/16 = quad/4.
+    const scaleShift = b.let('scale_shift', mul(shr(quad, u32(2)), u32(8)));
+    const groupRange = { start: b.workgroupId('x'), end: groups, step: b.numWorkgroups('x') };
+    b.for('group', groupRange, (g, group) => {
+      g.for('r', { start: u32(0), end: rowsPerWarp, step: u32(1) }, (rows, r) => {
+        const first = add(mul(group, rowsPerGroup), mul(rows.warpId(), rowsPerWarp));
+        const row = rows.let('row', add(first, r));
+        const live = rows.let('live', lt(row, nOut));
+        // Clamped so address arithmetic of a warp past the last row stays in range.
+        const rowBase = rows.let('row_base', mul(min(row, sub(nOut, u32(1))), rowWords));
+        const total = rows.let('total', f32(0));
+        // Lanes 0-7: this step's scale words; lanes 8-15: d words, reloaded every eighth step.
+        const meta = rows.let('held', u32(0));
+        rows.for('step', { start: u32(0), end: steps, step: u32(1) }, (st, step) => {
+          const block = st.let('block', add(mul(step, u32(2)), pair));
+          const active = st.let('on_block', and(live, lt(block, blocks)));
+          const ql0 = st.let('ql0', u32(0));
+          const ql1 = st.let('ql1', u32(0));
+          const qh = st.let('qh', u32(0));
+          st.if(active, (load) => {
+            const ql = add(rowBase, add(mul(step, u32(2 * QL_WORDS)), qlLane));
+            load.assign(ql0, load.load('w', ql));
+            load.assign(ql1, load.load('w', add(ql, u32(SECTOR_WORDS))));
+            const qhIndex = add(add(rowBase, qhStart), add(mul(step, u32(2 * QH_WORDS)), lane));
+            load.assign(qh, load.load('w', qhIndex));
+          });
+          const scaleWord = add(mul(step, u32(2 * SCALE_WORDS)), lane);
+          const isScale = and(lt(lane, u32(D_LANE)), lt(scaleWord, mul(blocks, u32(SCALE_WORDS))));
+          const dWord = st.let('d_word', add(step, sub(lane, u32(D_LANE))));
+          const isD = and(
+            and(eq(and(step, u32(7)), u32(0)), and(ge(lane, u32(D_LANE)), lt(lane, u32(16)))),
+            lt(dWord, dWords),
+          );
+          st.if(and(live, or(isScale, isD)), (load) => {
+            const index = select(isScale, add(scaleStart, scaleWord), add(dStart, dWord));
+            load.assign(meta, load.load('w', add(rowBase, index)));
+          });
+          // Every lane runs every shuffle (uniform control flow); idle lanes discard them.
+          const scaleLow = st.shuffle('idx', 'scale_low', meta, scaleSource);
+          const scaleHigh = st.shuffle('idx', 'scale_high', meta, add(scaleSource, u32(1)));
+          const dSource = add(u32(D_LANE), and(step, u32(7)));
+          const dPair = st.shuffle('idx', 'd_pair', meta, dSource);
+          st.if(active, (quants) => {
+            const d = quants.let(
+              'd',
+              select(eq(pair, u32(0)), unpackHalf(dPair, 0), unpackHalf(dPair, 1)),
+            );
+            // x index of value 0: 256·block + 128h + l0.
+            const xIndex = quants.let(
+              'x_index',
+              add(add(mul(block, u32(BLOCK)), mul(half, u32(128))), mul(quad, u32(4))),
+            );
+            let acc: Expr = total;
+            // Value group k (+32k): ql word k % 2, nibble k / 2, qh bits 2k, scale byte k % 2 of
+            // scale word k / 2 (scales s, s+2 | s+4, s+6).
+            for (let k = 0; k < 4; k++) {
+              const ql = k % 2 === 0 ? ql0 : ql1;
+              const sum = quants.let(`sum${k}`, f32(0));
+              for (let j = 0; j < 4; j++) {
+                const low = and(shr(ql, u32(8 * j + 4 * (k >> 1))), u32(15));
+                const high = shl4(and(shr(qh, u32(8 * j + 2 * k)), u32(3)));
+                const q = sub(convert('f32', or(low, high)), f32(32));
+                const x = quants.load('x', add(xIndex, u32(32 * k + j)));
+                quants.assign(sum, fma(q, x, sum));
+              }
+              const word = k < 2 ? scaleLow : scaleHigh;
+              const byte = quants.let(
+                `scale${k}`,
+                and(shr(word, add(scaleShift, u32(16 * (k % 2)))), u32(255)),
+              );
+              // int8: bytes of 128 and above are negative.
+              const scale = sub(
+                convert('f32', byte),
+                mul(convert('f32', shr(byte, u32(7))), f32(256)),
+              );
+              acc = fma(mul(d, scale), sum, acc);
+            }
+            quants.assign(total, acc);
+          });
+        });
+        const rowSum = rows.reduce('add', 'row_sum', total);
+        rows.if(and(live, eq(lane, u32(0))), (store) => store.store('y', row, rowSum));
+      });
+    });
+  },
+);
+
+function shl4(value: Expr): Expr {
+  return mul(value, u32(16));
+}
+
+const size = (shape: Shape, name: string): number => shape[name] ?? 0;
+/** Repacked bytes: n_out rows of 32·⌈210·nb/32⌉ (LAYOUTS.md); plain arithmetic, safe on bad shapes. */
+const weightBytes = (shape: Shape): number =>
+  size(shape, 'n_out') *
+  32 *
+  Math.ceil((BLOCK_BYTES * Math.floor(size(shape, 'n_in') / BLOCK)) / 32);
+/** The zero bytes after d at each row's end, which the kernel never reads. */
+const paddingBytes = (shape: Shape): number =>
+  weightBytes(shape) - quantizedBytes('q6_K', size(shape, 'n_out'), size(shape, 'n_in'));
+
+function checkShape(shape: Shape): void {
+  const nIn = size(shape, 'n_in');
+  const nOut = size(shape, 'n_out');
+  const problem = (path: string, message: string): never => {
+    throw new ValidationError([{ path, message }]);
+  };
+  if (!Number.isSafeInteger(nIn) || nIn < BLOCK || nIn % BLOCK !== 0)
+    problem('n_in', `${nIn} is not a multiple of ${BLOCK}, the q6_K block size`);
+  if (!Number.isSafeInteger(nOut) || nOut < 1) problem('n_out', `${nOut} is not at least 1`);
+  // Word indices are u32: the matrix must stay below 2^32 bytes' byte offsets.
+  if (weightBytes(shape) > 2 ** 32 - 4 * WARP_SIZE)
+    problem('n_out', `${nOut} rows of ${nIn} q6_K values exceed 32-bit byte offsets`);
+}
+
+function reference(
+  inputs: Parameters<CatalogKernel['reference']>[0],
+  params: Readonly<Record<string, number>>,
+): Record<string, Float64Array> {
+  const nIn = params['n_in'] ?? 0;
+  const nOut = params['n_out'] ?? 0;
+  const shape = { n_in: nIn, n_out: nOut };
+  const repacked = unpackWords(inputs['w'] ?? [], weightBytes(shape));
+  const weights = dequantize('q6_K', unpack('q6_K', repacked, nOut, nIn), nOut, nIn);
+  const x = inputs['x'] ?? [];
+  const y = new Float64Array(nOut);
+  for (let r = 0; r < nOut; r++) {
+    let dot = 0;
+    for (let c = 0; c < nIn; c++) dot += (weights[r * nIn + c] ?? 0) * (x[c] ?? 0);
+    y[r] = dot;
+  }
+  return { y };
+}
+
+export const q6kSoaGemv: CatalogKernel = {
+  spec,
+  shapeNames: ['n_in', 'n_out'],
+  defaultShape: { n_in: 512, n_out: 64 },
+  params: (shape) => ({ n_in: size(shape, 'n_in'), n_out: size(shape, 'n_out') }),
+  bufferLengths: (shape) => ({
+    w: weightBytes(shape) / 4,
+    x: size(shape, 'n_in'),
+    y: size(shape, 'n_out'),
+  }),
+  outputs: ['y'],
+  checkShape,
+  weights: {
+    buffer: 'w',
+    type: 'q6_K',
+    bytes: weightBytes,
+    paddingBytes,
+    fromNative: (native, shape) =>
+      repack('q6_K', native, size(shape, 'n_out'), size(shape, 'n_in')),
+  },
+  // Random native blocks, repacked: quantizing 8M values is slow, and random bytes reach every
+  // 6-bit value and signed scale.
+  generateInput({ buffer, shape, rng, magnitude }) {
+    if (buffer !== 'w') return undefined;
+    const nIn = size(shape, 'n_in');
+    const nOut = size(shape, 'n_out');
+    const native = new Uint8Array(quantizedBytes('q6_K', nOut, nIn));
+    for (let start = 0; start < native.length; start += BLOCK_BYTES) {
+      for (let k = 0; k < BLOCK_BYTES - 2; k += 4) {
+        const word = rng.nextU32();
+        for (let byte = 0; byte < 4 && k + byte < BLOCK_BYTES - 2; byte++)
+          native[start + k + byte] = (word >>> (8 * byte)) & 255;
+      }
+      // |d · scale · q| <= d · 128 · 32 stays below the magnitude.
+      writeF16(native, start + BLOCK_BYTES - 2, (rng.uniform(0.25, 0.99) * magnitude) / 4096);
+    }
+    return packWords(repack('q6_K', native, nOut, nIn));
+  },
+  reference,
+  tolerance: 1e-10,
+};
