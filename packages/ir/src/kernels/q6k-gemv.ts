@@ -1,5 +1,6 @@
 import { WARP_SIZE, type Expr, type VarExpr } from '../body.js';
 import { defineKernel, type BodyBuilder } from '../builder.js';
+import { GEMV_INTERFACE } from './gemv-interface.js';
 import { ValidationError } from '../errors.js';
 import {
   add,
@@ -51,38 +52,7 @@ const spec = defineKernel(
     entryPoint: 'q6k_gemv',
     description:
       'y = dequant(W) x, W rows in native GGUF Q6_K blocks (read as u32 words), x and y f32; one warp per row',
-    buffers: [
-      { group: 0, binding: 0, name: 'w', element: 'u32', access: 'read' },
-      { group: 0, binding: 1, name: 'x', element: 'f32', access: 'read' },
-      { group: 0, binding: 2, name: 'y', element: 'f32', access: 'read_write' },
-    ],
-    params: [
-      { name: 'n_in', type: 'u32' },
-      { name: 'n_out', type: 'u32' },
-    ],
-    shared: [],
-    schedule: [
-      {
-        name: 'workgroupSize',
-        description: 'threads per workgroup; each 32-lane warp streams its own rows',
-        default: 128,
-        bounds: {
-          ptx: { min: 32, max: 1024, multipleOf: 32 },
-          wgsl: { min: 32, max: 1024, multipleOf: 32 },
-        },
-      },
-      {
-        name: 'rowsPerWarp',
-        description: 'rows each warp streams one after another',
-        default: 1,
-        bounds: { ptx: { min: 1, max: 8 }, wgsl: { min: 1, max: 8 } },
-      },
-    ],
-    launch: {
-      workgroupSize: 'workgroupSize',
-      // WebGPU caps a grid dimension at 65535 workgroups; more rows run as a grid-stride loop.
-      grid: ['min(ceil_div(n_out, workgroupSize / 32 * rowsPerWarp), 65535)', '1', '1'],
-    },
+    ...GEMV_INTERFACE,
   },
   (b) => {
     const nOut = b.param('n_out');
