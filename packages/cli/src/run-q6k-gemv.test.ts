@@ -1,90 +1,30 @@
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
-import { normalizedMse } from '@forge/ir';
-
-const BIN = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
-const ORACLE = fileURLToPath(new URL('../../../../shared/oracle/', import.meta.url));
-const work = mkdtempSync(join(tmpdir(), 'forge-cli-q6k-'));
-
-function forge(...args: string[]) {
-  const run = spawnSync(process.execPath, [BIN, ...args], { cwd: work, encoding: 'utf8' });
-  return { code: run.status, stdout: run.stdout, stderr: run.stderr };
-}
-
-const floats = (path: string): Float32Array => {
-  const bytes = readFileSync(path);
-  return new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length));
-};
+import { describe, it } from 'vitest';
+import {
+  ORACLE,
+  expectBadInput,
+  expectGgufRun,
+  expectOracleY,
+  gemvCli,
+  itRunsOnEveryEngine,
+} from './run-gemv-suite.test-support.js';
+const cli = gemvCli('q6k');
 
 describe('forge run q6k-gemv', () => {
-  it.each(['interp', 'wgsl', 'ptx-sim'])('runs on %s with n_in and n_out shapes', (target) => {
-    const result = forge(
-      'run',
-      'q6k-gemv',
-      '--target',
-      target,
-      '--shape',
-      'n_in=512',
-      '--shape',
-      'n_out=64',
-      '--json',
-    );
-    expect(result.stderr).not.toMatch(/forge:/);
-    expect(result.code).toBe(0);
-    const report = JSON.parse(result.stdout) as { pass: boolean; nmse: number; shape: object };
-    expect(report.shape).toEqual({ n_in: 512, n_out: 64 });
-    expect(report.pass).toBe(true);
-    expect(report.nmse).toBeLessThanOrEqual(1e-10);
-  });
+  itRunsOnEveryEngine(cli, 'q6k-gemv');
 
   it("runs ggml's raw Q6_K blocks and x from files and writes the oracle's y", () => {
-    for (const target of ['interp', 'wgsl', 'ptx-sim']) {
-      const output = `y-${target}.f32`;
-      const result = forge(
-        'run',
-        'q6k-gemv',
-        '--target',
-        target,
-        '--shape',
-        'n_in=512',
-        '--shape',
-        'n_out=64',
-        '--input',
-        `w=@${join(ORACLE, 'Q6_K_64x512.w.bin')}`,
-        '--input',
-        `x=@${join(ORACLE, 'Q6_K_64x512.x.f32')}`,
-        '--output',
-        `y=${output}`,
-      );
-      expect(result.code).toBe(0);
-      const y = floats(join(work, output));
-      expect(normalizedMse(y, floats(join(ORACLE, 'Q6_K_64x512.y.f32')))).toBeLessThanOrEqual(
-        1e-10,
-      );
-    }
+    expectOracleY(cli, 'q6k-gemv', 'Q6_K', join(ORACLE, 'Q6_K_64x512.w.bin'));
   });
 
   it("runs the GGUF file's Q6_K tensor", () => {
-    const gguf = join(ORACLE, 'forge-oracle.gguf');
-    for (const target of ['interp', 'wgsl', 'ptx-sim']) {
-      const args = ['--target', target, '--gguf', gguf, '--tensor', 'output.weight', '--json'];
-      const result = forge('run', 'q6k-gemv', ...args);
-      expect(result.stderr).not.toMatch(/forge:/);
-      expect(result.code).toBe(0);
-      const report = JSON.parse(result.stdout) as { pass: boolean; nmse: number; shape: object };
-      expect(report.shape).toEqual({ n_in: 256, n_out: 16 });
-      expect(report.pass).toBe(true);
-      expect(report.nmse).toBeLessThanOrEqual(1e-10);
-    }
+    expectGgufRun(cli, 'q6k-gemv');
   });
 
   it('rejects an n_in that is not whole blocks and a raw file of the wrong size', () => {
-    writeFileSync(join(work, 'short.bin'), new Uint8Array(100));
-    const cases: [string[], RegExp][] = [
+    writeFileSync(join(cli.work, 'short.bin'), new Uint8Array(100));
+    expectBadInput(cli, [
       [
         ['run', 'q6k-gemv', '--shape', 'n_in=100'],
         /^forge: invalid input: n_in: 100 is not a multiple of 256, the q6_K block size$/m,
@@ -93,12 +33,6 @@ describe('forge run q6k-gemv', () => {
         ['run', 'q6k-gemv', '--shape', 'n_in=256', '--shape', 'n_out=3', '--input', 'w=@short.bin'],
         /--input w: short\.bin has 100 bytes; q6k-gemv with this shape needs 630 \(the raw quantized blocks, unpadded\)/,
       ],
-    ];
-    for (const [args, message] of cases) {
-      const result = forge(...args);
-      expect(result.code).toBe(2);
-      expect(result.stderr).toMatch(message);
-      expect(result.stderr.split('\n').filter((line) => line.startsWith('forge:'))).toHaveLength(1);
-    }
+    ]);
   });
 });
