@@ -142,9 +142,14 @@ for (const [kernelId, shape] of [
     // Alignment padding (repacked rows) is never read, so the ratio is over the payload bytes.
     const weightBytes = kernel.weights.bytes(shape) - (kernel.weights.paddingBytes?.(shape) ?? 0);
     const traffic = result.counters.buffers[weightName];
-    const { sectorEfficiency } = await import('../packages/ptx-sim/dist/index.js');
+    const { dramBytesRead, sectorEfficiency } = await import('../packages/ptx-sim/dist/index.js');
+    // DRAM-level (modeled 4 MiB L2) reads over the bytes a gemv must move: W + x + y.
+    const otherBytes = Object.entries(buffers)
+      .filter(([name]) => name !== kernel.weights.buffer)
+      .reduce((sum, [, data]) => sum + data.byteLength, 0);
+    const dramRatio = dramBytesRead(result.counters) / (weightBytes + otherBytes);
     console.log(
-      `${entry.file.padEnd(36)} ${JSON.stringify(shape)}: weight bytes read / weight bytes ${(traffic.bytesRead / weightBytes).toFixed(4)}, weight sector efficiency ${(sectorEfficiency(result.counters, [weightName]) * 100).toFixed(1)}%, all buffers ${(sectorEfficiency(result.counters) * 100).toFixed(1)}%, findings ${result.findings.length}`,
+      `${entry.file.padEnd(36)} ${JSON.stringify(shape)}: weight bytes read / weight bytes ${(traffic.bytesRead / weightBytes).toFixed(4)}, weight sector efficiency ${(sectorEfficiency(result.counters, [weightName]) * 100).toFixed(1)}%, DRAM read / (W + x + y) ${dramRatio.toFixed(4)}, all-buffer sector efficiency ${(sectorEfficiency(result.counters) * 100).toFixed(1)}%, findings ${result.findings.length}`,
     );
   }
 }

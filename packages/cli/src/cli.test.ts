@@ -307,6 +307,8 @@ describe('forge sim and the ptx-sim engine', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^0 finding\(s\)$/m);
     expect(result.stdout).toMatch(/sector efficiency \d+\.\d%/);
+    // 1000 f32 of x stream through L2 once: 125 sectors from DRAM, nothing else is read.
+    expect(result.stdout).toMatch(/DRAM read 4000 B/);
     const bytes = readFileSync(join(work, 'sums.bin'));
     const sums = new Float32Array(
       bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength),
@@ -444,12 +446,26 @@ describe('forge sim and the ptx-sim engine', () => {
     const report = JSON.parse(result.stdout) as {
       pass: boolean;
       nmse: number;
-      simulator: { findings: unknown[]; warpInstructions: number; sectorEfficiency: number };
+      simulator: {
+        findings: unknown[];
+        warpInstructions: number;
+        sectorEfficiency: number;
+        dramBytesRead: number;
+        buffers: Record<string, { bytesRead: number; dramBytesRead: number }>;
+      };
     };
     expect(report.pass).toBe(true);
     expect(report.simulator.findings).toEqual([]);
     expect(report.simulator.warpInstructions).toBeGreaterThan(0);
     expect(report.simulator.sectorEfficiency).toBeGreaterThan(0.9);
+    const buffers = Object.values(report.simulator.buffers);
+    expect(report.simulator.dramBytesRead).toBe(
+      buffers.reduce((sum, buffer) => sum + buffer.dramBytesRead, 0),
+    );
+    expect(report.simulator.dramBytesRead).toBeGreaterThan(0);
+    expect(report.simulator.dramBytesRead).toBeLessThan(
+      buffers.reduce((sum, buffer) => sum + buffer.bytesRead, 0),
+    );
   });
 });
 

@@ -154,6 +154,20 @@ export interface StoreStmt {
   readonly index: Expr;
   readonly value: Expr;
 }
+/** Vector widths a `load_vector` may take: 8 or 16 bytes of 4-byte elements in one access. */
+export const VECTOR_WIDTHS = [2, 4] as const;
+export type VectorWidth = (typeof VECTOR_WIDTHS)[number];
+/**
+ * Declares `names[k]` = `memory[index + k]` for every k, read in one aligned access: `index` must be
+ * a multiple of `names.length` (2 or 4), so GPUs can issue one 8- or 16-byte load per lane.
+ */
+export interface LoadVectorStmt {
+  readonly op: 'load_vector';
+  readonly names: readonly string[];
+  readonly type: ScalarType;
+  readonly memory: string;
+  readonly index: Expr;
+}
 export interface IfStmt {
   readonly op: 'if';
   readonly condition: Expr;
@@ -200,6 +214,14 @@ export interface ReduceStmt {
 }
 
 export type Stmt =
-  LetStmt | AssignStmt | StoreStmt | IfStmt | ForStmt | BarrierStmt | ShuffleStmt | ReduceStmt;
+  | LetStmt
+  | AssignStmt
+  | StoreStmt
+  | LoadVectorStmt
+  | IfStmt
+  | ForStmt
+  | BarrierStmt
+  | ShuffleStmt
+  | ReduceStmt;
 
 export type StmtOp = Stmt['op'];

@@ -56,6 +56,13 @@ export class BodyBuilder {
     return { op: 'load', type: this.elementOf(memory), memory, args: [index] };
   }
 
+  /** Declares `names[k]` = memory[index + k] in one aligned access; index % names.length must be 0. */
+  loadVector(memory: string, index: Expr, names: readonly string[]): VarExpr[] {
+    const type = this.elementOf(memory);
+    this.statements.push({ op: 'load_vector', names, type, memory, index });
+    return names.map((name) => ({ op: 'var', type, name }));
+  }
+
   let(name: string, value: Expr, type: ScalarType = value.type): VarExpr {
     this.statements.push({ op: 'let', name, type, value });
     return { op: 'var', type, name };

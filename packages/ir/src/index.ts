@@ -31,4 +31,5 @@ export * from './testing/random.js';
 export * from './bind-constants.js';
 export { OP_ZOO } from './testing/op-zoo.js';
 export * from './quant/index.js';
+export * from './testing/load-vector-probe.js';
 export * from './testing/unpack-half-probe.js';

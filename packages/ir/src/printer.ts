@@ -77,6 +77,11 @@ export function printBody(body: readonly Stmt[], indent = ''): string[] {
       case 'barrier':
         lines.push(`${indent}barrier`);
         break;
+      case 'load_vector':
+        lines.push(
+          `${indent}let (${statement.names.join(', ')}): ${statement.type} = ${statement.memory}[${printExpr(statement.index)} ..+ ${statement.names.length}]`,
+        );
+        break;
       case 'shuffle':
         lines.push(
           `${indent}let ${statement.name}: ${statement.type} = shuffle_${statement.mode}(${printExpr(statement.value)}, ${printExpr(statement.lane)})`,

@@ -46,6 +46,9 @@ export function rewriteBody(body: readonly Stmt[], rewriter: BodyRewriter): Stmt
           body: rewriteBody(statement.body, rewriter),
         };
         break;
+      case 'load_vector':
+        rebuilt = { ...statement, index: expr(statement.index) };
+        break;
       case 'shuffle':
         rebuilt = { ...statement, value: expr(statement.value), lane: expr(statement.lane) };
         break;

@@ -58,6 +58,8 @@ function declaredNames(spec: KernelSpec): string[] {
       ) {
         names.push(node['name']);
       }
+      if (op === 'load_vector' && Array.isArray(node['names']))
+        for (const name of node['names']) if (typeof name === 'string') names.push(name);
       Object.values(node).forEach(visit);
     }
   };
@@ -79,6 +81,13 @@ function rename(spec: JsonObject, mapping: ReadonlyMap<string, string>): JsonObj
         (key === 'name' || key === 'memory') &&
         node['op'] !== 'builtin' &&
         typeof value === 'string';
+      if (key === 'names' && Array.isArray(value)) {
+        // load_vector declares several locals at once.
+        result[key] = value.map((name) =>
+          typeof name === 'string' ? (mapping.get(name) ?? name) : name,
+        );
+        continue;
+      }
       result[key] = renamable ? (mapping.get(value) ?? value) : visit(value);
     }
     return result;

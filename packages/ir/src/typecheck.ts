@@ -7,6 +7,7 @@ import {
   REDUCTIONS,
   SHUFFLE_MODES,
   UNARY_OPS,
+  VECTOR_WIDTHS,
   type BinaryOp,
   type UnaryOp,
 } from './body.js';
@@ -114,6 +115,7 @@ class BodyChecker {
       let: ['op', 'name', 'type', 'value'],
       assign: ['op', 'name', 'value'],
       store: ['op', 'memory', 'index', 'value'],
+      load_vector: ['op', 'names', 'type', 'memory', 'index'],
       if: ['op', 'condition', 'then', 'else'],
       for: ['op', 'name', 'type', 'start', 'end', 'step', 'body'],
       barrier: ['op'],
@@ -164,6 +166,27 @@ class BodyChecker {
         }
         this.expect(node['index'], joinPath(path, 'index'), scope, 'u32');
         this.expect(node['value'], joinPath(path, 'value'), scope, target?.element);
+        return;
+      }
+      case 'load_vector': {
+        const target = this.memory(node['memory'], joinPath(path, 'memory'));
+        const type = this.issues.oneOf(node['type'], joinPath(path, 'type'), SCALAR_TYPES);
+        if (type !== undefined && target !== undefined && type !== target.element)
+          this.issues.add(
+            joinPath(path, 'type'),
+            `is ${type} but '${String(node['memory'])}' holds ${target.element}`,
+          );
+        this.expect(node['index'], joinPath(path, 'index'), scope, 'u32');
+        const names = node['names'];
+        if (!Array.isArray(names) || !(VECTOR_WIDTHS as readonly number[]).includes(names.length))
+          return this.issues.add(
+            joinPath(path, 'names'),
+            `must be an array of ${VECTOR_WIDTHS.join(' or ')} local names, got ${describeJson(names)}`,
+          );
+        if (type !== undefined)
+          names.forEach((name: unknown, index) =>
+            this.declare(name, joinPath(joinPath(path, 'names'), index), scope, type, false),
+          );
         return;
       }
       case 'if':
@@ -481,6 +504,12 @@ class BodyChecker {
             statement['name'] as string,
             Math.max(control, level('value')) as Uniformity,
           );
+        case 'load_vector': {
+          const loaded = this.uniformityOf({ op: 'load', memory: statement['memory'], args: [] });
+          const value = Math.max(control, loaded, level('index')) as Uniformity;
+          for (const name of statement['names'] as readonly string[]) this.raise(name, value);
+          return;
+        }
         case 'if': {
           const inner = Math.max(control, level('condition')) as Uniformity;
           this.uniformBlock(

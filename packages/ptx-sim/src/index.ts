@@ -14,6 +14,7 @@ export {
   type FindingCategory,
 } from './executor/findings.js';
 export {
+  dramBytesRead,
   sectorEfficiency,
   totalWarpInstructions,
   type Counters,

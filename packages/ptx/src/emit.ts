@@ -50,7 +50,8 @@ export function emitPtx(
       if (expression.op === 'load') used.memories.add(expression.memory);
     },
     statement: (statement) => {
-      if (statement.op === 'store') used.memories.add(statement.memory);
+      if (statement.op === 'store' || statement.op === 'load_vector')
+        used.memories.add(statement.memory);
     },
   });
   const writer = new PtxBodyWriter(spec, target);

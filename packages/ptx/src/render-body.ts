@@ -116,6 +116,16 @@ export class PtxBodyWriter {
         return;
       case 'store':
         return this.store(statement.memory, statement.index, statement.value);
+      case 'load_vector': {
+        const width = statement.names.length;
+        const index = this.expression(statement.index);
+        const { address, element, kind } = this.address(statement.memory, index);
+        const access = this.buffers.get(statement.memory)?.declaration.access ?? 'read_write';
+        const instruction =
+          kind === 'global' ? globalLoad(element, access, width) : sharedLoad(element, width);
+        const registers = statement.names.map((name) => this.local(name, statement.type));
+        return this.emit(`${instruction} {${registers.join(', ')}}, [${address}];`);
+      }
       case 'if':
         return this.ifStatement(statement);
       case 'for':

@@ -15,6 +15,7 @@ import {
 } from '@forge/ir';
 import { wgslLaunchInfo } from './launch.js';
 import { legalizeForWgsl, requireF16Feature, requireUniformWarpOps } from './legalize/index.js';
+import { vectorBufferWidths } from './legalize/vector-buffers.js';
 import { wgslType } from './ops/types.js';
 import { WARP_SCRATCH } from './ops/warp.js';
 import {
@@ -76,7 +77,8 @@ export function emitWgsl(
     ]);
   }
 
-  const writer = new WgslBodyWriter(spec, subgroups);
+  const vectorBuffers = vectorBufferWidths(spec, body);
+  const writer = new WgslBodyWriter(spec, subgroups, vectorBuffers);
   writer.block(body);
   const hash = semanticHash(spec);
   const paramsBinding = launch.bindings?.find((binding) => binding.kind === 'params');
@@ -90,10 +92,12 @@ export function emitWgsl(
           '}',
         ],
     [
-      ...spec.buffers.map(
-        (buffer) =>
-          `@group(${buffer.group}) @binding(${buffer.binding}) var<storage, ${buffer.access === 'read_write' ? 'read_write' : 'read'}> ${bufferName(buffer.name)}: array<${wgslType(buffer.element)}>;`,
-      ),
+      ...spec.buffers.map((buffer) => {
+        const width = vectorBuffers.get(buffer.name);
+        const element = wgslType(buffer.element);
+        const stored = width === undefined ? element : `vec${width}<${element}>`;
+        return `@group(${buffer.group}) @binding(${buffer.binding}) var<storage, ${buffer.access === 'read_write' ? 'read_write' : 'read'}> ${bufferName(buffer.name)}: array<${stored}>;`;
+      }),
       ...(paramsBinding === undefined
         ? []
         : [

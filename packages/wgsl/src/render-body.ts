@@ -33,6 +33,8 @@ export class WgslBodyWriter {
   constructor(
     private readonly spec: KernelSpec,
     private readonly subgroups: boolean,
+    /** Buffers declared as arrays of vectors, with their width (see vectorBufferWidths). */
+    private readonly vectorBuffers: ReadonlyMap<string, number> = new Map(),
   ) {}
 
   block(statements: readonly Stmt[]): void {
@@ -66,6 +68,24 @@ export class WgslBodyWriter {
         return this.emit(
           `${this.memory(statement.memory)}[${this.expression(statement.index)}] = ${this.expression(statement.value)};`,
         );
+      case 'load_vector': {
+        const memory = this.memory(statement.memory);
+        const index = this.expression(statement.index);
+        const names = statement.names.map(localName);
+        const type = wgslType(statement.type);
+        if (this.vectorBuffers.get(statement.memory) === names.length) {
+          const vector = this.temporary();
+          this.emit(`let ${vector} = ${memory}[(${index}) / ${names.length}u];`);
+          return this.emit(
+            ...names.map((name, k) => `let ${name}: ${type} = ${vector}.${'xyzw'[k]};`),
+          );
+        }
+        const base = this.temporary();
+        this.emit(`let ${base}: u32 = ${index};`);
+        return this.emit(
+          ...names.map((name, k) => `let ${name}: ${type} = ${memory}[${base} + ${k}u];`),
+        );
+      }
       case 'if':
         this.emit(`if (${this.expression(statement.condition)}) {`);
         this.nested(statement.then);

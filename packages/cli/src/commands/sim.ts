@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import {
+  dramBytesRead,
   formatFinding,
   parsePtx,
   sectorEfficiency,
@@ -103,6 +104,7 @@ export function simulationFigures(result: SimulationResult): Record<string, unkn
     instructionsByFamily: result.counters.warpInstructions,
     buffers: result.counters.buffers,
     sectorEfficiency: sectorEfficiency(result.counters),
+    dramBytesRead: dramBytesRead(result.counters),
     milliseconds: result.milliseconds,
     warpInstructionsPerSecond:
       result.milliseconds > 0 ? (warpInstructions / result.milliseconds) * 1000 : 0,
@@ -122,7 +124,7 @@ export function describeCounters(result: SimulationResult): string {
     .join('; ');
   return [
     `warp instructions ${figures['warpInstructions']} (${families})`,
-    `global traffic ${traffic || 'none'}; sector efficiency ${((figures['sectorEfficiency'] as number) * 100).toFixed(1)}%`,
+    `global traffic ${traffic || 'none'}; sector efficiency ${((figures['sectorEfficiency'] as number) * 100).toFixed(1)}%; DRAM read ${figures['dramBytesRead']} B (4 MiB L2 model)`,
     `simulated ${Math.round(figures['warpInstructionsPerSecond'] as number)} warp instructions/s in ${result.milliseconds.toFixed(1)} ms`,
   ].join('\n');
 }

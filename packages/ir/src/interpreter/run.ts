@@ -258,6 +258,18 @@ function* execute(
         );
         break;
       }
+      case 'load_vector': {
+        const index = evaluate(statement.index, thread, context) as number;
+        const width = statement.names.length;
+        // A GPU's vector load needs its address aligned to the whole vector: catch it here first.
+        if (index % width !== 0)
+          throw new ExecutionError(
+            `load_vector of ${width} from '${statement.memory}' at element ${index}, not a multiple of ${width}`,
+          );
+        const memory = memoryOf(context, statement.memory);
+        statement.names.forEach((name, k) => thread.locals.set(name, memory.read(index + k)));
+        break;
+      }
       case 'if':
         yield* execute(
           evaluate(statement.condition, thread, context) === true ? statement.then : statement.else,

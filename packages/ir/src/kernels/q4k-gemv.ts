@@ -151,9 +151,14 @@ const spec = defineKernel(
             for (const half of [0, 1] as const) {
               const sumQ = quants.let(`sum_q${half}`, f32(0));
               const sumX = quants.let(`sum_x${half}`, f32(0));
+              // The word's 4 bytes pair with 4 consecutive x: one 16-byte load (x_index % 4 = 0).
+              const xs = quants.loadVector(
+                'x',
+                add(xIndex, u32(32 * half)),
+                [0, 1, 2, 3].map((byte) => `x${half}_${byte}`),
+              );
               for (let byte = 0; byte < 4; byte++) {
-                const xValue = quants.load('x', add(xIndex, u32(32 * half + byte)));
-                const x = quants.let(`x${half}_${byte}`, xValue);
+                const x = xs[byte] as Expr;
                 const nibble = and(shr(word, u32(8 * byte + 4 * half)), u32(15));
                 quants.assign(sumQ, fma(convert('f32', nibble), x, sumQ));
                 quants.assign(sumX, add(sumX, x));

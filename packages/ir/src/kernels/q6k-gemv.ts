@@ -179,12 +179,17 @@ function decodeWindow(st: BodyBuilder, w: Window): void {
       const byte = quants.let(`scale${nibble}`, and(shr(scales, scaleShift), u32(255)));
       const scale = sub(convert('f32', byte), mul(convert('f32', shr(byte, u32(7))), f32(256)));
       const sum = quants.let(`sum${nibble}`, f32(0));
+      // The word's 4 bytes pair with 4 consecutive x: one 16-byte load (x_index % 4 = 0).
+      const xs = quants.loadVector(
+        'x',
+        add(xIndex, u32(64 * nibble)),
+        [0, 1, 2, 3].map((j) => `x${nibble}_${j}`),
+      );
       for (let j = 0; j < 4; j++) {
         const low = and(shr(ql, u32(8 * j + 4 * nibble)), u32(15));
         const bits = and(shr(qh, add(u32(8 * j + 4 * nibble), mul(hi, u32(2)))), u32(3));
         const q = sub(convert('f32', or(low, mul(bits, u32(16)))), f32(32));
-        const x = quants.load('x', add(xIndex, u32(64 * nibble + j)));
-        quants.assign(sum, fma(q, x, sum));
+        quants.assign(sum, fma(q, xs[j] as Expr, sum));
       }
       acc = fma(mul(d, scale), sum, acc);
     }

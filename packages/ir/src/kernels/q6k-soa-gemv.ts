@@ -142,12 +142,17 @@ const spec = defineKernel(
             for (let k = 0; k < 4; k++) {
               const ql = k % 2 === 0 ? ql0 : ql1;
               const sum = quants.let(`sum${k}`, f32(0));
+              // 4 values of group k pair with 4 consecutive x: one 16-byte load (x_index % 4 = 0).
+              const xs = quants.loadVector(
+                'x',
+                add(xIndex, u32(32 * k)),
+                [0, 1, 2, 3].map((j) => `x${k}_${j}`),
+              );
               for (let j = 0; j < 4; j++) {
                 const low = and(shr(ql, u32(8 * j + 4 * (k >> 1))), u32(15));
                 const high = shl4(and(shr(qh, u32(8 * j + 2 * k)), u32(3)));
                 const q = sub(convert('f32', or(low, high)), f32(32));
-                const x = quants.load('x', add(xIndex, u32(32 * k + j)));
-                quants.assign(sum, fma(q, x, sum));
+                quants.assign(sum, fma(q, xs[j] as Expr, sum));
               }
               const word = k < 2 ? scaleLow : scaleHigh;
               const byte = quants.let(

@@ -1,4 +1,4 @@
-import { WARP_SIZE } from '../body.js';
+import { WARP_SIZE, type Expr } from '../body.js';
 import { defineKernel } from '../builder.js';
 import { GEMV_INTERFACE } from './gemv-interface.js';
 import { ValidationError } from '../errors.js';
@@ -116,13 +116,18 @@ const spec = defineKernel(
               const top = k === 3 ? word : shl(word, u32(24 - 8 * k));
               return convert('f32', shr(bitcast('i32', top), u32(24)));
             };
+            // Blocks are 34 bytes, so x_index is even but only every other block's is a multiple
+            // of 4: each byte pair's two x come in one 8-byte load.
             quants.if(ge(inBlock, u32(2)), (low) => {
-              const x0 = low.load('x', sub(xIndex, u32(2)));
-              low.assign(sum, fma(quant(1), low.load('x', sub(xIndex, u32(1))), mul(quant(0), x0)));
+              const [x0, x1] = low.loadVector('x', sub(xIndex, u32(2)), ['x0', 'x1']) as [
+                Expr,
+                Expr,
+              ];
+              low.assign(sum, fma(quant(1), x1, mul(quant(0), x0)));
             });
             quants.if(le(inBlock, u32(BLOCK_BYTES - 4)), (high) => {
-              const partial = fma(quant(2), high.load('x', xIndex), sum);
-              high.assign(sum, fma(quant(3), high.load('x', add(xIndex, u32(1))), partial));
+              const [x2, x3] = high.loadVector('x', xIndex, ['x2', 'x3']) as [Expr, Expr];
+              high.assign(sum, fma(quant(3), x3, fma(quant(2), x2, sum)));
             });
             quants.assign(total, fma(scale, sum, total));
           });

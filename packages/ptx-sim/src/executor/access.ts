@@ -1,5 +1,6 @@
 import type { SourceLocation } from '../ast.js';
 import type { Bits } from '../semantics/types.js';
+import type { BufferTraffic } from './counters.js';
 import { SHARED_WINDOW, readBits, writeBits } from './memory.js';
 import { report, threadIndex, type ExecutionContext } from './state.js';
 
@@ -143,11 +144,16 @@ export function store(
   writeBits(place.view, place.offset, request.size, value);
 }
 
-/** Counts one warp-level global access: bytes asked for vs distinct 32-byte sectors touched. */
-export function countSectors(
+interface WarpAccess {
+  readonly address: number;
+  readonly size: number;
+}
+
+/** Distinct 32-byte sectors of one warp-level access, the bytes asked for, and the buffer's counters. */
+function sectorsOf(
   context: ExecutionContext,
-  accesses: readonly { address: number; size: number }[],
-): void {
+  accesses: readonly WarpAccess[],
+): { sectors: Set<number>; requested: number; traffic: BufferTraffic | undefined } {
   const sectors = new Set<number>();
   let requested = 0;
   let name: string | undefined;
@@ -162,7 +168,39 @@ export function countSectors(
     name ??= context.simulation.global.find(address, size)?.name;
   }
   const traffic = name === undefined ? undefined : context.simulation.counters.buffers[name];
+  return { sectors, requested, traffic };
+}
+
+/**
+ * Counts one warp-level global ld/st of a buffer: bytes asked for vs distinct 32-byte sectors
+ * touched (L1 request level), and each sector's pass through the modeled L2 (DRAM level).
+ */
+export function countSectors(
+  context: ExecutionContext,
+  accesses: readonly WarpAccess[],
+  kind: 'load' | 'store',
+): void {
+  const { sectors, requested, traffic } = sectorsOf(context, accesses);
   if (traffic === undefined) return;
   traffic.requestedBytes += requested;
   traffic.sectorBytes += sectors.size * 32;
+  const { l2 } = context.simulation;
+  for (const sector of sectors) {
+    if (kind === 'load') l2.read(sector, traffic);
+    else l2.write(sector, traffic);
+  }
+}
+
+/** Atomics resolve in L2, not L1: no request counters, but a miss reads DRAM and the sector turns dirty. */
+export function countAtomicSectors(
+  context: ExecutionContext,
+  accesses: readonly WarpAccess[],
+): void {
+  const { sectors, traffic } = sectorsOf(context, accesses);
+  if (traffic === undefined) return;
+  const { l2 } = context.simulation;
+  for (const sector of sectors) {
+    l2.read(sector, traffic);
+    l2.write(sector, traffic);
+  }
 }

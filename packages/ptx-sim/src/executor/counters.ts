@@ -6,6 +6,10 @@ export interface BufferTraffic {
   requestedBytes: number;
   /** 32-byte sectors those warp-level accesses touched, times 32. */
   sectorBytes: number;
+  /** Bytes the modeled L2 read from DRAM for this buffer (load misses, 32 per sector). */
+  dramBytesRead: number;
+  /** Bytes the modeled L2 wrote back to DRAM (dirty sectors evicted or flushed, 32 each). */
+  dramBytesWritten: number;
 }
 
 export interface Counters {
@@ -23,7 +27,14 @@ export function emptyCounters(bufferNames: readonly string[]): Counters {
     buffers: Object.fromEntries(
       bufferNames.map((name) => [
         name,
-        { bytesRead: 0, bytesWritten: 0, requestedBytes: 0, sectorBytes: 0 },
+        {
+          bytesRead: 0,
+          bytesWritten: 0,
+          requestedBytes: 0,
+          sectorBytes: 0,
+          dramBytesRead: 0,
+          dramBytesWritten: 0,
+        },
       ]),
     ),
   };
@@ -43,4 +54,13 @@ export function sectorEfficiency(counters: Counters, buffers?: readonly string[]
     sectors += traffic.sectorBytes;
   }
   return sectors === 0 ? 1 : requested / sectors;
+}
+
+/** Bytes the modeled L2 read from DRAM, over all buffers or the named ones. */
+export function dramBytesRead(counters: Counters, buffers?: readonly string[]): number {
+  let total = 0;
+  for (const [name, traffic] of Object.entries(counters.buffers)) {
+    if (buffers === undefined || buffers.includes(name)) total += traffic.dramBytesRead;
+  }
+  return total;
 }

@@ -4,6 +4,7 @@ import { compileEntry, initialBytes, type Program } from './compile.js';
 import { emptyCounters, type Counters } from './counters.js';
 import { runCta } from './cta.js';
 import { FindingLog, type Finding } from './findings.js';
+import { DEFAULT_L2_BYTES, L2Cache } from './l2-cache.js';
 import { GlobalMemory, writeBits } from './memory.js';
 import type { SimulationState } from './state.js';
 
@@ -27,6 +28,8 @@ export interface SimulateOptions {
   readonly sanitize?: boolean;
   /** Thread instructions before the run is stopped as endless (default 2e9). */
   readonly maxThreadInstructions?: number;
+  /** Capacity of the modeled L2 for the DRAM counters (default 4 MiB); 0 sends every access to DRAM. */
+  readonly l2Bytes?: number;
 }
 
 export interface SimulationResult {
@@ -72,6 +75,9 @@ export function simulate(module: PtxModule, options: SimulateOptions): Simulatio
         `grid and block need three positive integers, got ${dims.join(',')}`,
       );
   }
+  const l2Bytes = options.l2Bytes ?? DEFAULT_L2_BYTES;
+  if (!Number.isInteger(l2Bytes) || l2Bytes < 0)
+    throw new SimulationInputError(`l2Bytes must be a non-negative integer, got ${l2Bytes}`);
   const threads = options.block[0] * options.block[1] * options.block[2];
   if (threads > 1024) throw new SimulationInputError(`a block of ${threads} threads exceeds 1024`);
 
@@ -147,6 +153,7 @@ export function simulate(module: PtxModule, options: SimulateOptions): Simulatio
     params,
     findings: new FindingLog(),
     counters: emptyCounters(bufferNames),
+    l2: new L2Cache(l2Bytes),
     grid: options.grid,
     block: options.block,
     sanitize: options.sanitize !== false,
@@ -158,6 +165,7 @@ export function simulate(module: PtxModule, options: SimulateOptions): Simulatio
       for (let x = 0; x < options.grid[0]; x++) runCta(program, state, [x, y, z], limit);
     }
   }
+  state.l2.flush();
   return {
     findings: state.findings.list(),
     counters: state.counters,

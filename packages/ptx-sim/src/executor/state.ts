@@ -2,6 +2,7 @@ import type { SourceLocation } from '../ast.js';
 import type { Bits } from '../semantics/types.js';
 import type { Counters } from './counters.js';
 import type { FindingCategory, FindingLog } from './findings.js';
+import type { L2Cache } from './l2-cache.js';
 import type { GlobalMemory, SharedMemory } from './memory.js';
 
 export const WARP = 32;
@@ -15,6 +16,8 @@ export interface SimulationState {
   readonly params: DataView;
   readonly findings: FindingLog;
   readonly counters: Counters;
+  /** The L2 behind every global buffer access, for the DRAM counters. */
+  readonly l2: L2Cache;
   readonly grid: readonly [number, number, number];
   readonly block: readonly [number, number, number];
   readonly sanitize: boolean;

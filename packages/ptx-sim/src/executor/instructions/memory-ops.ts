@@ -1,7 +1,7 @@
 import { isPtxType, typeBytes, type Instruction, type Operand, type PtxType } from '../../ast.js';
 import { PtxSyntaxError } from '../../errors.js';
 import type { Bits } from '../../semantics/types.js';
-import { countSectors, load, store, type Space } from '../access.js';
+import { countAtomicSectors, countSectors, load, store, type Space } from '../access.js';
 import { SHARED_WINDOW } from '../memory.js';
 import {
   compileReader,
@@ -154,7 +154,7 @@ const compileLoadStore: InstructionCompiler = (instruction, { symbols }) => {
           else store(context, lane, request, (readers[element] as Reader)(context, lane));
         }
       }
-      if (accesses.length > 0) countSectors(context, accesses);
+      if (accesses.length > 0) countSectors(context, accesses, isLoad ? 'load' : 'store');
     },
   };
 };
@@ -227,12 +227,15 @@ const compileAtomic: InstructionCompiler = (instruction, { symbols }) => {
       ? compileReader(operands[first + 2] ?? { kind: 'sink' }, form.type, symbols, location)
       : undefined;
   const space: Space = form.space;
+  const global = space === 'global' || space === 'generic';
   return {
     family: opcode,
     execute(context, lanes) {
+      const accesses: { address: number; size: number }[] = [];
       for (const lane of lanes) {
         const at = address(context, lane) as number;
         if (!checkAlignment(context, lane, at, size, instruction, space)) continue;
+        if (global && at < SHARED_WINDOW) accesses.push({ address: at, size });
         const request = { space, address: at, size, location, atomic: true };
         const old = load(context, lane, request);
         const operand = value(context, lane);
@@ -246,6 +249,7 @@ const compileAtomic: InstructionCompiler = (instruction, { symbols }) => {
         store(context, lane, request, stored);
         writer?.(context, lane, old);
       }
+      if (accesses.length > 0) countAtomicSectors(context, accesses);
     },
   };
 };
