@@ -3,6 +3,16 @@ import type { KernelDeclarations } from '../builder.js';
 /**
  * The interface every gemv kernel shares: weights `w` as u32 words, `x` and `y` f32, shapes `n_in`
  * and `n_out`, one 32-lane warp per row with `rowsPerWarp` rows each; engines launch them alike.
+ *
+ * Load widths. A lane's 4-byte weight word pairs with runs of 4 consecutive x, which it reads as
+ * one 16-byte vector (8-byte for Q8_0, whose 34-byte blocks leave x pairs only 8-byte aligned), so
+ * lanes of a warp read adjacent bytes of both streams and every request fills whole sectors.
+ * Wider weight loads (16 bytes a lane) would give each lane 16+ consecutive x, and a warp's 16-byte
+ * x requests would then use half of each sector. x costs 4 bytes a value against 0.56-0.82 weight
+ * bytes and every row re-reads it (from L1/L2), so x dominates an SM's load traffic: at H200 rates
+ * (4.8 TB/s over 132 SMs at 1.98 GHz, ~18 weight bytes per SM-clock) Q4_K streams ~33 values a
+ * clock, i.e. ~131 B of x with whole sectors and ~262 B with half-used ones, against the ~128 B a
+ * clock an SM's L1 delivers. Halving x's sector use would cost more than wide weight loads save.
  */
 export const GEMV_INTERFACE: Pick<
   KernelDeclarations,
