@@ -5,8 +5,9 @@ import type { KernelDeclarations } from '../builder.js';
  * and `n_out`, one 32-lane warp per row with `rowsPerWarp` rows each; engines launch them alike.
  *
  * Load widths. A lane's 4-byte weight word pairs with runs of 4 consecutive x, which it reads as
- * one 16-byte vector (8-byte for Q8_0, whose 34-byte blocks leave x pairs only 8-byte aligned), so
- * lanes of a warp read adjacent bytes of both streams and every request fills whole sectors.
+ * one 16-byte vector (Q8_0's 34-byte blocks leave half the runs 8 bytes off: such a lane takes the
+ * run's tail from its neighbour's vector by shuffle), so lanes of a warp read adjacent bytes of
+ * both streams and every request fills whole sectors.
  * Wider weight loads (16 bytes a lane) would give each lane 16+ consecutive x, and a warp's 16-byte
  * x requests would then use half of each sector. x costs 4 bytes a value against 0.56-0.82 weight
  * bytes and every row re-reads it (from L1/L2), so x dominates an SM's load traffic: at H200 rates

@@ -16,6 +16,7 @@ import {
   lt,
   min,
   mul,
+  ne,
   select,
   shl,
   shr,
@@ -101,32 +102,58 @@ const spec = defineKernel(
           const current = win.shuffle('idx', 'scale_current', word, source);
           const earlier = win.shuffle('idx', 'scale_earlier', previous, source);
           win.assign(previous, word);
-          win.if(and(live, lt(offset, rowBytes)), (quants) => {
+          // The word's quants pair with a run of 2 or 4 consecutive x from x_start (d bytes pair with
+          // none), and consecutive lanes' runs are consecutive. A lane loads the 16-byte aligned x
+          // chunk holding x_start; a run starting 8 bytes into it ends in the next lane's chunk,
+          // fetched by shuffle (lane 31 loads it itself): every x request fills whole sectors.
+          const hasQuants = win.let('has_quants', and(live, lt(offset, rowBytes)));
+          const hasLow = win.let('has_low', ge(inBlock, u32(2)));
+          const xIndex = win.let('x_index', add(mul(block, u32(BLOCK)), inBlock));
+          const xStart = win.let('x_start', select(hasLow, sub(xIndex, u32(2)), xIndex));
+          const chunk = win.let('x_chunk', and(xStart, u32(0x100000000 - 4)));
+          const odd = win.let('x_odd', ne(and(xStart, u32(2)), u32(0)));
+          const xs = [0, 1, 2, 3].map((k) => win.let(`xc${k}`, f32(0)));
+          win.if(hasQuants, (load) => {
+            const loaded = load.loadVector('x', chunk, ['xl0', 'xl1', 'xl2', 'xl3']);
+            xs.forEach((held, k) => load.assign(held, loaded[k] as Expr));
+          });
+          const fromNext = [0, 1].map((k) =>
+            win.let(`x_tail${k}`, win.shuffle('down', `x_next${k}`, xs[k] as Expr, u32(1))),
+          );
+          const spills = and(odd, le(inBlock, u32(BLOCK_BYTES - 4)));
+          win.if(and(and(hasQuants, spills), eq(lane, u32(WARP_SIZE - 1))), (tail) => {
+            const next = tail.loadVector('x', add(chunk, u32(4)), ['xn0', 'xn1', 'xn2', 'xn3']);
+            fromNext.forEach((held, k) => tail.assign(held, next[k] as Expr));
+          });
+          win.if(hasQuants, (quants) => {
             const scaleBits = select(lt(scaleWord, base), earlier, current);
             const scale = quants.let(
               'scale',
               unpackHalf(shr(scaleBits, mul(and(scaleByte, u32(2)), u32(8))), 0),
             );
-            // x index of the word's byte 2; bytes 0-1 are quants unless they are this block's d,
-            // bytes 2-3 unless they are the next block's d.
-            const xIndex = quants.let('x_index', add(mul(block, u32(BLOCK)), inBlock));
+            // The run x_start, x_start + 1, ...: chunk elements 0-3, or 2-3 and the next chunk's 0-1.
+            const [c0, c1, c2, c3] = xs as [Expr, Expr, Expr, Expr];
+            const [n0, n1] = fromNext as [Expr, Expr];
+            const run = [
+              select(odd, c2, c0),
+              select(odd, c3, c1),
+              select(odd, n0, c2),
+              select(odd, n1, c3),
+            ];
             const sum = quants.let('sum', f32(0));
             // Byte k as a signed int8: shifted to the top, then an arithmetic shift back down.
             const quant = (k: number) => {
               const top = k === 3 ? word : shl(word, u32(24 - 8 * k));
               return convert('f32', shr(bitcast('i32', top), u32(24)));
             };
-            // Blocks are 34 bytes, so x_index is even but only every other block's is a multiple
-            // of 4: each byte pair's two x come in one 8-byte load.
-            quants.if(ge(inBlock, u32(2)), (low) => {
-              const [x0, x1] = low.loadVector('x', sub(xIndex, u32(2)), ['x0', 'x1']) as [
-                Expr,
-                Expr,
-              ];
-              low.assign(sum, fma(quant(1), x1, mul(quant(0), x0)));
+            // Bytes 0-1 are quants unless they are this block's d, bytes 2-3 unless they are the
+            // next block's d; the run starts at the first quant byte.
+            quants.if(hasLow, (low) => {
+              low.assign(sum, fma(quant(1), run[1] as Expr, mul(quant(0), run[0] as Expr)));
             });
             quants.if(le(inBlock, u32(BLOCK_BYTES - 4)), (high) => {
-              const [x2, x3] = high.loadVector('x', xIndex, ['x2', 'x3']) as [Expr, Expr];
+              const x2 = select(hasLow, run[2] as Expr, run[0] as Expr);
+              const x3 = select(hasLow, run[3] as Expr, run[1] as Expr);
               high.assign(sum, fma(quant(3), x3, fma(quant(2), x2, sum)));
             });
             quants.assign(total, fma(scale, sum, total));

@@ -149,16 +149,32 @@ interface WarpAccess {
   readonly size: number;
 }
 
-/** Distinct 32-byte sectors of one warp-level access, the bytes asked for, and the buffer's counters. */
+/** Bytes in the union of the accesses' byte ranges: lanes asking for the same byte count it once. */
+function distinctBytes(accesses: readonly WarpAccess[]): number {
+  const ranges = accesses
+    .map(({ address, size }) => [address, address + size] as const)
+    .sort((a, b) => a[0] - b[0]);
+  let total = 0;
+  let covered = -Infinity;
+  for (const [start, end] of ranges) {
+    if (end > covered) total += end - Math.max(start, covered);
+    covered = Math.max(covered, end);
+  }
+  return total;
+}
+
+/**
+ * Distinct 32-byte sectors of one warp-level access, the distinct bytes asked for (so efficiency is
+ * the share of fetched sector bytes some lane used, at most 1), and the buffer's counters.
+ */
 function sectorsOf(
   context: ExecutionContext,
   accesses: readonly WarpAccess[],
 ): { sectors: Set<number>; requested: number; traffic: BufferTraffic | undefined } {
   const sectors = new Set<number>();
-  let requested = 0;
+  const requested = distinctBytes(accesses);
   let name: string | undefined;
   for (const { address, size } of accesses) {
-    requested += size;
     for (
       let sector = Math.floor(address / 32);
       sector <= Math.floor((address + size - 1) / 32);

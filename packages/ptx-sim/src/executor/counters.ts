@@ -2,7 +2,7 @@
 export interface BufferTraffic {
   bytesRead: number;
   bytesWritten: number;
-  /** Bytes the warps asked for in global loads/stores of this buffer. */
+  /** Distinct bytes each warp-level global load/store of this buffer asked for, summed. */
   requestedBytes: number;
   /** 32-byte sectors those warp-level accesses touched, times 32. */
   sectorBytes: number;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parsePtx } from '../parser/index.js';
-import { dramBytesRead, type Counters } from './counters.js';
+import { dramBytesRead, sectorEfficiency, type Counters } from './counters.js';
 import { simulate, type KernelArgument } from './simulate.js';
 
 const zeros = (bytes: number): KernelArgument => ({ kind: 'buffer', bytes: new Uint8Array(bytes) });
@@ -125,5 +125,26 @@ describe('the L2 model behind the DRAM counters', () => {
 
   it('rejects a negative L2 size', () => {
     expect(() => run(SHARED_READ, 32, { src: 128, out: 128 }, -1)).toThrow(/l2Bytes/);
+  });
+});
+
+// Every thread reads src[(tid / 2) % 32]: lane pairs ask for the same 4 bytes, 64 bytes per warp.
+const PAIRED_READ = kernel([
+  'shr.u32 %r2, %r1, 1;',
+  'and.b32 %r2, %r2, 31;',
+  'mul.wide.u32 %rd6, %r2, 4;',
+  'add.s64 %rd7, %rd1, %rd6;',
+  'ld.global.f32 %f1, [%rd7];',
+  'add.s64 %rd8, %rd2, %rd3;',
+  'st.global.f32 [%rd8], %f1;',
+]);
+
+describe('sector efficiency', () => {
+  it('counts bytes several lanes ask for once, so it is the share of fetched bytes used', () => {
+    const counters = run(PAIRED_READ, 32, { src: 128, out: 128 });
+    expect(counters.buffers['src']?.bytesRead).toBe(128);
+    expect(counters.buffers['src']?.requestedBytes).toBe(64);
+    expect(counters.buffers['src']?.sectorBytes).toBe(64);
+    expect(sectorEfficiency(counters, ['src'])).toBe(1);
   });
 });
