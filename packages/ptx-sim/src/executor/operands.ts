@@ -196,10 +196,22 @@ export function compileReader(
 }
 
 /** Compiles a destination operand into a per-lane writer (a sink discards). */
+/** Bits of a signed integer type narrower than a register, whose value the register sign-extends. */
+const SIGNED_BITS: Partial<Record<PtxType, number>> = { s8: 8, s16: 16, s32: 32 };
+
+/** `value` read as a `bits`-bit two's complement integer, as a bigint (fitBits narrows it back). */
+const signExtend = (value: Bits, bits: number): Bits =>
+  BigInt.asIntN(bits, typeof value === 'bigint' ? value : BigInt(Math.trunc(value)));
+
+/**
+ * Writes a register. With the instruction's `type`, a signed integer result narrower than the
+ * register is sign-extended to it, as the ISA's rule for wider destination operands says.
+ */
 export function compileWriter(
   operand: Operand,
   symbols: SymbolTable,
   location: SourceLocation,
+  type?: PtxType,
 ): Writer {
   if (operand.kind === 'sink') return () => undefined;
   if (operand.kind !== 'register')
@@ -213,6 +225,13 @@ export function compileWriter(
     throw new PtxSyntaxError(location.line, location.text, `undeclared register ${operand.name}`);
   const bytes = register.type === 'pred' ? 1 : typeBytes(register.type);
   const slot = register.index * WARP;
+  const signedBits = type === undefined ? undefined : SIGNED_BITS[type];
+  if (signedBits !== undefined && register.type !== 'pred' && signedBits < bytes * 8) {
+    return (context, lane, value) => {
+      context.warp.values[slot + lane] = fitBits(signExtend(value, signedBits), bytes);
+      context.warp.written[slot + lane] = 1;
+    };
+  }
   return (context, lane, value) => {
     context.warp.values[slot + lane] =
       register.type === 'pred' ? Number(value) & 1 : fitBits(value, bytes);

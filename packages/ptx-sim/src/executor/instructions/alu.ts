@@ -28,7 +28,7 @@ export const compileAlu: InstructionCompiler = (instruction, { symbols }) => {
   }
   const writers = operands
     .slice(0, destinations)
-    .map((operand) => compileWriter(operand, symbols, location));
+    .map((operand, index) => compileWriter(operand, symbols, location, op.destinationTypes[index]));
   const readers = op.sourceTypes.map((type, index) =>
     compileReader(operands[destinations + index] ?? { kind: 'sink' }, type, symbols, location),
   );

@@ -78,17 +78,6 @@ function elementsOf(operand: Operand | undefined): readonly Operand[] {
   return operand.kind === 'vector' ? operand.elements : [operand];
 }
 
-const signedBytes = (type: PtxType): number | undefined =>
-  type === 's8' ? 1 : type === 's16' ? 2 : type === 's32' ? 4 : undefined;
-
-/** Sign-extends a loaded sub-word value so a wider destination register gets the right bits. */
-function extend(value: Bits, type: PtxType): Bits {
-  const bytes = signedBytes(type);
-  if (bytes === undefined || typeof value === 'bigint') return value;
-  const shift = 32 - bytes * 8;
-  return (value << shift) >> shift;
-}
-
 function checkAlignment(
   context: ExecutionContext,
   lane: number,
@@ -125,7 +114,7 @@ const compileLoadStore: InstructionCompiler = (instruction, { symbols }) => {
       `.v${form.vector} needs ${form.vector} registers`,
     );
   const writers = isLoad
-    ? elements.map((element) => compileWriter(element, symbols, location))
+    ? elements.map((element) => compileWriter(element, symbols, location, form.type))
     : [];
   const readers = isLoad
     ? []
@@ -149,7 +138,7 @@ const compileLoadStore: InstructionCompiler = (instruction, { symbols }) => {
             (writers[element] as (typeof writers)[number])(
               context,
               lane,
-              extend(load(context, lane, request), form.type),
+              load(context, lane, request),
             );
           else store(context, lane, request, (readers[element] as Reader)(context, lane));
         }
