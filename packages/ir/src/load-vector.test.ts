@@ -5,12 +5,12 @@ import { printBody } from './printer.js';
 import { LOAD_VECTOR_PROBE, loadVectorProbeCase } from './testing/load-vector-probe.js';
 import { checkSpec, validateSpec } from './validate.js';
 
-/** The probe's JSON with its first load_vector (body[1].then[0]) changed by `edit`. */
+/** The probe's JSON with its first load_vector (body[2].then[0]) changed by `edit`. */
 function probeWith(edit: (statement: Record<string, unknown>) => void): unknown {
   const json = JSON.parse(JSON.stringify(LOAD_VECTOR_PROBE)) as {
     body: { then: Record<string, unknown>[] }[];
   };
-  const statement = json.body[1]?.then[0];
+  const statement = json.body[2]?.then[0];
   if (statement?.['op'] !== 'load_vector') throw new Error('probe layout changed');
   edit(statement);
   return json;
@@ -36,7 +36,7 @@ describe('load_vector', () => {
   });
 
   it('prints as a tuple declaration', () => {
-    const statement = LOAD_VECTOR_PROBE.body[1];
+    const statement = LOAD_VECTOR_PROBE.body[2];
     expect(statement?.op === 'if' && printBody(statement.then.slice(0, 1))).toEqual([
       'let (a0, a1, a2, a3): f32 = a[(k * 4u32) ..+ 4]',
     ]);
@@ -82,7 +82,7 @@ describe('load_vector', () => {
   ];
   it.each(rejections)('rejects %s at its path', (_name, edit, field, message) => {
     const issues = checkSpec(probeWith(edit));
-    const issue = issues.find((candidate) => candidate.path === `body[1].then[0].${field}`);
+    const issue = issues.find((candidate) => candidate.path === `body[2].then[0].${field}`);
     expect(issue?.message, JSON.stringify(issues)).toMatch(message);
   });
 
@@ -90,7 +90,7 @@ describe('load_vector', () => {
     const json = JSON.parse(JSON.stringify(LOAD_VECTOR_PROBE)) as {
       body: { then: unknown[] }[];
     };
-    json.body[1]?.then.push({
+    json.body[2]?.then.push({
       op: 'assign',
       name: 'a0',
       value: { op: 'const', type: 'f32', value: 0 },

@@ -9,6 +9,7 @@ import {
   semanticHash,
   validateSpec,
   walkBody,
+  type ElementType,
   type GeneratedShader,
   type KernelSpec,
   type PtxTarget,
@@ -44,6 +45,8 @@ export function emitPtx(
   const body = legalizeForPtx(bindConstants(spec.body, schedule, workgroupSize), target);
 
   const used = { params: new Set<string>(), memories: new Set<string>() };
+  // A shared array read by vector loads is aligned to the widest of them.
+  const vectorBytes = new Map<string, number>();
   walkBody(body, {
     expression: (expression) => {
       if (expression.op === 'param') used.params.add(expression.name);
@@ -52,6 +55,10 @@ export function emitPtx(
     statement: (statement) => {
       if (statement.op === 'store' || statement.op === 'load_vector')
         used.memories.add(statement.memory);
+      if (statement.op === 'load_vector') {
+        const bytes = statement.names.length * ELEMENT_BYTES[statement.type as ElementType];
+        vectorBytes.set(statement.memory, Math.max(vectorBytes.get(statement.memory) ?? 0, bytes));
+      }
     },
   });
   const writer = new PtxBodyWriter(spec, target);
@@ -65,7 +72,8 @@ export function emitPtx(
   );
   const shared = spec.shared.map((array) => {
     const length = evaluateSizeExpression(array.length, schedule);
-    return `\t.shared .align ${ELEMENT_BYTES[array.element]} .${memoryType(array.element).replace(/^[us]/, 'b')} ${sharedSymbol(array.name)}[${length}];`;
+    const align = Math.max(ELEMENT_BYTES[array.element], vectorBytes.get(array.name) ?? 0);
+    return `\t.shared .align ${align} .${memoryType(array.element).replace(/^[us]/, 'b')} ${sharedSymbol(array.name)}[${length}];`;
   });
   const source = [
     '//',

@@ -12,6 +12,9 @@ describe('load_vector on PTX', () => {
     const source = emitPtx(LOAD_VECTOR_PROBE, {}, ptxTarget('sm_80')).source;
     expect(source).toMatch(/ld\.global\.nc\.v4\.f32 \{%f\d+, %f\d+, %f\d+, %f\d+\}, \[%rd\d+\];/);
     expect(source).toMatch(/ld\.global\.nc\.v2\.u32 \{%r\d+, %r\d+\}, \[%rd\d+\];/);
+    // A shared array read by 16-byte vector loads is aligned to 16 bytes.
+    expect(source).toContain('.shared .align 16 .f32 shared_tile[128];');
+    expect(source).toMatch(/ld\.shared\.v4\.f32 \{%f\d+, %f\d+, %f\d+, %f\d+\}, \[%r\d+\];/);
   });
 
   for (const arch of PTX_ARCHS) {

@@ -2,9 +2,11 @@ import { defineKernel } from '../builder.js';
 import * as ir from '../expressions.js';
 
 /**
- * For k < n: out[4k + j] = a[4k + j] + b[2k + j % 2] + c[k], so every element of every load shows.
- * `a` is read only by width-4 load_vectors (WGSL declares it array<vec4<f32>>); `b` by a width-2
- * load_vector and a scalar load, so WGSL keeps array<u32> and splits the vector access.
+ * For k < n: out[4k + j] = a[4k + j] + b[2k + j % 2] + b[2k + 1], so every element of every load
+ * shows. `a` is read only by width-4 load_vectors (WGSL declares it array<vec4<f32>>) and staged
+ * through the shared array `tile`, read back by width-4 load_vectors too (PTX must align it to 16
+ * bytes); `b` is read by a width-2 load_vector and a scalar load, so WGSL keeps array<u32> and
+ * splits the vector access.
  */
 export const LOAD_VECTOR_PROBE = defineKernel(
   {
@@ -18,14 +20,21 @@ export const LOAD_VECTOR_PROBE = defineKernel(
       { group: 0, binding: 2, name: 'out', element: 'f32', access: 'read_write' },
     ],
     params: [{ name: 'n', type: 'u32' }],
-    shared: [],
+    shared: [{ name: 'tile', element: 'f32', length: '128' }],
     schedule: [],
     launch: { workgroupSize: '32', grid: ['1', '1', '1'] },
   },
   (b) => {
     const k = b.let('k', b.localId());
-    b.if(ir.lt(k, b.param('n')), (then) => {
-      const a = then.loadVector('a', ir.mul(k, ir.u32(4)), ['a0', 'a1', 'a2', 'a3']);
+    const inside = b.let('inside', ir.lt(k, b.param('n')));
+    const first = ir.mul(k, ir.u32(4));
+    b.if(inside, (stage) => {
+      const a = stage.loadVector('a', first, ['a0', 'a1', 'a2', 'a3']);
+      a.forEach((value, j) => stage.store('tile', ir.add(first, ir.u32(j)), value));
+    });
+    b.barrier();
+    b.if(inside, (then) => {
+      const a = then.loadVector('tile', first, ['t0', 't1', 't2', 't3']);
       const pair = then.loadVector('b', ir.mul(k, ir.u32(2)), ['b0', 'b1']);
       const last = then.let(
         'b_last',
@@ -33,8 +42,7 @@ export const LOAD_VECTOR_PROBE = defineKernel(
       );
       a.forEach((value, j) => {
         const other = ir.convert('f32', pair[j % 2] ?? ir.u32(0));
-        const index = ir.add(ir.mul(k, ir.u32(4)), ir.u32(j));
-        then.store('out', index, ir.add(ir.add(value, other), last));
+        then.store('out', ir.add(first, ir.u32(j)), ir.add(ir.add(value, other), last));
       });
     });
   },
