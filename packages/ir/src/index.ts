@@ -12,7 +12,7 @@ export * from './size-expression.js';
 export * from './spec.js';
 export * from './types.js';
 export * from './validate.js';
-export { Uniformity } from './typecheck.js';
+export { Uniformity } from './uniformity.js';
 export * from './interpreter/run.js';
 export { allocateElements, type ElementArray } from './interpreter/memory.js';
 export * from './interpreter/scalar-ops.js';

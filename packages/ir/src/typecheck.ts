@@ -14,11 +14,8 @@ import {
 import { IssueCollector, describeJson, joinPath, type JsonRecord } from './json-shape.js';
 import { identifierProblem } from './identifiers.js';
 import type { BufferAccess } from './spec.js';
+import { checkUniformity } from './uniformity.js';
 import { SCALAR_TYPES, isFloatType, isIntegerType, isOneOf, type ScalarType } from './types.js';
-
-/** How far a value (or control flow) is the same across threads. Ordered: larger is less uniform. */
-export const Uniformity = { Workgroup: 0, Warp: 1, Thread: 2 } as const;
-export type Uniformity = (typeof Uniformity)[keyof typeof Uniformity];
 
 /** What the type checker knows of the declarations around a body. */
 export interface BodyContext {
@@ -55,20 +52,13 @@ export function checkBody(
   context: BodyContext,
   issues: IssueCollector,
 ): string[] {
-  const checker = new BodyChecker(context, issues);
-  checker.block(body, path, new Map(), 0);
-  if (issues.issues.length === 0) checker.checkUniformity(body as readonly unknown[]);
-  return checker.warpUniformOnly;
+  new BodyChecker(context, issues).block(body, path, new Map(), 0);
+  if (issues.issues.length > 0) return [];
+  return checkUniformity(body as readonly JsonRecord[], context, issues);
 }
 
 class BodyChecker {
   private readonly declared = new Set<string>();
-  /** Uniformity of each local, raised monotonically until a fixed point. */
-  private readonly levels = new Map<string, Uniformity>();
-  private changed = false;
-  private reportUniformity = false;
-  /** Paths of warp operations whose control flow is warp-uniform but not workgroup-uniform. */
-  readonly warpUniformOnly: string[] = [];
 
   constructor(
     private readonly context: BodyContext,
@@ -473,121 +463,5 @@ class BodyChecker {
     if (type === 'f32' && Math.abs(Math.fround(value)) === Infinity)
       return fail(`${value} is outside the f32 range`);
     return type;
-  }
-
-  /** Fixed-point uniformity analysis over locals, then checks barrier and warp-op placement. */
-  checkUniformity(body: readonly unknown[]): void {
-    do {
-      this.changed = false;
-      this.uniformBlock(body as readonly JsonRecord[], Uniformity.Workgroup, 'body');
-    } while (this.changed);
-    this.reportUniformity = true;
-    this.uniformBlock(body as readonly JsonRecord[], Uniformity.Workgroup, 'body');
-  }
-
-  private raise(name: string, level: Uniformity): void {
-    const current = this.levels.get(name) ?? Uniformity.Workgroup;
-    if (level > current) {
-      this.levels.set(name, level);
-      this.changed = true;
-    }
-  }
-
-  private uniformBlock(statements: readonly JsonRecord[], control: Uniformity, path: string): void {
-    statements.forEach((statement, index) => {
-      const at = joinPath(path, index);
-      const level = (key: string): Uniformity => this.uniformityOf(statement[key] as JsonRecord);
-      switch (statement['op']) {
-        case 'let':
-        case 'assign':
-          return this.raise(
-            statement['name'] as string,
-            Math.max(control, level('value')) as Uniformity,
-          );
-        case 'load_vector': {
-          const loaded = this.uniformityOf({ op: 'load', memory: statement['memory'], args: [] });
-          const value = Math.max(control, loaded, level('index')) as Uniformity;
-          for (const name of statement['names'] as readonly string[]) this.raise(name, value);
-          return;
-        }
-        case 'if': {
-          const inner = Math.max(control, level('condition')) as Uniformity;
-          this.uniformBlock(
-            statement['then'] as readonly JsonRecord[],
-            inner,
-            joinPath(at, 'then'),
-          );
-          return this.uniformBlock(
-            statement['else'] as readonly JsonRecord[],
-            inner,
-            joinPath(at, 'else'),
-          );
-        }
-        case 'for': {
-          const inner = Math.max(
-            control,
-            level('start'),
-            level('end'),
-            level('step'),
-          ) as Uniformity;
-          this.raise(statement['name'] as string, inner);
-          return this.uniformBlock(
-            statement['body'] as readonly JsonRecord[],
-            inner,
-            joinPath(at, 'body'),
-          );
-        }
-        case 'barrier':
-          if (this.reportUniformity && control !== Uniformity.Workgroup) {
-            this.issues.add(
-              at,
-              'barrier in control flow that is not uniform across the workgroup (it would deadlock or race)',
-            );
-          }
-          return;
-        case 'shuffle':
-        case 'reduce':
-          if (this.reportUniformity && control === Uniformity.Thread) {
-            this.issues.add(
-              at,
-              `${String(statement['op'])} in control flow that is not uniform across the warp (all 32 lanes must take part)`,
-            );
-          }
-          if (this.reportUniformity && control === Uniformity.Warp) this.warpUniformOnly.push(at);
-          return this.raise(
-            statement['name'] as string,
-            statement['op'] === 'reduce'
-              ? (Math.max(control, Uniformity.Warp) as Uniformity)
-              : Uniformity.Thread,
-          );
-      }
-    });
-  }
-
-  private uniformityOf(expression: JsonRecord): Uniformity {
-    const args = (expression['args'] as readonly JsonRecord[] | undefined) ?? [];
-    const fromArgs = args.reduce<Uniformity>(
-      (level, arg) => Math.max(level, this.uniformityOf(arg)) as Uniformity,
-      Uniformity.Workgroup,
-    );
-    switch (expression['op']) {
-      case 'var':
-        return this.levels.get(expression['name'] as string) ?? Uniformity.Workgroup;
-      case 'builtin': {
-        const name = expression['name'];
-        return name === 'warp_id'
-          ? Uniformity.Warp
-          : name === 'local_id' || name === 'lane_id'
-            ? Uniformity.Thread
-            : Uniformity.Workgroup;
-      }
-      case 'load': {
-        const buffer = this.context.buffers.get(expression['memory'] as string);
-        const readOnly = buffer !== undefined && buffer.access !== 'read_write';
-        return readOnly ? fromArgs : Uniformity.Thread;
-      }
-      default:
-        return fromArgs;
-    }
   }
 }
