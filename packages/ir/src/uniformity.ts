@@ -1,5 +1,4 @@
-import type { JsonRecord, IssueCollector } from './json-shape.js';
-import { joinPath } from './json-shape.js';
+import { joinPath, type IssueCollector, type JsonRecord } from './json-shape.js';
 import type { BodyContext } from './typecheck.js';
 
 /** How far a value (or control flow) is the same across threads. Ordered: larger is less uniform. */

@@ -1,4 +1,6 @@
-import type { KernelDeclarations } from '../builder.js';
+import { WARP_SIZE, type Expr, type VarExpr } from '../body.js';
+import type { BodyBuilder, KernelDeclarations } from '../builder.js';
+import { add, and, div, eq, lt, mul, sub, u32 } from '../expressions.js';
 
 /**
  * The interface every gemv kernel shares: weights `w` as u32 words, `x` and `y` f32, shapes `n_in`
@@ -52,3 +54,52 @@ export const GEMV_INTERFACE: Pick<
     grid: ['min(ceil_div(n_out, workgroupSize / 32 * rowsPerWarp), 65535)', '1', '1'],
   },
 };
+
+/** What a gemv kernel's row body works with. */
+export interface GemvRow {
+  /** The block of one row: its statements run once per row of the warp. */
+  readonly rows: BodyBuilder;
+  readonly row: VarExpr;
+  /** Whether the row exists; a warp past the last row still takes part in warp operations. */
+  readonly live: VarExpr;
+  readonly lane: VarExpr;
+  readonly nOut: Expr;
+}
+
+/**
+ * The loop every gemv kernel shares: workgroups stride over groups of rows, each warp takes
+ * `rowsPerWarp` consecutive rows of its group, and lane 0 stores the warp's sum of each row.
+ * `setup` declares the kernel's locals before the loop (before `groups`), `laneSetup` those that
+ * need the lane; `row` streams one row and returns the lane's partial sum.
+ */
+export function gemvBody<Setup, LaneSetup = undefined>(
+  b: BodyBuilder,
+  kernel: {
+    readonly setup: (b: BodyBuilder) => Setup;
+    readonly laneSetup?: (b: BodyBuilder, lane: VarExpr) => LaneSetup;
+    readonly row: (row: GemvRow, setup: Setup, lanes: LaneSetup) => VarExpr;
+  },
+): void {
+  const nOut = b.param('n_out');
+  const rowsPerWarp = b.schedule('rowsPerWarp');
+  const rowsPerGroup = b.let(
+    'rows_per_group',
+    mul(div(b.schedule('workgroupSize'), u32(WARP_SIZE)), rowsPerWarp),
+  );
+  const setup = kernel.setup(b);
+  const groups = b.let('groups', div(add(nOut, sub(rowsPerGroup, u32(1))), rowsPerGroup));
+  const lane = b.let('lane', b.laneId());
+  // Without laneSetup, LaneSetup is undefined and so is `lanes`.
+  const lanes = kernel.laneSetup?.(b, lane) as LaneSetup;
+  const groupRange = { start: b.workgroupId('x'), end: groups, step: b.numWorkgroups('x') };
+  b.for('group', groupRange, (g, group) => {
+    g.for('r', { start: u32(0), end: rowsPerWarp, step: u32(1) }, (rows, r) => {
+      const first = add(mul(group, rowsPerGroup), mul(rows.warpId(), rowsPerWarp));
+      const row = rows.let('row', add(first, r));
+      const live = rows.let('live', lt(row, nOut));
+      const total = kernel.row({ rows, row, live, lane, nOut }, setup, lanes);
+      const rowSum = rows.reduce('add', 'row_sum', total);
+      rows.if(and(live, eq(lane, u32(0))), (store) => store.store('y', row, rowSum));
+    });
+  });
+}

@@ -1,13 +1,12 @@
 import { WARP_SIZE, type Expr } from '../body.js';
 import { defineKernel } from '../builder.js';
-import { GEMV_INTERFACE } from './gemv-interface.js';
-import { ValidationError } from '../errors.js';
+import { GEMV_INTERFACE, gemvBody } from './gemv-interface.js';
+import { gemvCatalogKernel } from './gemv-catalog.js';
 import {
   add,
   and,
   convert,
   div,
-  eq,
   f32,
   fma,
   ge,
@@ -22,10 +21,10 @@ import {
   u32,
   unpackHalf,
 } from '../expressions.js';
-import { dequantize, quantizedBytes } from '../quant/formats.js';
+import { quantizedBytes } from '../quant/formats.js';
 import { writeF16 } from '../quant/scalar.js';
-import { packWords, unpackWords } from '../quant/words.js';
-import type { CatalogKernel, Shape } from './catalog-kernel.js';
+import { packWords } from '../quant/words.js';
+import type { CatalogKernel } from './catalog-kernel.js';
 
 const BLOCK = 256;
 const BLOCK_BYTES = 144;
@@ -56,27 +55,18 @@ const spec = defineKernel(
       'y = dequant(W) x, W rows in native GGUF Q4_K blocks (read as u32 words), x and y f32; one warp per row',
     ...GEMV_INTERFACE,
   },
-  (b) => {
-    const nOut = b.param('n_out');
-    const rowsPerWarp = b.schedule('rowsPerWarp');
-    const rowsPerGroup = b.let(
-      'rows_per_group',
-      mul(div(b.schedule('workgroupSize'), u32(WARP_SIZE)), rowsPerWarp),
-    );
-    const blocks = b.let('blocks', div(b.param('n_in'), u32(BLOCK)));
-    const rowWords = b.let('row_words', mul(blocks, u32(BLOCK_WORDS)));
-    // With an odd block count every other row starts 4 words into its first sector.
-    const slack = mul(and(blocks, u32(1)), u32(HEADER_WORDS));
-    const spanWords = add(rowWords, slack);
-    const windows = b.let('windows', div(add(spanWords, u32(WARP_SIZE - 1)), u32(WARP_SIZE)));
-    const groups = b.let('groups', div(add(nOut, sub(rowsPerGroup, u32(1))), rowsPerGroup));
-    const lane = b.let('lane', b.laneId());
-    const groupRange = { start: b.workgroupId('x'), end: groups, step: b.numWorkgroups('x') };
-    b.for('group', groupRange, (g, group) => {
-      g.for('r', { start: u32(0), end: rowsPerWarp, step: u32(1) }, (rows, r) => {
-        const first = add(mul(group, rowsPerGroup), mul(rows.warpId(), rowsPerWarp));
-        const row = rows.let('row', add(first, r));
-        const live = rows.let('live', lt(row, nOut));
+  (b) =>
+    gemvBody(b, {
+      setup: (b) => {
+        const blocks = b.let('blocks', div(b.param('n_in'), u32(BLOCK)));
+        const rowWords = b.let('row_words', mul(blocks, u32(BLOCK_WORDS)));
+        // With an odd block count every other row starts 4 words into its first sector.
+        const slack = mul(and(blocks, u32(1)), u32(HEADER_WORDS));
+        const spanWords = add(rowWords, slack);
+        const windows = b.let('windows', div(add(spanWords, u32(WARP_SIZE - 1)), u32(WARP_SIZE)));
+        return { blocks, rowWords, windows };
+      },
+      row: ({ rows, row, live, lane, nOut }, { blocks, rowWords, windows }) => {
         // Clamped so address arithmetic of a warp past the last row stays in range.
         const firstWord = rows.let('first_word', mul(min(row, sub(nOut, u32(1))), rowWords));
         const endWord = rows.let('end_word', add(firstWord, rowWords));
@@ -170,49 +160,20 @@ const spec = defineKernel(
             quants.assign(total, acc);
           });
         });
-        const rowSum = rows.reduce('add', 'row_sum', total);
-        rows.if(and(live, eq(lane, u32(0))), (store) => store.store('y', row, rowSum));
-      });
-    });
-  },
+        return total;
+      },
+    }),
 );
 
-const size = (shape: Shape, name: string): number => shape[name] ?? 0;
-const weightBytes = (shape: Shape): number =>
-  quantizedBytes('q4_K', size(shape, 'n_out'), size(shape, 'n_in'));
-
-function checkShape(shape: Shape): void {
-  const nIn = size(shape, 'n_in');
-  const nOut = size(shape, 'n_out');
-  const problem = (path: string, message: string): never => {
-    throw new ValidationError([{ path, message }]);
-  };
-  if (!Number.isSafeInteger(nIn) || nIn < BLOCK || nIn % BLOCK !== 0)
-    problem('n_in', `${nIn} is not a multiple of ${BLOCK}, the q4_K block size`);
-  if (!Number.isSafeInteger(nOut) || nOut < 1) problem('n_out', `${nOut} is not at least 1`);
-  // Word indices are u32: the matrix plus one window must stay below 2^32 words' byte offsets.
-  if (weightBytes(shape) > 2 ** 32 - 4 * (WARP_SIZE + SECTOR_WORDS))
-    problem('n_out', `${nOut} rows of ${nIn} q4_K values exceed 32-bit byte offsets`);
-}
-
-export const q4kGemv: CatalogKernel = {
+export const q4kGemv: CatalogKernel = gemvCatalogKernel({
   spec,
-  shapeNames: ['n_in', 'n_out'],
-  defaultShape: { n_in: 512, n_out: 64 },
-  params: (shape) => ({ n_in: size(shape, 'n_in'), n_out: size(shape, 'n_out') }),
-  bufferLengths: (shape) => ({
-    w: weightBytes(shape) / 4,
-    x: size(shape, 'n_in'),
-    y: size(shape, 'n_out'),
-  }),
-  outputs: ['y'],
-  checkShape,
-  weights: { buffer: 'w', type: 'q4_K', bytes: weightBytes },
+  type: 'q4_K',
+  // Word indices are u32: the matrix plus one window must stay below 2^32 words' byte offsets.
+  offsetHeadroom: 4 * (WARP_SIZE + SECTOR_WORDS),
   // Random blocks rather than quantized floats: ggml's Q4_K search quantizes ~0.2M values/s, too
   // slow for 8M-value cases, and random bytes reach every 6-bit scale, min and nibble.
-  generateInput({ buffer, shape, rng, magnitude }) {
-    if (buffer !== 'w') return undefined;
-    const words = new Uint32Array(weightBytes(shape) / 4);
+  generateWeights(nOut, nIn, rng, magnitude) {
+    const words = new Uint32Array(quantizedBytes('q4_K', nOut, nIn) / 4);
     const header = new Uint8Array(4);
     for (let start = 0; start < words.length; start += BLOCK_WORDS) {
       // d * 63 * 15 and dmin * 63 stay below the magnitude, so |w| <= magnitude.
@@ -223,19 +184,4 @@ export const q4kGemv: CatalogKernel = {
     }
     return words;
   },
-  reference(inputs, params) {
-    const nIn = params['n_in'] ?? 0;
-    const nOut = params['n_out'] ?? 0;
-    const bytes = unpackWords(inputs['w'] ?? [], quantizedBytes('q4_K', nOut, nIn));
-    const weights = dequantize('q4_K', bytes, nOut, nIn);
-    const x = inputs['x'] ?? [];
-    const y = new Float64Array(nOut);
-    for (let r = 0; r < nOut; r++) {
-      let dot = 0;
-      for (let c = 0; c < nIn; c++) dot += (weights[r * nIn + c] ?? 0) * (x[c] ?? 0);
-      y[r] = dot;
-    }
-    return { y };
-  },
-  tolerance: 1e-10,
-};
+});

@@ -1,7 +1,7 @@
 import { WARP_SIZE, type Expr, type VarExpr } from '../body.js';
 import { defineKernel, type BodyBuilder } from '../builder.js';
-import { GEMV_INTERFACE } from './gemv-interface.js';
-import { ValidationError } from '../errors.js';
+import { GEMV_INTERFACE, gemvBody } from './gemv-interface.js';
+import { gemvCatalogKernel, randomQ6kBlocks } from './gemv-catalog.js';
 import {
   add,
   and,
@@ -22,10 +22,8 @@ import {
   u32,
   unpackHalf,
 } from '../expressions.js';
-import { dequantize, quantizedBytes } from '../quant/formats.js';
-import { writeF16 } from '../quant/scalar.js';
-import { packWords, unpackWords } from '../quant/words.js';
-import type { CatalogKernel, Shape } from './catalog-kernel.js';
+import { packWords } from '../quant/words.js';
+import type { CatalogKernel } from './catalog-kernel.js';
 
 const BLOCK = 256;
 const BLOCK_BYTES = 210;
@@ -54,26 +52,17 @@ const spec = defineKernel(
       'y = dequant(W) x, W rows in native GGUF Q6_K blocks (read as u32 words), x and y f32; one warp per row',
     ...GEMV_INTERFACE,
   },
-  (b) => {
-    const nOut = b.param('n_out');
-    const rowsPerWarp = b.schedule('rowsPerWarp');
-    const rowsPerGroup = b.let(
-      'rows_per_group',
-      mul(div(b.schedule('workgroupSize'), u32(WARP_SIZE)), rowsPerWarp),
-    );
-    const blocks = b.let('blocks', div(b.param('n_in'), u32(BLOCK)));
-    const rowBytes = b.let('row_bytes', mul(blocks, u32(BLOCK_BYTES)));
-    // A row starts at most 30 bytes into its first sector.
-    const spanWords = div(add(rowBytes, u32(30 + 3)), u32(4));
-    const windows = b.let('windows', div(add(spanWords, u32(WARP_SIZE - 1)), u32(WARP_SIZE)));
-    const groups = b.let('groups', div(add(nOut, sub(rowsPerGroup, u32(1))), rowsPerGroup));
-    const lane = b.let('lane', b.laneId());
-    const groupRange = { start: b.workgroupId('x'), end: groups, step: b.numWorkgroups('x') };
-    b.for('group', groupRange, (g, group) => {
-      g.for('r', { start: u32(0), end: rowsPerWarp, step: u32(1) }, (rows, r) => {
-        const first = add(mul(group, rowsPerGroup), mul(rows.warpId(), rowsPerWarp));
-        const row = rows.let('row', add(first, r));
-        const live = rows.let('live', lt(row, nOut));
+  (b) =>
+    gemvBody(b, {
+      setup: (b) => {
+        const blocks = b.let('blocks', div(b.param('n_in'), u32(BLOCK)));
+        const rowBytes = b.let('row_bytes', mul(blocks, u32(BLOCK_BYTES)));
+        // A row starts at most 30 bytes into its first sector.
+        const spanWords = div(add(rowBytes, u32(30 + 3)), u32(4));
+        const windows = b.let('windows', div(add(spanWords, u32(WARP_SIZE - 1)), u32(WARP_SIZE)));
+        return { rowBytes, windows };
+      },
+      row: ({ rows, row, live, lane, nOut }, { rowBytes, windows }) => {
         // Clamped so address arithmetic of a warp past the last row stays in range.
         const rowStart = rows.let('row_start', mul(min(row, sub(nOut, u32(1))), rowBytes));
         const firstWord = rows.let('first_word', div(rowStart, u32(4)));
@@ -95,11 +84,9 @@ const spec = defineKernel(
           const base = st.let('base', sub(loadBase, u32(LAG * WARP_SIZE)));
           decodeWindow(st, { live, step, base, lane, rowStart, rowBytes, held, total });
         });
-        const rowSum = rows.reduce('add', 'row_sum', total);
-        rows.if(and(live, eq(lane, u32(0))), (store) => store.store('y', row, rowSum));
-      });
-    });
-  },
+        return total;
+      },
+    }),
 );
 
 interface Window {
@@ -197,66 +184,13 @@ function decodeWindow(st: BodyBuilder, w: Window): void {
   });
 }
 
-const size = (shape: Shape, name: string): number => shape[name] ?? 0;
-const weightBytes = (shape: Shape): number =>
-  quantizedBytes('q6_K', size(shape, 'n_out'), size(shape, 'n_in'));
-
-function checkShape(shape: Shape): void {
-  const nIn = size(shape, 'n_in');
-  const nOut = size(shape, 'n_out');
-  const problem = (path: string, message: string): never => {
-    throw new ValidationError([{ path, message }]);
-  };
-  if (!Number.isSafeInteger(nIn) || nIn < BLOCK || nIn % BLOCK !== 0)
-    problem('n_in', `${nIn} is not a multiple of ${BLOCK}, the q6_K block size`);
-  if (!Number.isSafeInteger(nOut) || nOut < 1) problem('n_out', `${nOut} is not at least 1`);
-  // Byte offsets are u32: the matrix plus three windows must stay below 2^32 bytes.
-  if (weightBytes(shape) > 2 ** 32 - 4 * ((LAG + 1) * WARP_SIZE + SECTOR_WORDS))
-    problem('n_out', `${nOut} rows of ${nIn} q6_K values exceed 32-bit byte offsets`);
-}
-
-export const q6kGemv: CatalogKernel = {
+export const q6kGemv: CatalogKernel = gemvCatalogKernel({
   spec,
-  shapeNames: ['n_in', 'n_out'],
-  defaultShape: { n_in: 512, n_out: 64 },
-  params: (shape) => ({ n_in: size(shape, 'n_in'), n_out: size(shape, 'n_out') }),
-  bufferLengths: (shape) => ({
-    w: Math.ceil(weightBytes(shape) / 4),
-    x: size(shape, 'n_in'),
-    y: size(shape, 'n_out'),
-  }),
-  outputs: ['y'],
-  checkShape,
-  weights: { buffer: 'w', type: 'q6_K', bytes: weightBytes },
+  type: 'q6_K',
+  // Byte offsets are u32: the matrix plus three windows must stay below 2^32 bytes.
+  offsetHeadroom: 4 * ((LAG + 1) * WARP_SIZE + SECTOR_WORDS),
   // Random blocks: quantizing 8M values is slow, and random bytes reach every 6-bit value and
   // signed scale.
-  generateInput({ buffer, shape, rng, magnitude }) {
-    if (buffer !== 'w') return undefined;
-    const native = new Uint8Array(weightBytes(shape));
-    for (let start = 0; start < native.length; start += BLOCK_BYTES) {
-      for (let k = 0; k < BLOCK_BYTES - 2; k += 4) {
-        const word = rng.nextU32();
-        for (let byte = 0; byte < 4 && k + byte < BLOCK_BYTES - 2; byte++)
-          native[start + k + byte] = (word >>> (8 * byte)) & 255;
-      }
-      // |d · scale · q| <= d · 128 · 32 stays below the magnitude.
-      writeF16(native, start + BLOCK_BYTES - 2, (rng.uniform(0.25, 0.99) * magnitude) / 4096);
-    }
-    return packWords(native);
-  },
-  reference(inputs, params) {
-    const nIn = params['n_in'] ?? 0;
-    const nOut = params['n_out'] ?? 0;
-    const bytes = unpackWords(inputs['w'] ?? [], quantizedBytes('q6_K', nOut, nIn));
-    const weights = dequantize('q6_K', bytes, nOut, nIn);
-    const x = inputs['x'] ?? [];
-    const y = new Float64Array(nOut);
-    for (let r = 0; r < nOut; r++) {
-      let dot = 0;
-      for (let c = 0; c < nIn; c++) dot += (weights[r * nIn + c] ?? 0) * (x[c] ?? 0);
-      y[r] = dot;
-    }
-    return { y };
-  },
-  tolerance: 1e-10,
-};
+  generateWeights: (nOut, nIn, rng, magnitude) =>
+    packWords(randomQ6kBlocks(nOut, nIn, rng, magnitude)),
+});

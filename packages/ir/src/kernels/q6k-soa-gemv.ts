@@ -1,7 +1,7 @@
 import { WARP_SIZE, type Expr } from '../body.js';
 import { defineKernel } from '../builder.js';
-import { GEMV_INTERFACE } from './gemv-interface.js';
-import { ValidationError } from '../errors.js';
+import { GEMV_INTERFACE, gemvBody } from './gemv-interface.js';
+import { gemvCatalogKernel, randomQ6kBlocks } from './gemv-catalog.js';
 import {
   add,
   and,
@@ -21,11 +21,9 @@ import {
   u32,
   unpackHalf,
 } from '../expressions.js';
-import { dequantize, quantizedBytes } from '../quant/formats.js';
 import { repack, unpack } from '../quant/repack.js';
-import { writeF16 } from '../quant/scalar.js';
-import { packWords, unpackWords } from '../quant/words.js';
-import type { CatalogKernel, Shape } from './catalog-kernel.js';
+import { packWords } from '../quant/words.js';
+import type { CatalogKernel } from './catalog-kernel.js';
 
 const BLOCK = 256;
 const BLOCK_BYTES = 210;
@@ -58,40 +56,38 @@ const spec = defineKernel(
       'y = dequant(W) x, W rows of Q6_K blocks repacked structure-of-arrays (read as u32 words), x and y f32; one warp per row',
     ...GEMV_INTERFACE,
   },
-  (b) => {
-    const nOut = b.param('n_out');
-    const rowsPerWarp = b.schedule('rowsPerWarp');
-    const rowsPerGroup = b.let(
-      'rows_per_group',
-      mul(div(b.schedule('workgroupSize'), u32(WARP_SIZE)), rowsPerWarp),
-    );
-    const blocks = b.let('blocks', div(b.param('n_in'), u32(BLOCK)));
-    // Row stride 32·⌈210·nb/32⌉ bytes, in words.
-    const rowWords = b.let(
-      'row_words',
-      mul(div(add(mul(blocks, u32(BLOCK_BYTES)), u32(31)), u32(32)), u32(SECTOR_WORDS)),
-    );
-    const qhStart = b.let('qh_start', mul(blocks, u32(QL_WORDS)));
-    const scaleStart = b.let('scale_start', mul(blocks, u32(QL_WORDS + QH_WORDS)));
-    const dStart = b.let('d_start', mul(blocks, u32(QL_WORDS + QH_WORDS + SCALE_WORDS)));
-    const dWords = b.let('d_words', div(add(blocks, u32(1)), u32(2)));
-    const steps = b.let('steps', dWords);
-    const groups = b.let('groups', div(add(nOut, sub(rowsPerGroup, u32(1))), rowsPerGroup));
-    const lane = b.let('lane', b.laneId());
-    const pair = b.let('pair', shr(lane, u32(4)));
-    const half = b.let('half', and(shr(lane, u32(3)), u32(1)));
-    const quad = b.let('quad', and(lane, u32(7)));
-    // ql word of this lane in a step: 32·pair + 16·half + quad = 2·lane − quad.
-    const qlLane = b.let('ql_lane', sub(mul(lane, u32(2)), quad));
-    const scaleSource = b.let('scale_source', mul(shr(lane, u32(3)), u32(2)));
-    // Byte of scales[8h + s] in scale word 2h, s = l0/16 = quad/4.
-    const scaleShift = b.let('scale_shift', mul(shr(quad, u32(2)), u32(8)));
-    const groupRange = { start: b.workgroupId('x'), end: groups, step: b.numWorkgroups('x') };
-    b.for('group', groupRange, (g, group) => {
-      g.for('r', { start: u32(0), end: rowsPerWarp, step: u32(1) }, (rows, r) => {
-        const first = add(mul(group, rowsPerGroup), mul(rows.warpId(), rowsPerWarp));
-        const row = rows.let('row', add(first, r));
-        const live = rows.let('live', lt(row, nOut));
+  (b) =>
+    gemvBody(b, {
+      setup: (b) => {
+        const blocks = b.let('blocks', div(b.param('n_in'), u32(BLOCK)));
+        // Row stride 32·⌈210·nb/32⌉ bytes, in words.
+        const rowWords = b.let(
+          'row_words',
+          mul(div(add(mul(blocks, u32(BLOCK_BYTES)), u32(31)), u32(32)), u32(SECTOR_WORDS)),
+        );
+        const qhStart = b.let('qh_start', mul(blocks, u32(QL_WORDS)));
+        const scaleStart = b.let('scale_start', mul(blocks, u32(QL_WORDS + QH_WORDS)));
+        const dStart = b.let('d_start', mul(blocks, u32(QL_WORDS + QH_WORDS + SCALE_WORDS)));
+        const dWords = b.let('d_words', div(add(blocks, u32(1)), u32(2)));
+        const steps = b.let('steps', dWords);
+        return { blocks, rowWords, qhStart, scaleStart, dStart, dWords, steps };
+      },
+      laneSetup: (b, lane) => {
+        const pair = b.let('pair', shr(lane, u32(4)));
+        const half = b.let('half', and(shr(lane, u32(3)), u32(1)));
+        const quad = b.let('quad', and(lane, u32(7)));
+        // ql word of this lane in a step: 32·pair + 16·half + quad = 2·lane − quad.
+        const qlLane = b.let('ql_lane', sub(mul(lane, u32(2)), quad));
+        const scaleSource = b.let('scale_source', mul(shr(lane, u32(3)), u32(2)));
+        // Byte of scales[8h + s] in scale word 2h, s = l0/16 = quad/4.
+        const scaleShift = b.let('scale_shift', mul(shr(quad, u32(2)), u32(8)));
+        return { pair, half, quad, qlLane, scaleSource, scaleShift };
+      },
+      row: (
+        { rows, row, live, lane, nOut },
+        { blocks, rowWords, qhStart, scaleStart, dStart, dWords, steps },
+        { pair, half, quad, qlLane, scaleSource, scaleShift },
+      ) => {
         // Clamped so address arithmetic of a warp past the last row stays in range.
         const rowBase = rows.let('row_base', mul(min(row, sub(nOut, u32(1))), rowWords));
         const total = rows.let('total', f32(0));
@@ -169,98 +165,26 @@ const spec = defineKernel(
             quants.assign(total, acc);
           });
         });
-        const rowSum = rows.reduce('add', 'row_sum', total);
-        rows.if(and(live, eq(lane, u32(0))), (store) => store.store('y', row, rowSum));
-      });
-    });
-  },
+        return total;
+      },
+    }),
 );
 
 function shl4(value: Expr): Expr {
   return mul(value, u32(16));
 }
 
-const size = (shape: Shape, name: string): number => shape[name] ?? 0;
-/** Repacked bytes: n_out rows of 32·⌈210·nb/32⌉ (LAYOUTS.md); plain arithmetic, safe on bad shapes. */
-const weightBytes = (shape: Shape): number =>
-  size(shape, 'n_out') *
-  32 *
-  Math.ceil((BLOCK_BYTES * Math.floor(size(shape, 'n_in') / BLOCK)) / 32);
-/** The zero bytes after d at each row's end, which the kernel never reads. */
-const paddingBytes = (shape: Shape): number =>
-  weightBytes(shape) - quantizedBytes('q6_K', size(shape, 'n_out'), size(shape, 'n_in'));
-
-function checkShape(shape: Shape): void {
-  const nIn = size(shape, 'n_in');
-  const nOut = size(shape, 'n_out');
-  const problem = (path: string, message: string): never => {
-    throw new ValidationError([{ path, message }]);
-  };
-  if (!Number.isSafeInteger(nIn) || nIn < BLOCK || nIn % BLOCK !== 0)
-    problem('n_in', `${nIn} is not a multiple of ${BLOCK}, the q6_K block size`);
-  if (!Number.isSafeInteger(nOut) || nOut < 1) problem('n_out', `${nOut} is not at least 1`);
-  // Word indices are u32: the matrix must stay below 2^32 bytes' byte offsets.
-  if (weightBytes(shape) > 2 ** 32 - 4 * WARP_SIZE)
-    problem('n_out', `${nOut} rows of ${nIn} q6_K values exceed 32-bit byte offsets`);
-}
-
-function reference(
-  inputs: Parameters<CatalogKernel['reference']>[0],
-  params: Readonly<Record<string, number>>,
-): Record<string, Float64Array> {
-  const nIn = params['n_in'] ?? 0;
-  const nOut = params['n_out'] ?? 0;
-  const shape = { n_in: nIn, n_out: nOut };
-  const repacked = unpackWords(inputs['w'] ?? [], weightBytes(shape));
-  const weights = dequantize('q6_K', unpack('q6_K', repacked, nOut, nIn), nOut, nIn);
-  const x = inputs['x'] ?? [];
-  const y = new Float64Array(nOut);
-  for (let r = 0; r < nOut; r++) {
-    let dot = 0;
-    for (let c = 0; c < nIn; c++) dot += (weights[r * nIn + c] ?? 0) * (x[c] ?? 0);
-    y[r] = dot;
-  }
-  return { y };
-}
-
-export const q6kSoaGemv: CatalogKernel = {
+export const q6kSoaGemv: CatalogKernel = gemvCatalogKernel({
   spec,
-  shapeNames: ['n_in', 'n_out'],
-  defaultShape: { n_in: 512, n_out: 64 },
-  params: (shape) => ({ n_in: size(shape, 'n_in'), n_out: size(shape, 'n_out') }),
-  bufferLengths: (shape) => ({
-    w: weightBytes(shape) / 4,
-    x: size(shape, 'n_in'),
-    y: size(shape, 'n_out'),
-  }),
-  outputs: ['y'],
-  checkShape,
-  weights: {
-    buffer: 'w',
-    type: 'q6_K',
-    bytes: weightBytes,
-    paddingBytes,
-    fromNative: (native, shape) =>
-      repack('q6_K', native, size(shape, 'n_out'), size(shape, 'n_in')),
-  },
+  type: 'q6_K',
+  // Word indices are u32: the matrix must stay below 2^32 bytes' byte offsets.
+  offsetHeadroom: 4 * WARP_SIZE,
+  // Repacked rows of 32·⌈210·nb/32⌉ bytes (LAYOUTS.md); plain arithmetic, safe on bad shapes.
+  layoutBytes: (nOut, nIn) => nOut * 32 * Math.ceil((BLOCK_BYTES * Math.floor(nIn / BLOCK)) / 32),
+  toNative: (bytes, nOut, nIn) => unpack('q6_K', bytes, nOut, nIn),
+  fromNative: (native, nOut, nIn) => repack('q6_K', native, nOut, nIn),
   // Random native blocks, repacked: quantizing 8M values is slow, and random bytes reach every
   // 6-bit value and signed scale.
-  generateInput({ buffer, shape, rng, magnitude }) {
-    if (buffer !== 'w') return undefined;
-    const nIn = size(shape, 'n_in');
-    const nOut = size(shape, 'n_out');
-    const native = new Uint8Array(quantizedBytes('q6_K', nOut, nIn));
-    for (let start = 0; start < native.length; start += BLOCK_BYTES) {
-      for (let k = 0; k < BLOCK_BYTES - 2; k += 4) {
-        const word = rng.nextU32();
-        for (let byte = 0; byte < 4 && k + byte < BLOCK_BYTES - 2; byte++)
-          native[start + k + byte] = (word >>> (8 * byte)) & 255;
-      }
-      // |d · scale · q| <= d · 128 · 32 stays below the magnitude.
-      writeF16(native, start + BLOCK_BYTES - 2, (rng.uniform(0.25, 0.99) * magnitude) / 4096);
-    }
-    return packWords(repack('q6_K', native, nOut, nIn));
-  },
-  reference,
-  tolerance: 1e-10,
-};
+  generateWeights: (nOut, nIn, rng, magnitude) =>
+    packWords(repack('q6_K', randomQ6kBlocks(nOut, nIn, rng, magnitude), nOut, nIn)),
+});

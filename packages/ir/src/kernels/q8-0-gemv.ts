@@ -1,7 +1,7 @@
 import { WARP_SIZE, type Expr } from '../body.js';
 import { defineKernel } from '../builder.js';
-import { GEMV_INTERFACE } from './gemv-interface.js';
-import { ValidationError } from '../errors.js';
+import { GEMV_INTERFACE, gemvBody } from './gemv-interface.js';
+import { gemvCatalogKernel } from './gemv-catalog.js';
 import {
   add,
   and,
@@ -24,10 +24,10 @@ import {
   u32,
   unpackHalf,
 } from '../expressions.js';
-import { dequantize, quantize, quantizedBytes } from '../quant/formats.js';
-import { packWords, unpackWords } from '../quant/words.js';
+import { quantize } from '../quant/formats.js';
+import { packWords } from '../quant/words.js';
 import { fillUniform } from '../testing/random.js';
-import type { CatalogKernel, Shape } from './catalog-kernel.js';
+import type { CatalogKernel } from './catalog-kernel.js';
 
 const BLOCK = 32;
 const BLOCK_BYTES = 34;
@@ -53,29 +53,20 @@ const spec = defineKernel(
       'y = dequant(W) x, W rows in native GGUF Q8_0 blocks (read as u32 words), x and y f32; one warp per row',
     ...GEMV_INTERFACE,
   },
-  (b) => {
-    const nOut = b.param('n_out');
-    const rowsPerWarp = b.schedule('rowsPerWarp');
-    const rowsPerGroup = b.let(
-      'rows_per_group',
-      mul(div(b.schedule('workgroupSize'), u32(WARP_SIZE)), rowsPerWarp),
-    );
-    const blocks = b.let('blocks', div(b.param('n_in'), u32(BLOCK)));
-    const rowBytes = b.let('row_bytes', mul(blocks, u32(BLOCK_BYTES)));
-    // Row starts are multiples of gcd(row_bytes, 32) = 2 * min(lowest set bit of blocks, 16), so a
-    // row begins at most 32 - gcd bytes into its first sector: that bounds every row's window count.
-    const lowBit = and(blocks, sub(u32(0), blocks));
-    const slack = sub(u32(32), mul(u32(2), min(lowBit, u32(16))));
-    const spanWords = div(add(add(rowBytes, slack), u32(3)), u32(4));
-    const windows = b.let('windows', div(add(spanWords, u32(WARP_SIZE - 1)), u32(WARP_SIZE)));
-    const groups = b.let('groups', div(add(nOut, sub(rowsPerGroup, u32(1))), rowsPerGroup));
-    const lane = b.let('lane', b.laneId());
-    const groupRange = { start: b.workgroupId('x'), end: groups, step: b.numWorkgroups('x') };
-    b.for('group', groupRange, (g, group) => {
-      g.for('r', { start: u32(0), end: rowsPerWarp, step: u32(1) }, (rows, r) => {
-        const first = add(mul(group, rowsPerGroup), mul(rows.warpId(), rowsPerWarp));
-        const row = rows.let('row', add(first, r));
-        const live = rows.let('live', lt(row, nOut));
+  (b) =>
+    gemvBody(b, {
+      setup: (b) => {
+        const blocks = b.let('blocks', div(b.param('n_in'), u32(BLOCK)));
+        const rowBytes = b.let('row_bytes', mul(blocks, u32(BLOCK_BYTES)));
+        // Row starts are multiples of gcd(row_bytes, 32) = 2 * min(lowest set bit of blocks, 16), so a
+        // row begins at most 32 - gcd bytes into its first sector: that bounds every row's window count.
+        const lowBit = and(blocks, sub(u32(0), blocks));
+        const slack = sub(u32(32), mul(u32(2), min(lowBit, u32(16))));
+        const spanWords = div(add(add(rowBytes, slack), u32(3)), u32(4));
+        const windows = b.let('windows', div(add(spanWords, u32(WARP_SIZE - 1)), u32(WARP_SIZE)));
+        return { rowBytes, windows };
+      },
+      row: ({ rows, row, live, lane, nOut }, { rowBytes, windows }) => {
         // Clamped so address arithmetic of a warp past the last row stays in range.
         const rowStart = rows.let('row_start', mul(min(row, sub(nOut, u32(1))), rowBytes));
         const firstWord = rows.let('first_word', div(rowStart, u32(4)));
@@ -159,63 +150,19 @@ const spec = defineKernel(
             quants.assign(total, fma(scale, sum, total));
           });
         });
-        const rowSum = rows.reduce('add', 'row_sum', total);
-        rows.if(and(live, eq(lane, u32(0))), (store) => store.store('y', row, rowSum));
-      });
-    });
-  },
+        return total;
+      },
+    }),
 );
 
-const size = (shape: Shape, name: string): number => shape[name] ?? 0;
-const weightBytes = (shape: Shape): number =>
-  quantizedBytes('q8_0', size(shape, 'n_out'), size(shape, 'n_in'));
-
-function checkShape(shape: Shape): void {
-  const nIn = size(shape, 'n_in');
-  const nOut = size(shape, 'n_out');
-  const problem = (path: string, message: string): never => {
-    throw new ValidationError([{ path, message }]);
-  };
-  if (!Number.isSafeInteger(nIn) || nIn < BLOCK || nIn % BLOCK !== 0)
-    problem('n_in', `${nIn} is not a multiple of ${BLOCK}, the q8_0 block size`);
-  if (!Number.isSafeInteger(nOut) || nOut < 1) problem('n_out', `${nOut} is not at least 1`);
-  // Word indices and byte offsets are u32: the matrix plus one window must stay below 2^32 bytes.
-  if (weightBytes(shape) > 2 ** 32 - 4 * (WARP_SIZE + SECTOR_WORDS))
-    problem('n_out', `${nOut} rows of ${nIn} q8_0 values exceed 32-bit byte offsets`);
-}
-
-export const q8_0Gemv: CatalogKernel = {
+export const q8_0Gemv: CatalogKernel = gemvCatalogKernel({
   spec,
-  shapeNames: ['n_in', 'n_out'],
-  defaultShape: { n_in: 512, n_out: 64 },
-  params: (shape) => ({ n_in: size(shape, 'n_in'), n_out: size(shape, 'n_out') }),
-  bufferLengths: (shape) => ({
-    w: Math.ceil(weightBytes(shape) / 4),
-    x: size(shape, 'n_in'),
-    y: size(shape, 'n_out'),
-  }),
-  outputs: ['y'],
-  checkShape,
-  weights: { buffer: 'w', type: 'q8_0', bytes: weightBytes },
-  generateInput({ buffer, shape, rng, magnitude }) {
-    if (buffer !== 'w') return undefined;
-    const values = new Float32Array(size(shape, 'n_out') * size(shape, 'n_in'));
+  type: 'q8_0',
+  // Word indices and byte offsets are u32: the matrix plus one window must stay below 2^32 bytes.
+  offsetHeadroom: 4 * (WARP_SIZE + SECTOR_WORDS),
+  generateWeights(nOut, nIn, rng, magnitude) {
+    const values = new Float32Array(nOut * nIn);
     fillUniform(values, rng, magnitude);
-    return packWords(quantize('q8_0', values, size(shape, 'n_out'), size(shape, 'n_in')));
+    return packWords(quantize('q8_0', values, nOut, nIn));
   },
-  reference(inputs, params) {
-    const nIn = params['n_in'] ?? 0;
-    const nOut = params['n_out'] ?? 0;
-    const bytes = unpackWords(inputs['w'] ?? [], quantizedBytes('q8_0', nOut, nIn));
-    const weights = dequantize('q8_0', bytes, nOut, nIn);
-    const x = inputs['x'] ?? [];
-    const y = new Float64Array(nOut);
-    for (let r = 0; r < nOut; r++) {
-      let dot = 0;
-      for (let c = 0; c < nIn; c++) dot += (weights[r * nIn + c] ?? 0) * (x[c] ?? 0);
-      y[r] = dot;
-    }
-    return { y };
-  },
-  tolerance: 1e-10,
-};
+});

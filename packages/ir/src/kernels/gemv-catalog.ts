@@ -1,0 +1,123 @@
+import { ValidationError } from '../errors.js';
+import { QUANT_FORMATS, dequantize, quantizedBytes, type QuantType } from '../quant/formats.js';
+import { writeF16 } from '../quant/scalar.js';
+import { unpackWords } from '../quant/words.js';
+import type { KernelSpec } from '../spec.js';
+import type { Rng } from '../testing/random.js';
+import type { CatalogKernel, Shape, WeightStream } from './catalog-kernel.js';
+
+/** What distinguishes one gemv kernel in the catalog; the rest every gemv kernel shares. */
+export interface GemvCatalogOptions {
+  readonly spec: KernelSpec;
+  readonly type: QuantType;
+  /**
+   * Bytes the kernel's u32 offsets may address past the weights (a window it rounds up to): the
+   * weights must stay below 2^32 minus this.
+   */
+  readonly offsetHeadroom: number;
+  /** Weight buffer bytes for a shape, when the layout is not native rows. */
+  readonly layoutBytes?: (nOut: number, nIn: number) => number;
+  /** Native GGUF rows from the weight buffer's bytes, when the layout is not native rows. */
+  readonly toNative?: (bytes: Uint8Array, nOut: number, nIn: number) => Uint8Array;
+  /** The weight buffer's bytes from native GGUF rows, when the layout is not native rows. */
+  readonly fromNative?: (native: Uint8Array, nOut: number, nIn: number) => Uint8Array;
+  /** Random weights of the shape as u32 words, with |w| at most `magnitude`. */
+  readonly generateWeights: (nOut: number, nIn: number, rng: Rng, magnitude: number) => Uint32Array;
+}
+
+export const shapeSize = (shape: Shape, name: string): number => shape[name] ?? 0;
+
+/** y = W x for every gemv kernel: W rows of `type` blocks, x and y f32, shapes n_in and n_out. */
+export function gemvCatalogKernel(options: GemvCatalogOptions): CatalogKernel {
+  const { type, layoutBytes, toNative, fromNative } = options;
+  const { blockSize } = QUANT_FORMATS[type];
+  const payload = (shape: Shape): number =>
+    quantizedBytes(type, shapeSize(shape, 'n_out'), shapeSize(shape, 'n_in'));
+  const bytes = (shape: Shape): number =>
+    layoutBytes === undefined
+      ? payload(shape)
+      : layoutBytes(shapeSize(shape, 'n_out'), shapeSize(shape, 'n_in'));
+  const weights: WeightStream = {
+    buffer: 'w',
+    type,
+    bytes,
+    ...(layoutBytes === undefined
+      ? {}
+      : { paddingBytes: (shape: Shape) => bytes(shape) - payload(shape) }),
+    ...(fromNative === undefined
+      ? {}
+      : {
+          fromNative: (native: Uint8Array, shape: Shape) =>
+            fromNative(native, shapeSize(shape, 'n_out'), shapeSize(shape, 'n_in')),
+        }),
+  };
+  return {
+    spec: options.spec,
+    shapeNames: ['n_in', 'n_out'],
+    defaultShape: { n_in: 512, n_out: 64 },
+    params: (shape) => ({ n_in: shapeSize(shape, 'n_in'), n_out: shapeSize(shape, 'n_out') }),
+    bufferLengths: (shape) => ({
+      w: Math.ceil(bytes(shape) / 4),
+      x: shapeSize(shape, 'n_in'),
+      y: shapeSize(shape, 'n_out'),
+    }),
+    outputs: ['y'],
+    checkShape(shape) {
+      const nIn = shapeSize(shape, 'n_in');
+      const nOut = shapeSize(shape, 'n_out');
+      const problem = (path: string, message: string): never => {
+        throw new ValidationError([{ path, message }]);
+      };
+      if (!Number.isSafeInteger(nIn) || nIn < blockSize || nIn % blockSize !== 0)
+        problem('n_in', `${nIn} is not a multiple of ${blockSize}, the ${type} block size`);
+      if (!Number.isSafeInteger(nOut) || nOut < 1) problem('n_out', `${nOut} is not at least 1`);
+      if (bytes(shape) > 2 ** 32 - options.offsetHeadroom)
+        problem('n_out', `${nOut} rows of ${nIn} ${type} values exceed 32-bit byte offsets`);
+    },
+    weights,
+    generateInput({ buffer, shape, rng, magnitude }) {
+      if (buffer !== 'w') return undefined;
+      const nOut = shapeSize(shape, 'n_out');
+      return options.generateWeights(nOut, shapeSize(shape, 'n_in'), rng, magnitude);
+    },
+    reference(inputs, params) {
+      const nIn = params['n_in'] ?? 0;
+      const nOut = params['n_out'] ?? 0;
+      const stored = unpackWords(inputs['w'] ?? [], bytes({ n_in: nIn, n_out: nOut }));
+      const native = toNative === undefined ? stored : toNative(stored, nOut, nIn);
+      const matrix = dequantize(type, native, nOut, nIn);
+      const x = inputs['x'] ?? [];
+      const y = new Float64Array(nOut);
+      for (let r = 0; r < nOut; r++) {
+        let dot = 0;
+        for (let c = 0; c < nIn; c++) dot += (matrix[r * nIn + c] ?? 0) * (x[c] ?? 0);
+        y[r] = dot;
+      }
+      return { y };
+    },
+    tolerance: 1e-10,
+  };
+}
+
+/**
+ * Random native Q6_K rows: random ql, qh and scale bytes (every 6-bit value and signed scale) and
+ * a d that keeps |d · scale · q| <= d · 128 · 32 below the magnitude.
+ */
+export function randomQ6kBlocks(
+  nOut: number,
+  nIn: number,
+  rng: Rng,
+  magnitude: number,
+): Uint8Array {
+  const blockBytes = QUANT_FORMATS.q6_K.blockBytes;
+  const native = new Uint8Array(quantizedBytes('q6_K', nOut, nIn));
+  for (let start = 0; start < native.length; start += blockBytes) {
+    for (let k = 0; k < blockBytes - 2; k += 4) {
+      const word = rng.nextU32();
+      for (let byte = 0; byte < 4 && k + byte < blockBytes - 2; byte++)
+        native[start + k + byte] = (word >>> (8 * byte)) & 255;
+    }
+    writeF16(native, start + blockBytes - 2, (rng.uniform(0.25, 0.99) * magnitude) / 4096);
+  }
+  return native;
+}
