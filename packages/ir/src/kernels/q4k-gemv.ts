@@ -64,9 +64,9 @@ const spec = defineKernel(
         const slack = mul(and(blocks, u32(1)), u32(HEADER_WORDS));
         const spanWords = add(rowWords, slack);
         const windows = b.let('windows', div(add(spanWords, u32(WARP_SIZE - 1)), u32(WARP_SIZE)));
-        return { blocks, rowWords, windows };
+        return { rowWords, windows };
       },
-      row: ({ rows, row, live, lane, nOut }, { blocks, rowWords, windows }) => {
+      row: ({ rows, row, live, lane, nOut }, { rowWords, windows }) => {
         // Clamped so address arithmetic of a warp past the last row stays in range.
         const firstWord = rows.let('first_word', mul(min(row, sub(nOut, u32(1))), rowWords));
         const endWord = rows.let('end_word', add(firstWord, rowWords));

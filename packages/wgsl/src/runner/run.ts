@@ -9,14 +9,7 @@ import {
 import { compileWgsl } from './compile.js';
 import type { WebGpuContext } from './context.js';
 import { WebGpuError, WebGpuFeatureError, WebGpuLimitError } from './errors.js';
-import {
-  bufferBindings,
-  bytesOf,
-  checkInputs,
-  packParams,
-  roundUp,
-  type WgslInputs,
-} from './inputs.js';
+import { bytesOf, checkInputs, packParams, roundUp, type WgslInputs } from './inputs.js';
 import { checkLaunchLimits, explicitLayout } from './pipeline.js';
 
 export interface RunWgslOptions {
