@@ -19,11 +19,20 @@ export const isPtxType = (word: string): word is PtxType => TYPE_NAMES.has(word)
 export type StateSpace = 'reg' | 'param' | 'global' | 'shared' | 'local' | 'const';
 
 /** Where a line of the source came from, for every message the simulator prints. */
+/** A `.loc` position in the compiled source: `.file` index, line and column. */
+export interface SourcePosition {
+  readonly file: number;
+  readonly line: number;
+  readonly column: number;
+}
+
 export interface SourceLocation {
   /** 1-based line number in the PTX text. */
   readonly line: number;
   /** The line's text, trimmed. */
   readonly text: string;
+  /** The `.loc` in effect (nvcc -lineinfo), with the call site it was inlined at. */
+  readonly source?: { readonly at: SourcePosition; readonly inlinedAt?: SourcePosition };
 }
 
 export type Operand =
@@ -113,6 +122,8 @@ export interface PtxModule {
   /** Module-scope `.shared` / `.global` / `.const` variables. */
   readonly variables: readonly VariableDeclaration[];
   readonly entries: readonly EntryFunction[];
+  /** `.file` names by index, for the `.loc` positions of instructions. */
+  readonly files?: ReadonlyMap<number, string>;
 }
 
 /** Bytes of one value of a type (`b128` is 16, `pred` is 1). */

@@ -1,4 +1,4 @@
-import type { SourceLocation } from '../ast.js';
+import type { SourceLocation, SourcePosition } from '../ast.js';
 
 export const FINDING_CATEGORIES = [
   'divergent-barrier',
@@ -21,13 +21,22 @@ export interface Finding {
   readonly thread: readonly [number, number, number];
   /** How many times this category fired at this line (findings are reported once per line). */
   readonly occurrences: number;
+  /** The compiled source's position, `file.cu:12:5`, when the PTX carries `.loc` (nvcc -lineinfo). */
+  readonly source?: string;
 }
+
+const describePosition = (position: SourcePosition, files: ReadonlyMap<number, string>): string => {
+  const file = files.get(position.file) ?? `file ${position.file}`;
+  return `${file.slice(file.lastIndexOf('/') + 1)}:${position.line}:${position.column}`;
+};
 
 const MAX_FINDINGS = 200;
 
 /** Collects findings, one per (category, line), counting repeats. */
 export class FindingLog {
   private readonly byKey = new Map<string, Finding & { occurrences: number }>();
+
+  constructor(private readonly files: ReadonlyMap<number, string> = new Map()) {}
 
   add(
     category: FindingCategory,
@@ -43,7 +52,15 @@ export class FindingLog {
       return;
     }
     if (this.byKey.size >= MAX_FINDINGS) return;
+    const { source } = location;
+    const inlined =
+      source?.inlinedAt === undefined
+        ? ''
+        : ` inlined at ${describePosition(source.inlinedAt, this.files)}`;
     this.byKey.set(key, {
+      ...(source === undefined
+        ? {}
+        : { source: describePosition(source.at, this.files) + inlined }),
       category,
       message,
       line: location.line,
@@ -64,5 +81,6 @@ export class FindingLog {
 /** `category line N: message [instruction] (cta x,y,z thread x,y,z)` — one finding per line of output. */
 export function formatFinding(finding: Finding): string {
   const repeats = finding.occurrences > 1 ? ` (${finding.occurrences} times)` : '';
-  return `${finding.category} at line ${finding.line}: ${finding.message} [${finding.instruction}] (cta ${finding.cta.join(',')} thread ${finding.thread.join(',')})${repeats}`;
+  const source = finding.source === undefined ? '' : ` (${finding.source})`;
+  return `${finding.category} at line ${finding.line}${source}: ${finding.message} [${finding.instruction}] (cta ${finding.cta.join(',')} thread ${finding.thread.join(',')})${repeats}`;
 }

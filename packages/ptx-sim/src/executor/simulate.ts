@@ -151,7 +151,7 @@ export function simulate(module: PtxModule, options: SimulateOptions): Simulatio
   const state: SimulationState = {
     global,
     params,
-    findings: new FindingLog(),
+    findings: new FindingLog(module.files),
     counters: emptyCounters(bufferNames),
     l2: new L2Cache(l2Bytes),
     grid: options.grid,

@@ -5,6 +5,7 @@ import type {
   PtxType,
   RegisterDeclaration,
   SourceLocation,
+  SourcePosition,
   Statement,
   VariableDeclaration,
 } from '../ast.js';
@@ -33,8 +34,12 @@ class BodyBuilder {
 
   constructor(private readonly stream: TokenStream) {}
 
+  /** The latest `.loc`, which the instructions after it carry. */
+  private source: SourceLocation['source'];
+
   location(line: number): SourceLocation {
-    return { line, text: this.stream.source.text(line) };
+    const location = { line, text: this.stream.source.text(line) };
+    return this.source === undefined ? location : { ...location, source: this.source };
   }
 
   /** Statements up to the `}` matching `open`; nested blocks share the entry's scope. */
@@ -78,6 +83,19 @@ class BodyBuilder {
           this.addVariable(variable);
         }
         return;
+      case 'loc': {
+        // `.loc file line column[, function_name label][, inlined_at file line column]`.
+        const at = this.position();
+        let inlinedAt: SourcePosition | undefined;
+        while (stream.peek().line === token.line && stream.eatPunct(',')) {
+          const key = stream.expectWord('function_name or inlined_at after .loc');
+          if (key.text === 'function_name') stream.expectWord('a label after function_name');
+          else if (key.text === 'inlined_at') inlinedAt = this.position();
+          else throw stream.errorAt(key.line, `unknown .loc attribute '${key.text}'`);
+        }
+        this.source = inlinedAt === undefined ? { at } : { at, inlinedAt };
+        return;
+      }
       case 'pragma':
         // Optimization hints (`.pragma "nounroll";`) do not change what the code computes.
         do {
@@ -97,6 +115,15 @@ class BodyBuilder {
           `unknown or unsupported directive '.${token.text}' in entry body`,
         );
     }
+  }
+
+  private position(): SourcePosition {
+    const stream = this.stream;
+    return {
+      file: stream.expectCount('a file index in .loc'),
+      line: stream.expectCount('a line in .loc'),
+      column: stream.expectCount('a column in .loc'),
+    };
   }
 
   // `.reg .b32 %r<49>;`, `.reg .f32 %a, %b;`, `.reg .f16 low, high;`.

@@ -18,7 +18,20 @@ describe('module header', () => {
       addressSize: 32,
       variables: [],
       entries: [],
+      files: new Map(),
     });
+  });
+
+  it('reads .file names (nvcc -lineinfo), with or without timestamp and size', () => {
+    const module = parsePtx(
+      '.version 7.0\n.target sm_80\n.file 1 "/a/k.cu", 1700000000, 99\n.file 2 "b.h"\n',
+    );
+    expect(module.files).toEqual(
+      new Map([
+        [1, '/a/k.cu'],
+        [2, 'b.h'],
+      ]),
+    );
   });
 
   it('keeps the first sm_ of a .target list', () => {

@@ -76,8 +76,11 @@ describe('unterminated and unbalanced', () => {
 describe('unknown and unsupported directives', () => {
   it.each<Case>([
     [`${HEADER}.foo 1;\n`, 4, /unknown or unsupported directive '.foo'/],
-    [`${HEADER}.file 1 "kernel.cu"\n`, 4, /unknown or unsupported directive '.file'/],
-    [`${ENTRY}.loc 1 2 3\nret;\n}\n`, 6, /unknown or unsupported directive '.loc' in entry body/],
+    [`${HEADER}.file one "kernel.cu"\n`, 4, /expected a file index after .file/],
+    [`${HEADER}.file 1 kernel\n`, 4, /expected a file name after .file/],
+    [`${HEADER}.section .debug_str { .b8 1\n`, 4, /'\{' opened here is never closed/],
+    [`${ENTRY}.loc 1 2\nret;\n}\n`, 7, /expected a column in .loc/],
+    [`${ENTRY}.loc 1 2 3, discriminator 4\nret;\n}\n`, 6, /unknown .loc attribute 'discriminator'/],
     [`${ENTRY}.global .u32 g;\n}\n`, 6, /unknown or unsupported directive '.global' in entry body/],
     [
       `${HEADER}.entry k() .maxclusterrank 2 { ret; }\n`,

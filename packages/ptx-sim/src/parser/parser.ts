@@ -11,6 +11,7 @@ class ModuleParser {
   private version: string | undefined;
   private target: string | undefined;
   private addressSize: 32 | 64 | undefined;
+  private readonly files = new Map<number, string>();
   private readonly variables: VariableDeclaration[] = [];
   private readonly entries: EntryFunction[] = [];
 
@@ -33,6 +34,7 @@ class ModuleParser {
       addressSize: this.addressSize ?? 32,
       variables: this.variables,
       entries: this.entries,
+      files: this.files,
     };
   }
 
@@ -57,6 +59,30 @@ class ModuleParser {
         if (size !== 32 && size !== 64)
           throw stream.errorAt(first.line, `bad .address_size ${size}`);
         this.addressSize = size;
+        return;
+      }
+      case 'file': {
+        // `.file index "name"[, timestamp, size]` (nvcc -lineinfo), named by `.loc`.
+        const index = stream.expectCount('a file index after .file');
+        const name = stream.next();
+        if (name.kind !== 'string')
+          throw stream.errorAt(name.line, 'expected a file name after .file');
+        while (stream.peek().line === name.line && stream.eatPunct(','))
+          stream.expectCount('a number');
+        this.files.set(index, name.text);
+        return;
+      }
+      case 'section': {
+        // Debug sections (`.section .debug_str { … }`) hold no code: skipped, braces balanced.
+        stream.next();
+        const open = stream.expectPunct('{', "'{' after .section");
+        for (let depth = 1; depth > 0;) {
+          const token = stream.next();
+          if (token.kind === 'eof')
+            throw stream.errorAt(open.line, `'{' opened here is never closed`);
+          if (token.kind === 'punct' && token.text === '{') depth++;
+          if (token.kind === 'punct' && token.text === '}') depth--;
+        }
         return;
       }
       case 'visible':
