@@ -1,12 +1,13 @@
 import { WARP_SIZE, type Expr } from '../body.js';
 import { defineKernel } from '../builder.js';
-import { GEMV_INTERFACE, gemvBody } from './gemv-interface.js';
+import { GEMV_INTERFACE } from './gemv-interface.js';
 import { gemvCatalogKernel } from './gemv-catalog.js';
 import {
   add,
   and,
   convert,
   div,
+  eq,
   f32,
   fma,
   ge,
@@ -34,10 +35,13 @@ const HEADER_WORDS = 4;
 /** Words per sector: the 32-byte unit DRAM moves and the simulator's sector counter measures. */
 const SECTOR_WORDS = 8;
 
-// Bandwidth plan. One warp per row: lane l loads word (window base + l) of a window of 32
-// consecutive words, so each warp load is 128 contiguous bytes and every weight word is loaded once.
-// Rows are whole 36-word blocks, so a row starts 0 or 4 words into a sector; windows start on the
-// sector boundary, and lanes before the row's first word skip their load.
+// Bandwidth plan. A warp streams two rows at once, a and b, so every x value it loads serves both
+// (the activation vector is reused across rows in registers, halving x traffic). Lane l loads word
+// (window base + l) of a window of 32 consecutive words of each row, so each warp load is 128
+// contiguous bytes and every weight word is loaded once. Rows are whole 36-word blocks, so a row
+// starts 0 or 4 words into a sector; the two rows are `delta` apart (1 with an even block count,
+// 2 with an odd one) so they start at the same place in their sectors, windows start on the sector
+// boundary, and a lane sits at the same offset in both rows: same block, same x.
 // A qs word at in-block word k in [4, 36) needs its block's header (word 0: d, dmin; words 1-3:
 // scales), up to 35 words back. Header words in this window come by warp shuffle of this window's
 // words; older ones are in `carry`: header word h of the latest block whose word h precedes the
@@ -46,89 +50,135 @@ const SECTOR_WORDS = 8;
 // `carry` is exactly the header a lane's block needs when its word h is before the window.
 // Warp ops need workgroup-uniform control flow in WGSL, so every warp runs the same window count
 // (from the params) and a warp past the last row still shuffles and reduces; it only skips its loads.
+const ROWS = ['a', 'b'] as const;
+
 const spec = defineKernel(
   {
     id: 'q4k-gemv',
     semanticVersion: 1,
     entryPoint: 'q4k_gemv',
     description:
-      'y = dequant(W) x, W rows in native GGUF Q4_K blocks (read as u32 words), x and y f32; one warp per row',
+      'y = dequant(W) x, W rows in native GGUF Q4_K blocks (read as u32 words), x and y f32; one warp per two rows',
     ...GEMV_INTERFACE,
-  },
-  (b) =>
-    gemvBody(b, {
-      setup: (b) => {
-        const blocks = b.let('blocks', div(b.param('n_in'), u32(BLOCK)));
-        const rowWords = b.let('row_words', mul(blocks, u32(BLOCK_WORDS)));
-        // With an odd block count every other row starts 4 words into its first sector.
-        const slack = mul(and(blocks, u32(1)), u32(HEADER_WORDS));
-        const spanWords = add(rowWords, slack);
-        const windows = b.let('windows', div(add(spanWords, u32(WARP_SIZE - 1)), u32(WARP_SIZE)));
-        return { rowWords, windows };
+    schedule: [
+      ...GEMV_INTERFACE.schedule.filter((knob) => knob.name !== 'rowsPerWarp'),
+      {
+        name: 'rowsPerWarp',
+        description: 'rows each warp streams, two at a time sharing their x loads',
+        default: 2,
+        bounds: {
+          ptx: { min: 2, max: 8, multipleOf: 2 },
+          wgsl: { min: 2, max: 8, multipleOf: 2 },
+        },
       },
-      row: ({ rows, row, live, lane, nOut }, { rowWords, windows }) => {
-        // Clamped so address arithmetic of a warp past the last row stays in range.
-        const firstWord = rows.let('first_word', mul(min(row, sub(nOut, u32(1))), rowWords));
-        const endWord = rows.let('end_word', add(firstWord, rowWords));
-        const sectorBase = rows.let('sector_base', and(firstWord, u32(0x100000000 - SECTOR_WORDS)));
-        const total = rows.let('total', f32(0));
-        const carry = [0, 1, 2, 3].map((h) => rows.let(`carry${h}`, u32(0)));
+    ],
+  },
+  (b) => {
+    const nOut = b.param('n_out');
+    const pairsPerWarp = b.let('pairs_per_warp', div(b.schedule('rowsPerWarp'), u32(2)));
+    const pairsPerGroup = b.let(
+      'pairs_per_group',
+      mul(div(b.schedule('workgroupSize'), u32(WARP_SIZE)), pairsPerWarp),
+    );
+    const blocks = b.let('blocks', div(b.param('n_in'), u32(BLOCK)));
+    const rowWords = b.let('row_words', mul(blocks, u32(BLOCK_WORDS)));
+    // With an odd block count every other row starts 4 words into its first sector.
+    const slack = mul(and(blocks, u32(1)), u32(HEADER_WORDS));
+    const windows = b.let(
+      'windows',
+      div(add(add(rowWords, slack), u32(WARP_SIZE - 1)), u32(WARP_SIZE)),
+    );
+    // Rows `delta` apart start at the same place in their sectors; pair q takes rows
+    // 2·delta·(q / delta) + q % delta and delta more, so the pairs cover every row once.
+    const delta = b.let('delta', add(and(blocks, u32(1)), u32(1)));
+    const span = mul(delta, u32(2));
+    const pairs = b.let('pairs', mul(div(add(nOut, sub(span, u32(1))), span), delta));
+    const groups = b.let('groups', div(add(pairs, sub(pairsPerGroup, u32(1))), pairsPerGroup));
+    const lane = b.let('lane', b.laneId());
+    const groupRange = { start: b.workgroupId('x'), end: groups, step: b.numWorkgroups('x') };
+    b.for('group', groupRange, (g, group) => {
+      g.for('p', { start: u32(0), end: pairsPerWarp, step: u32(1) }, (rows, p) => {
+        const pair = rows.let(
+          'pair',
+          add(add(mul(group, pairsPerGroup), mul(rows.warpId(), pairsPerWarp)), p),
+        );
+        const rowA = rows.let(
+          'row_a',
+          add(mul(mul(div(pair, delta), delta), u32(2)), sub(pair, mul(div(pair, delta), delta))),
+        );
+        const row = { a: rowA, b: rows.let('row_b', add(rowA, delta)) };
+        const live = {
+          a: rows.let('live_a', lt(row.a, nOut)),
+          b: rows.let('live_b', lt(row.b, nOut)),
+        };
+        // Clamped so address arithmetic of a warp past the last row stays in range; a clamped
+        // row b (past the end) may sit elsewhere in its sector, but it loads nothing.
+        const firstWord = {
+          a: rows.let('first_word_a', mul(min(row.a, sub(nOut, u32(1))), rowWords)),
+          b: rows.let('first_word_b', mul(min(row.b, sub(nOut, u32(1))), rowWords)),
+        };
+        const sectorBase = {
+          a: rows.let('sector_base_a', and(firstWord.a, u32(0x100000000 - SECTOR_WORDS))),
+          b: rows.let('sector_base_b', and(firstWord.b, u32(0x100000000 - SECTOR_WORDS))),
+        };
+        const total = { a: rows.let('total_a', f32(0)), b: rows.let('total_b', f32(0)) };
+        const carry = {
+          a: [0, 1, 2, 3].map((h) => rows.let(`carry${h}_a`, u32(0))),
+          b: [0, 1, 2, 3].map((h) => rows.let(`carry${h}_b`, u32(0))),
+        };
         rows.for('window', { start: u32(0), end: windows, step: u32(1) }, (win, window) => {
-          const base = win.let('window_base', add(sectorBase, mul(window, u32(WARP_SIZE))));
-          const index = win.let('word_index', add(base, lane));
-          const word = win.let('word', u32(0));
-          const inRow = and(ge(index, firstWord), lt(index, endWord));
-          win.if(and(live, inRow), (load) => load.assign(word, load.load('w', index)));
+          // Offsets are row a's; row b's are the same for every live row b.
+          const base = win.let('window_base', add(sectorBase.a, mul(window, u32(WARP_SIZE))));
+          const offset = win.let('offset', sub(add(base, lane), firstWord.a));
           // Word offset in the row; wraps to a huge value before the row's start.
-          const offset = win.let('offset', sub(index, firstWord));
+          const inRow = lt(offset, rowWords);
           const block = win.let('block', div(offset, u32(BLOCK_WORDS)));
-          const blockWord = win.let('block_word', add(firstWord, mul(block, u32(BLOCK_WORDS))));
-          // Header words of the lane's block: this window's lane, or the carry when before it.
-          // Every lane runs every shuffle (uniform control flow); lanes not on qs words discard them.
-          const header = carry.map((held, h) => {
-            const at = add(blockWord, u32(h));
-            const source = and(sub(at, base), u32(WARP_SIZE - 1));
-            const fetched = win.shuffle('idx', `header${h}`, word, source);
-            return win.let(`head${h}`, select(lt(at, base), held, fetched));
-          });
-          // The carry moves to the last block touching the window when its word h is in the window.
-          const lastBlock = div(sub(add(base, u32(WARP_SIZE - 1)), firstWord), u32(BLOCK_WORDS));
+          const blockOffset = win.let('block_offset', mul(block, u32(BLOCK_WORDS)));
+          // Row a's words stand for both rows' here: header positions relative to the window
+          // are the same in both (absolute words keep the comparisons free of wrap-around).
+          const blockWord = win.let('block_word', add(firstWord.a, blockOffset));
+          // The last block touching the window, whose header words in it become the carry.
           const lastBlockWord = win.let(
             'last_block_word',
-            add(firstWord, mul(lastBlock, u32(BLOCK_WORDS))),
+            add(
+              firstWord.a,
+              mul(
+                div(sub(add(base, u32(WARP_SIZE - 1)), firstWord.a), u32(BLOCK_WORDS)),
+                u32(BLOCK_WORDS),
+              ),
+            ),
           );
-          carry.forEach((held, h) => {
-            const at = add(lastBlockWord, u32(h));
-            const source = and(sub(at, base), u32(WARP_SIZE - 1));
-            const fetched = win.shuffle('idx', `next_carry${h}`, word, source);
-            win.assign(
-              held,
-              select(and(ge(at, base), lt(at, add(base, u32(WARP_SIZE)))), fetched, held),
-            );
-          });
-          const inBlock = sub(offset, sub(blockWord, firstWord));
-          const isQuants = and(lt(offset, rowWords), ge(inBlock, u32(HEADER_WORDS)));
-          win.if(and(live, isQuants), (quants) => {
-            const [head0, head1, head2, head3] = header as [Expr, Expr, Expr, Expr];
+          const words = { a: win.let('word_a', u32(0)), b: win.let('word_b', u32(0)) };
+          const headers = { a: [] as Expr[], b: [] as Expr[] };
+          for (const k of ROWS) {
+            const index = add(add(sectorBase[k], mul(window, u32(WARP_SIZE))), lane);
+            win.if(and(live[k], inRow), (load) => load.assign(words[k], load.load('w', index)));
+            // Header words of the lane's block: this window's lane, or the carry when before it.
+            // Every lane runs every shuffle (uniform control flow); lanes not on qs words
+            // discard them.
+            headers[k] = carry[k].map((held, h) => {
+              const at = add(blockWord, u32(h));
+              const source = and(sub(at, base), u32(WARP_SIZE - 1));
+              const fetched = win.shuffle('idx', `header${h}_${k}`, words[k], source);
+              return win.let(`head${h}_${k}`, select(lt(at, base), held, fetched));
+            });
+            carry[k].forEach((held, h) => {
+              const at = add(lastBlockWord, u32(h));
+              const source = and(sub(at, base), u32(WARP_SIZE - 1));
+              const fetched = win.shuffle('idx', `next_carry${h}_${k}`, words[k], source);
+              const inWindow = and(ge(at, base), lt(at, add(base, u32(WARP_SIZE))));
+              win.assign(held, select(inWindow, fetched, held));
+            });
+          }
+          const inBlock = sub(offset, blockOffset);
+          const isQuants = and(inRow, ge(inBlock, u32(HEADER_WORDS)));
+          win.if(and(live.a, isQuants), (quants) => {
             const qsWord = quants.let('qs_word', sub(inBlock, u32(HEADER_WORDS)));
             // Chunk c = qsWord / 8 of 32 qs bytes: low nibbles are sub-block 2c, high ones 2c+1.
             const chunk = quants.let('chunk', shr(qsWord, u32(3)));
             // Sub-blocks 2c and 2c+1 use bytes 2(c%2) and 2(c%2)+1 of scale words 1-3.
             const shift = mul(and(chunk, u32(1)), u32(16));
-            const s1 = quants.let('s1', shr(head1, shift));
-            const s2 = quants.let('s2', shr(head2, shift));
-            const s3 = quants.let('s3', shr(head3, shift));
-            // Two 6-bit scales (mins) packed in bytes 0 and 1: plain for sub-blocks < 4, split else.
             const low = lt(chunk, u32(2));
-            const split = (nibbles: Expr, tops: Expr) =>
-              or(and(nibbles, u32(0x0f0f)), and(shr(tops, u32(2)), u32(0x3030)));
-            const scales = quants.let('scales', select(low, and(s1, u32(0x3f3f)), split(s3, s1)));
-            const mins = quants.let(
-              'mins',
-              select(low, and(s2, u32(0x3f3f)), split(shr(s3, u32(4)), s2)),
-            );
-            const d = quants.let('d', unpackHalf(head0, 0));
-            const dmin = quants.let('dmin', unpackHalf(head0, 1));
             // x index of byte 0's low nibble: value 256 b + 64 c + l, l = 4 (qsWord % 8).
             const xIndex = quants.let(
               'x_index',
@@ -137,32 +187,65 @@ const spec = defineKernel(
                 mul(and(qsWord, u32(7)), u32(4)),
               ),
             );
-            let acc: Expr = total;
+            // Two 6-bit scales (mins) packed in bytes 0 and 1: plain for sub-blocks < 4, split else.
+            const split = (nibbles: Expr, tops: Expr) =>
+              or(and(nibbles, u32(0x0f0f)), and(shr(tops, u32(2)), u32(0x3030)));
+            const factors = ROWS.map((k) => {
+              const [head0, head1, head2, head3] = headers[k] as [Expr, Expr, Expr, Expr];
+              const s1 = quants.let(`s1_${k}`, shr(head1, shift));
+              const s2 = quants.let(`s2_${k}`, shr(head2, shift));
+              const s3 = quants.let(`s3_${k}`, shr(head3, shift));
+              const scales = quants.let(
+                `scales_${k}`,
+                select(low, and(s1, u32(0x3f3f)), split(s3, s1)),
+              );
+              const mins = quants.let(
+                `mins_${k}`,
+                select(low, and(s2, u32(0x3f3f)), split(shr(s3, u32(4)), s2)),
+              );
+              const d = quants.let(`d_${k}`, unpackHalf(head0, 0));
+              const dmin = quants.let(`dmin_${k}`, unpackHalf(head0, 1));
+              return { scales, mins, d, dmin };
+            });
+            const acc: Record<'a' | 'b', Expr> = { a: total.a, b: total.b };
             for (const half of [0, 1] as const) {
-              const sumQ = quants.let(`sum_q${half}`, f32(0));
-              const sumX = quants.let(`sum_x${half}`, f32(0));
-              // The word's 4 bytes pair with 4 consecutive x: one 16-byte load (x_index % 4 = 0).
+              // The word's 4 bytes pair with 4 consecutive x: one 16-byte load (x_index % 4 = 0),
+              // used by both rows.
               const xs = quants.loadVector(
                 'x',
                 add(xIndex, u32(32 * half)),
                 [0, 1, 2, 3].map((byte) => `x${half}_${byte}`),
               );
+              const sumX = quants.let(`sum_x${half}`, f32(0));
+              const sumQ = {
+                a: quants.let(`sum_q${half}_a`, f32(0)),
+                b: quants.let(`sum_q${half}_b`, f32(0)),
+              };
               for (let byte = 0; byte < 4; byte++) {
                 const x = xs[byte] as Expr;
-                const nibble = and(shr(word, u32(8 * byte + 4 * half)), u32(15));
-                quants.assign(sumQ, fma(convert('f32', nibble), x, sumQ));
+                for (const k of ROWS) {
+                  const nibble = and(shr(words[k], u32(8 * byte + 4 * half)), u32(15));
+                  quants.assign(sumQ[k], fma(convert('f32', nibble), x, sumQ[k]));
+                }
                 quants.assign(sumX, add(sumX, x));
               }
-              const sc = convert('f32', and(shr(scales, u32(8 * half)), u32(63)));
-              const m = convert('f32', and(shr(mins, u32(8 * half)), u32(63)));
-              acc = fma(mul(d, sc), sumQ, fma(neg(mul(dmin, m)), sumX, acc));
+              ROWS.forEach((k, index) => {
+                const { scales, mins, d, dmin } = factors[index] as (typeof factors)[number];
+                const sc = convert('f32', and(shr(scales, u32(8 * half)), u32(63)));
+                const m = convert('f32', and(shr(mins, u32(8 * half)), u32(63)));
+                acc[k] = fma(mul(d, sc), sumQ[k], fma(neg(mul(dmin, m)), sumX, acc[k]));
+              });
             }
-            quants.assign(total, acc);
+            for (const k of ROWS) quants.assign(total[k], acc[k]);
           });
         });
-        return total;
-      },
-    }),
+        for (const k of ROWS) {
+          const rowSum = rows.reduce('add', `row_sum_${k}`, total[k]);
+          rows.if(and(live[k], eq(lane, u32(0))), (store) => store.store('y', row[k], rowSum));
+        }
+      });
+    });
+  },
 );
 
 export const q4kGemv: CatalogKernel = gemvCatalogKernel({

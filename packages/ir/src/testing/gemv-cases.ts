@@ -120,7 +120,7 @@ export const Q4K_GEMV_CASES: readonly ExecutionCase[] = [
   q4kCase(64, 512, { magnitude: 1e-3 }),
   q4kCase(64, 512, { magnitude: 1e3 }),
   // Odd block counts start every other row mid-sector; ragged last workgroups.
-  q4kCase(200, 256, { schedule: { workgroupSize: 32, rowsPerWarp: 3 } }),
+  q4kCase(200, 256, { schedule: { workgroupSize: 32, rowsPerWarp: 6 } }),
   q4kCase(100, 768, { schedule: { workgroupSize: 96 } }),
   // 253 of the 256 warp rows are past n_out: they shuffle and reduce but load nothing.
   q4kCase(3, 512, { schedule: { workgroupSize: 1024, rowsPerWarp: 8 } }),
