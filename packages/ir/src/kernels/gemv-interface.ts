@@ -16,8 +16,8 @@ import { add, and, div, eq, lt, mul, sub, u32 } from '../expressions.js';
  * (4.8 TB/s over 132 SMs at 1.98 GHz, ~18 weight bytes per SM-clock) Q4_K streams ~33 values a
  * clock, i.e. ~131 B of x with whole sectors and ~262 B with half-used ones, against the ~128 B a
  * clock an SM's L1 delivers. Halving x's sector use would cost more than wide weight loads save.
- * q4k-gemv therefore streams two rows per warp at once, sharing each x load: ~4.6 sector bytes
- * per weight byte instead of ~8.1.
+ * q4k-gemv and q6k-soa-gemv therefore stream two rows per warp at once, sharing each x load
+ * (gemvPairBody): ~4.6 and ~3.4 sector bytes per weight byte instead of ~8.1 and ~5.9.
  */
 export const GEMV_INTERFACE: Pick<
   KernelDeclarations,
@@ -102,6 +102,93 @@ export function gemvBody<Setup, LaneSetup = undefined>(
       const total = kernel.row({ rows, row, live, lane, nOut }, setup, lanes);
       const rowSum = rows.reduce('add', 'row_sum', total);
       rows.if(and(live, eq(lane, u32(0))), (store) => store.store('y', row, rowSum));
+    });
+  });
+}
+
+/** GEMV_INTERFACE for kernels that stream two rows per warp at once: `rowsPerWarp` is even. */
+export const GEMV_PAIR_INTERFACE: typeof GEMV_INTERFACE = {
+  ...GEMV_INTERFACE,
+  schedule: [
+    ...GEMV_INTERFACE.schedule.filter((knob) => knob.name !== 'rowsPerWarp'),
+    {
+      name: 'rowsPerWarp',
+      description: 'rows each warp streams, two at a time sharing their x loads',
+      default: 2,
+      bounds: {
+        ptx: { min: 2, max: 8, multipleOf: 2 },
+        wgsl: { min: 2, max: 8, multipleOf: 2 },
+      },
+    },
+  ],
+};
+
+/** The two rows a warp streams at once, `a` and `b`, for a kernel's pair body. */
+export interface GemvPair {
+  readonly rows: BodyBuilder;
+  readonly row: { readonly a: VarExpr; readonly b: VarExpr };
+  /** Row b is past the end whenever row a is. */
+  readonly live: { readonly a: VarExpr; readonly b: VarExpr };
+  readonly lane: VarExpr;
+  readonly nOut: Expr;
+}
+
+/**
+ * gemvBody for kernels that stream two rows per warp at once, sharing their x loads: workgroups
+ * stride over groups of row pairs, each warp takes `rowsPerWarp / 2` pairs. The rows of a pair are
+ * `delta` apart (from the setup; 1 when omitted) so that they sit alike in their sectors: pair q
+ * takes rows 2·delta·(q / delta) + q % delta and delta more, which covers every row once.
+ */
+export function gemvPairBody<Setup, LaneSetup = undefined>(
+  b: BodyBuilder,
+  kernel: {
+    readonly setup: (b: BodyBuilder) => Setup;
+    readonly delta?: (setup: Setup) => Expr;
+    readonly laneSetup?: (b: BodyBuilder, lane: VarExpr) => LaneSetup;
+    readonly rows: (
+      pair: GemvPair,
+      setup: Setup,
+      lanes: LaneSetup,
+    ) => { readonly a: VarExpr; readonly b: VarExpr };
+  },
+): void {
+  const nOut = b.param('n_out');
+  const pairsPerWarp = b.let('pairs_per_warp', div(b.schedule('rowsPerWarp'), u32(2)));
+  const pairsPerGroup = b.let(
+    'pairs_per_group',
+    mul(div(b.schedule('workgroupSize'), u32(WARP_SIZE)), pairsPerWarp),
+  );
+  const setup = kernel.setup(b);
+  const delta = kernel.delta === undefined ? undefined : b.let('delta', kernel.delta(setup));
+  const span = delta === undefined ? u32(2) : mul(delta, u32(2));
+  const pairCount = div(add(nOut, sub(span, u32(1))), span);
+  const pairs = b.let('pairs', delta === undefined ? pairCount : mul(pairCount, delta));
+  const groups = b.let('groups', div(add(pairs, sub(pairsPerGroup, u32(1))), pairsPerGroup));
+  const lane = b.let('lane', b.laneId());
+  // Without laneSetup, LaneSetup is undefined and so is `lanes`.
+  const lanes = kernel.laneSetup?.(b, lane) as LaneSetup;
+  const groupRange = { start: b.workgroupId('x'), end: groups, step: b.numWorkgroups('x') };
+  b.for('group', groupRange, (g, group) => {
+    g.for('p', { start: u32(0), end: pairsPerWarp, step: u32(1) }, (rows, p) => {
+      const pair = rows.let(
+        'row_pair',
+        add(add(mul(group, pairsPerGroup), mul(rows.warpId(), pairsPerWarp)), p),
+      );
+      const first =
+        delta === undefined
+          ? mul(pair, u32(2))
+          : add(mul(mul(div(pair, delta), delta), u32(2)), sub(pair, mul(div(pair, delta), delta)));
+      const rowA = rows.let('row_a', first);
+      const row = { a: rowA, b: rows.let('row_b', add(rowA, delta ?? u32(1))) };
+      const live = {
+        a: rows.let('live_a', lt(row.a, nOut)),
+        b: rows.let('live_b', lt(row.b, nOut)),
+      };
+      const totals = kernel.rows({ rows, row, live, lane, nOut }, setup, lanes);
+      for (const k of ['a', 'b'] as const) {
+        const rowSum = rows.reduce('add', `row_sum_${k}`, totals[k]);
+        rows.if(and(live[k], eq(lane, u32(0))), (store) => store.store('y', row[k], rowSum));
+      }
     });
   });
 }

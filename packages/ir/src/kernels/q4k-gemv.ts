@@ -1,13 +1,12 @@
 import { WARP_SIZE, type Expr } from '../body.js';
 import { defineKernel } from '../builder.js';
-import { GEMV_INTERFACE } from './gemv-interface.js';
+import { GEMV_PAIR_INTERFACE, gemvPairBody } from './gemv-interface.js';
 import { gemvCatalogKernel } from './gemv-catalog.js';
 import {
   add,
   and,
   convert,
   div,
-  eq,
   f32,
   fma,
   ge,
@@ -59,58 +58,24 @@ const spec = defineKernel(
     entryPoint: 'q4k_gemv',
     description:
       'y = dequant(W) x, W rows in native GGUF Q4_K blocks (read as u32 words), x and y f32; one warp per two rows',
-    ...GEMV_INTERFACE,
-    schedule: [
-      ...GEMV_INTERFACE.schedule.filter((knob) => knob.name !== 'rowsPerWarp'),
-      {
-        name: 'rowsPerWarp',
-        description: 'rows each warp streams, two at a time sharing their x loads',
-        default: 2,
-        bounds: {
-          ptx: { min: 2, max: 8, multipleOf: 2 },
-          wgsl: { min: 2, max: 8, multipleOf: 2 },
-        },
-      },
-    ],
+    ...GEMV_PAIR_INTERFACE,
   },
-  (b) => {
-    const nOut = b.param('n_out');
-    const pairsPerWarp = b.let('pairs_per_warp', div(b.schedule('rowsPerWarp'), u32(2)));
-    const pairsPerGroup = b.let(
-      'pairs_per_group',
-      mul(div(b.schedule('workgroupSize'), u32(WARP_SIZE)), pairsPerWarp),
-    );
-    const blocks = b.let('blocks', div(b.param('n_in'), u32(BLOCK)));
-    const rowWords = b.let('row_words', mul(blocks, u32(BLOCK_WORDS)));
-    // With an odd block count every other row starts 4 words into its first sector.
-    const slack = mul(and(blocks, u32(1)), u32(HEADER_WORDS));
-    const windows = b.let(
-      'windows',
-      div(add(add(rowWords, slack), u32(WARP_SIZE - 1)), u32(WARP_SIZE)),
-    );
-    // Rows `delta` apart start at the same place in their sectors; pair q takes rows
-    // 2·delta·(q / delta) + q % delta and delta more, so the pairs cover every row once.
-    const delta = b.let('delta', add(and(blocks, u32(1)), u32(1)));
-    const span = mul(delta, u32(2));
-    const pairs = b.let('pairs', mul(div(add(nOut, sub(span, u32(1))), span), delta));
-    const groups = b.let('groups', div(add(pairs, sub(pairsPerGroup, u32(1))), pairsPerGroup));
-    const lane = b.let('lane', b.laneId());
-    const groupRange = { start: b.workgroupId('x'), end: groups, step: b.numWorkgroups('x') };
-    b.for('group', groupRange, (g, group) => {
-      g.for('p', { start: u32(0), end: pairsPerWarp, step: u32(1) }, (rows, p) => {
-        const pair = rows.let(
-          'pair',
-          add(add(mul(group, pairsPerGroup), mul(rows.warpId(), pairsPerWarp)), p),
+  (b) =>
+    gemvPairBody(b, {
+      setup: (b) => {
+        const blocks = b.let('blocks', div(b.param('n_in'), u32(BLOCK)));
+        const rowWords = b.let('row_words', mul(blocks, u32(BLOCK_WORDS)));
+        // With an odd block count every other row starts 4 words into its first sector.
+        const slack = mul(and(blocks, u32(1)), u32(HEADER_WORDS));
+        const windows = b.let(
+          'windows',
+          div(add(add(rowWords, slack), u32(WARP_SIZE - 1)), u32(WARP_SIZE)),
         );
-        const rowA = rows.let(
-          'row_a',
-          add(mul(mul(div(pair, delta), delta), u32(2)), sub(pair, mul(div(pair, delta), delta))),
-        );
-        const row = { a: rowA, b: rows.let('row_b', add(rowA, delta)) };
-        const live = {
-          a: rows.let('live_a', lt(row.a, nOut)),
-          b: rows.let('live_b', lt(row.b, nOut)),
-        };
+        return { blocks, rowWords, windows };
+      },
+      // Rows two apart start at the same place in their sectors when the block count is odd.
+      delta: ({ blocks }) => add(and(blocks, u32(1)), u32(1)),
+      rows: ({ rows, row, live, lane, nOut }, { rowWords, windows }) => {
         // Clamped so address arithmetic of a warp past the last row stays in range; a clamped
         // row b (past the end) may sit elsewhere in its sector, but it loads nothing.
         const firstWord = {
@@ -239,13 +204,9 @@ const spec = defineKernel(
             for (const k of ROWS) quants.assign(total[k], acc[k]);
           });
         });
-        for (const k of ROWS) {
-          const rowSum = rows.reduce('add', `row_sum_${k}`, total[k]);
-          rows.if(and(live[k], eq(lane, u32(0))), (store) => store.store('y', row[k], rowSum));
-        }
-      });
-    });
-  },
+        return total;
+      },
+    }),
 );
 
 export const q4kGemv: CatalogKernel = gemvCatalogKernel({

@@ -1,6 +1,6 @@
 import { WARP_SIZE, type Expr } from '../body.js';
 import { defineKernel } from '../builder.js';
-import { GEMV_INTERFACE, gemvBody } from './gemv-interface.js';
+import { GEMV_PAIR_INTERFACE, gemvPairBody } from './gemv-interface.js';
 import { gemvCatalogKernel, randomQ6kBlocks } from './gemv-catalog.js';
 import {
   add,
@@ -35,11 +35,14 @@ const SCALE_WORDS = 4;
 const SECTOR_WORDS = 8;
 /** Lanes that hold the d words; lane 8 + k holds the d of blocks 2k, 2k+1 of 16. */
 const D_LANE = 8;
+const ROWS = ['a', 'b'] as const;
 
-// Bandwidth plan (layout in quant/LAYOUTS.md). One warp per row, two blocks per step: lane t takes
-// block 2·step + t/16, half h = (t/8) % 2 and l0 = 4·(t % 8) of it, i.e. ql words 16h + t%8 and
-// 16h + 8 + t%8 and qh word 8h + t%8: 64 values, every ql and qh byte loaded once by one lane,
-// and each load instruction covers whole sectors (qh: one contiguous 128 bytes).
+// Bandwidth plan (layout in quant/LAYOUTS.md). A warp streams two rows at once, a and b; repacked
+// rows all start on a sector, so a lane sits at the same place in both and every x value it loads
+// serves both rows (the activation vector is reused across rows in registers). Per row, two blocks
+// per step: lane t takes block 2·step + t/16, half h = (t/8) % 2 and l0 = 4·(t % 8) of it, i.e. ql
+// words 16h + t%8 and 16h + 8 + t%8 and qh word 8h + t%8: 64 values, every ql and qh byte loaded
+// once by one lane, and each load instruction covers whole sectors (qh: one contiguous 128 bytes).
 // Lanes 0-7 load the step's 8 scale words (one sector); a lane's scales[8h + l0/16 + {0,2,4,6}]
 // are in the scale words 2(t/8) and 2(t/8) + 1, fetched by shuffle. Every eighth step lanes 8-15
 // load the next 8 d words (16 blocks' d, one sector), so d is loaded once and never re-touches a
@@ -53,11 +56,11 @@ const spec = defineKernel(
     semanticVersion: 1,
     entryPoint: 'q6k_soa_gemv',
     description:
-      'y = dequant(W) x, W rows of Q6_K blocks repacked structure-of-arrays (read as u32 words), x and y f32; one warp per row',
-    ...GEMV_INTERFACE,
+      'y = dequant(W) x, W rows of Q6_K blocks repacked structure-of-arrays (read as u32 words), x and y f32; one warp per two rows',
+    ...GEMV_PAIR_INTERFACE,
   },
   (b) =>
-    gemvBody(b, {
+    gemvPairBody(b, {
       setup: (b) => {
         const blocks = b.let('blocks', div(b.param('n_in'), u32(BLOCK)));
         // Row stride 32·⌈210·nb/32⌉ bytes, in words.
@@ -83,29 +86,22 @@ const spec = defineKernel(
         const scaleShift = b.let('scale_shift', mul(shr(quad, u32(2)), u32(8)));
         return { pair, half, quad, qlLane, scaleSource, scaleShift };
       },
-      row: (
+      rows: (
         { rows, row, live, lane, nOut },
         { blocks, rowWords, qhStart, scaleStart, dStart, dWords, steps },
         { pair, half, quad, qlLane, scaleSource, scaleShift },
       ) => {
         // Clamped so address arithmetic of a warp past the last row stays in range.
-        const rowBase = rows.let('row_base', mul(min(row, sub(nOut, u32(1))), rowWords));
-        const total = rows.let('total', f32(0));
+        const rowBase = {
+          a: rows.let('row_base_a', mul(min(row.a, sub(nOut, u32(1))), rowWords)),
+          b: rows.let('row_base_b', mul(min(row.b, sub(nOut, u32(1))), rowWords)),
+        };
+        const total = { a: rows.let('total_a', f32(0)), b: rows.let('total_b', f32(0)) };
         // Lanes 0-7: this step's scale words; lanes 8-15: d words, reloaded every eighth step.
-        const meta = rows.let('held', u32(0));
+        const meta = { a: rows.let('held_a', u32(0)), b: rows.let('held_b', u32(0)) };
         rows.for('step', { start: u32(0), end: steps, step: u32(1) }, (st, step) => {
           const block = st.let('block', add(mul(step, u32(2)), pair));
-          const active = st.let('on_block', and(live, lt(block, blocks)));
-          const ql0 = st.let('ql0', u32(0));
-          const ql1 = st.let('ql1', u32(0));
-          const qh = st.let('qh', u32(0));
-          st.if(active, (load) => {
-            const ql = add(rowBase, add(mul(step, u32(2 * QL_WORDS)), qlLane));
-            load.assign(ql0, load.load('w', ql));
-            load.assign(ql1, load.load('w', add(ql, u32(SECTOR_WORDS))));
-            const qhIndex = add(add(rowBase, qhStart), add(mul(step, u32(2 * QH_WORDS)), lane));
-            load.assign(qh, load.load('w', qhIndex));
-          });
+          const onBlock = st.let('on_block', lt(block, blocks));
           const scaleWord = add(mul(step, u32(2 * SCALE_WORDS)), lane);
           const isScale = and(lt(lane, u32(D_LANE)), lt(scaleWord, mul(blocks, u32(SCALE_WORDS))));
           const dWord = st.let('d_word', add(step, sub(lane, u32(D_LANE))));
@@ -113,56 +109,87 @@ const spec = defineKernel(
             and(eq(and(step, u32(7)), u32(0)), and(ge(lane, u32(D_LANE)), lt(lane, u32(16)))),
             lt(dWord, dWords),
           );
-          st.if(and(live, or(isScale, isD)), (load) => {
-            const index = select(isScale, add(scaleStart, scaleWord), add(dStart, dWord));
-            load.assign(meta, load.load('w', add(rowBase, index)));
-          });
-          // Every lane runs every shuffle (uniform control flow); idle lanes discard them.
-          const scaleLow = st.shuffle('idx', 'scale_low', meta, scaleSource);
-          const scaleHigh = st.shuffle('idx', 'scale_high', meta, add(scaleSource, u32(1)));
+          const metaIndex = select(isScale, add(scaleStart, scaleWord), add(dStart, dWord));
           const dSource = add(u32(D_LANE), and(step, u32(7)));
-          const dPair = st.shuffle('idx', 'd_pair', meta, dSource);
-          st.if(active, (quants) => {
-            const d = quants.let(
-              'd',
-              select(eq(pair, u32(0)), unpackHalf(dPair, 0), unpackHalf(dPair, 1)),
+          const words = ROWS.map((k) => {
+            const ql0 = st.let(`ql0_${k}`, u32(0));
+            const ql1 = st.let(`ql1_${k}`, u32(0));
+            const qh = st.let(`qh_${k}`, u32(0));
+            st.if(and(live[k], onBlock), (load) => {
+              const ql = add(rowBase[k], add(mul(step, u32(2 * QL_WORDS)), qlLane));
+              load.assign(ql0, load.load('w', ql));
+              load.assign(ql1, load.load('w', add(ql, u32(SECTOR_WORDS))));
+              const qhIndex = add(
+                add(rowBase[k], qhStart),
+                add(mul(step, u32(2 * QH_WORDS)), lane),
+              );
+              load.assign(qh, load.load('w', qhIndex));
+            });
+            st.if(and(live[k], or(isScale, isD)), (load) => {
+              load.assign(meta[k], load.load('w', add(rowBase[k], metaIndex)));
+            });
+            // Every lane runs every shuffle (uniform control flow); idle lanes discard them.
+            const scaleLow = st.shuffle('idx', `scale_low_${k}`, meta[k], scaleSource);
+            const scaleHigh = st.shuffle(
+              'idx',
+              `scale_high_${k}`,
+              meta[k],
+              add(scaleSource, u32(1)),
             );
+            const dPair = st.shuffle('idx', `d_pair_${k}`, meta[k], dSource);
+            return { ql0, ql1, qh, scaleLow, scaleHigh, dPair };
+          });
+          // Row b is past the end whenever row a is; a dead row b's sums are never stored.
+          st.if(and(live.a, onBlock), (quants) => {
+            const d = ROWS.map((k, index) => {
+              const { dPair } = words[index] as (typeof words)[number];
+              return quants.let(
+                `d_${k}`,
+                select(eq(pair, u32(0)), unpackHalf(dPair, 0), unpackHalf(dPair, 1)),
+              );
+            });
             // x index of value 0: 256·block + 128h + l0.
             const xIndex = quants.let(
               'x_index',
               add(add(mul(block, u32(BLOCK)), mul(half, u32(128))), mul(quad, u32(4))),
             );
-            let acc: Expr = total;
+            const acc: Record<'a' | 'b', Expr> = { a: total.a, b: total.b };
             // Value group k (+32k): ql word k % 2, nibble k / 2, qh bits 2k, scale byte k % 2 of
             // scale word k / 2 (scales s, s+2 | s+4, s+6).
             for (let k = 0; k < 4; k++) {
-              const ql = k % 2 === 0 ? ql0 : ql1;
-              const sum = quants.let(`sum${k}`, f32(0));
-              // 4 values of group k pair with 4 consecutive x: one 16-byte load (x_index % 4 = 0).
+              // 4 values of group k pair with 4 consecutive x: one 16-byte load (x_index % 4 = 0),
+              // used by both rows.
               const xs = quants.loadVector(
                 'x',
                 add(xIndex, u32(32 * k)),
                 [0, 1, 2, 3].map((j) => `x${k}_${j}`),
               );
-              for (let j = 0; j < 4; j++) {
-                const low = and(shr(ql, u32(8 * j + 4 * (k >> 1))), u32(15));
-                const high = shl4(and(shr(qh, u32(8 * j + 2 * k)), u32(3)));
-                const q = sub(convert('f32', or(low, high)), f32(32));
-                quants.assign(sum, fma(q, xs[j] as Expr, sum));
-              }
-              const word = k < 2 ? scaleLow : scaleHigh;
-              const byte = quants.let(
-                `scale${k}`,
-                and(shr(word, add(scaleShift, u32(16 * (k % 2)))), u32(255)),
-              );
-              // int8: bytes of 128 and above are negative.
-              const scale = sub(
-                convert('f32', byte),
-                mul(convert('f32', shr(byte, u32(7))), f32(256)),
-              );
-              acc = fma(mul(d, scale), sum, acc);
+              ROWS.forEach((r, index) => {
+                const { ql0, ql1, qh, scaleLow, scaleHigh } = words[
+                  index
+                ] as (typeof words)[number];
+                const ql = k % 2 === 0 ? ql0 : ql1;
+                const sum = quants.let(`sum${k}_${r}`, f32(0));
+                for (let j = 0; j < 4; j++) {
+                  const low = and(shr(ql, u32(8 * j + 4 * (k >> 1))), u32(15));
+                  const high = shl4(and(shr(qh, u32(8 * j + 2 * k)), u32(3)));
+                  const q = sub(convert('f32', or(low, high)), f32(32));
+                  quants.assign(sum, fma(q, xs[j] as Expr, sum));
+                }
+                const word = k < 2 ? scaleLow : scaleHigh;
+                const byte = quants.let(
+                  `scale${k}_${r}`,
+                  and(shr(word, add(scaleShift, u32(16 * (k % 2)))), u32(255)),
+                );
+                // int8: bytes of 128 and above are negative.
+                const scale = sub(
+                  convert('f32', byte),
+                  mul(convert('f32', shr(byte, u32(7))), f32(256)),
+                );
+                acc[r] = fma(mul(d[index] as Expr, scale), sum, acc[r]);
+              });
             }
-            quants.assign(total, acc);
+            for (const r of ROWS) quants.assign(total[r], acc[r]);
           });
         });
         return total;
