@@ -3,6 +3,7 @@ import { ForgeError } from './errors.js';
 import { builtin } from './expressions.js';
 import type { KernelSpec } from './spec.js';
 import type { ScalarType } from './types.js';
+import { seal } from './sealed.js';
 import { validateSpec } from './validate.js';
 
 /** Everything of a KernelSpec except its body. */
@@ -133,7 +134,7 @@ export class BodyBuilder {
   }
 }
 
-/** Builds a kernel's body and returns the validated spec; a mistake throws ValidationError. */
+/** Builds a kernel's body and returns the validated, deep-frozen spec; a mistake throws ValidationError. */
 export function defineKernel(
   declarations: KernelDeclarations,
   build: (body: BodyBuilder) => void,
@@ -142,5 +143,6 @@ export function defineKernel(
   build(builder);
   const spec: KernelSpec = { ...declarations, body: builder.statements };
   validateSpec(spec);
-  return spec;
+  // Frozen, so its validation and hash are computed once however many targets emit it.
+  return seal(spec);
 }

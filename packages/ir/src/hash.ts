@@ -1,4 +1,5 @@
 import { createBLAKE3 } from 'hash-wasm';
+import { memoizeSealed } from './sealed.js';
 
 // One hasher, created once at load; hash-wasm's API is async only at creation.
 const hasher = await createBLAKE3();
@@ -27,6 +28,6 @@ export function canonicalJson(value: unknown): string {
 }
 
 /** The hash engines use to recognize a kernel: BLAKE3 of the spec's canonical JSON. */
-export function semanticHash(spec: unknown): string {
-  return blake3Hex(canonicalJson(spec));
-}
+export const semanticHash: (spec: unknown) => string = memoizeSealed((spec) =>
+  blake3Hex(canonicalJson(spec)),
+);

@@ -4,6 +4,7 @@ export * from './errors.js';
 export * as ir from './expressions.js';
 export * from './f16.js';
 export * from './hash.js';
+export { seal } from './sealed.js';
 export * from './identifiers.js';
 export { isRecord } from './json-shape.js';
 export * from './printer.js';

@@ -1,5 +1,6 @@
 import { ValidationError, type ValidationIssue } from './errors.js';
 import { KERNEL_ID_PATTERN, identifierProblem } from './identifiers.js';
+import { memoizeSealed } from './sealed.js';
 import { IssueCollector, describeJson, joinPath, type JsonRecord } from './json-shape.js';
 import {
   parseSizeExpression,
@@ -30,7 +31,7 @@ const PRINTABLE = /^[\x20-\x7e]*$/;
 
 /** Every problem of `value` as a KernelSpec, each with its JSON path; empty when valid. */
 export function checkSpec(value: unknown): ValidationIssue[] {
-  return analyzeSpec(value).issues;
+  return [...analyzeSpec(value).issues];
 }
 
 /**
@@ -38,10 +39,13 @@ export function checkSpec(value: unknown): ValidationIssue[] {
  * across their warp but not across the workgroup; backends that emulate warps with barriers need to know.
  */
 export function warpOpsInDivergentFlow(spec: KernelSpec): string[] {
-  return analyzeSpec(spec).warpUniformOnly;
+  return [...analyzeSpec(spec).warpUniformOnly];
 }
 
-function analyzeSpec(value: unknown): { issues: ValidationIssue[]; warpUniformOnly: string[] } {
+// A sealed (deep-frozen) spec is analyzed once; callers get copies of the cached lists.
+const analyzeSpec = memoizeSealed(analyze);
+
+function analyze(value: unknown): { issues: ValidationIssue[]; warpUniformOnly: string[] } {
   const issues = new IssueCollector();
   const done = () => ({ issues: issues.issues, warpUniformOnly: [] });
   const spec = issues.record(value, '', SPEC_FIELDS);
