@@ -33,14 +33,15 @@ interface OracleGemv {
 }
 
 const CASES: readonly OracleGemv[] = [
-  // 544-byte rows start on 32-byte sectors and are read in whole sectors. A word holding a d and
-  // two quants pairs with 2 x in the chunk its neighbour loads too: 2 such lanes of 17 a block pair.
+  // 544-byte rows start on 32-byte sectors and are read in whole sectors. Two rows per warp share
+  // each x load (× 1/2); a word holding a d and two quants pairs with 2 x in the chunk its
+  // neighbour loads too (× 17/16).
   {
     kernel: q8_0Gemv,
     oracle: 'Q8_0_64x512',
     layout: (w) => w,
     weightSectorEfficiency: 1,
-    xReadRatio: 1.0625,
+    xReadRatio: 0.53125,
   },
   // 288-byte rows start on 32-byte sectors and are read in whole sectors. A warp streams two rows
   // at once and loads their x once: 32 · |x| for the 64 rows.

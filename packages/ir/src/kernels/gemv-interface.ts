@@ -16,8 +16,10 @@ import { add, and, div, eq, lt, mul, sub, u32 } from '../expressions.js';
  * (4.8 TB/s over 132 SMs at 1.98 GHz, ~18 weight bytes per SM-clock) Q4_K streams ~33 values a
  * clock, i.e. ~131 B of x with whole sectors and ~262 B with half-used ones, against the ~128 B a
  * clock an SM's L1 delivers. Halving x's sector use would cost more than wide weight loads save.
- * q4k-gemv and q6k-soa-gemv therefore stream two rows per warp at once, sharing each x load
- * (gemvPairBody): ~4.6 and ~3.4 sector bytes per weight byte instead of ~8.1 and ~5.9.
+ * q8_0-gemv, q4k-gemv and q6k-soa-gemv therefore stream two rows per warp at once, sharing each x
+ * load (gemvPairBody): ~3.0, ~4.6 and ~3.4 sector bytes per weight byte instead of ~5.0, ~8.1 and
+ * ~5.9. q6k-gemv keeps one row per warp: it holds three windows per row and spends 21 shuffles a
+ * window on them, which a second row would double, and its ~6.0 is within an SM's L1 rate.
  */
 export const GEMV_INTERFACE: Pick<
   KernelDeclarations,

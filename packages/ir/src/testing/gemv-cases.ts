@@ -72,8 +72,8 @@ export const Q8_0_GEMV_CASES: readonly ExecutionCase[] = [
   q8_0Case(64, 512, { magnitude: 1e-3 }),
   q8_0Case(64, 512, { magnitude: 1e3 }),
   // Odd block counts start every other row mid-word; ragged last workgroups.
-  q8_0Case(200, 96, { schedule: { workgroupSize: 32, rowsPerWarp: 3 } }),
-  q8_0Case(5, 160, { schedule: { rowsPerWarp: 2 } }),
+  q8_0Case(200, 96, { schedule: { workgroupSize: 32, rowsPerWarp: 6 } }),
+  q8_0Case(5, 160, { schedule: { rowsPerWarp: 4 } }),
   q8_0Case(100, 512, { schedule: { workgroupSize: 96 } }),
   q8_0Case(100, 512, { schedule: { rowsPerWarp: 8 } }),
   q8_0Case(64, 1024, { schedule: { workgroupSize: 1024 } }),
