@@ -85,25 +85,61 @@ export function gemvBody<Setup, LaneSetup = undefined>(
   },
 ): void {
   const nOut = b.param('n_out');
-  const rowsPerWarp = b.schedule('rowsPerWarp');
-  const rowsPerGroup = b.let(
-    'rows_per_group',
-    mul(div(b.schedule('workgroupSize'), u32(WARP_SIZE)), rowsPerWarp),
-  );
-  const setup = kernel.setup(b);
-  const groups = b.let('groups', div(add(nOut, sub(rowsPerGroup, u32(1))), rowsPerGroup));
-  const lane = b.let('lane', b.laneId());
-  // Without laneSetup, LaneSetup is undefined and so is `lanes`.
-  const lanes = kernel.laneSetup?.(b, lane) as LaneSetup;
-  const groupRange = { start: b.workgroupId('x'), end: groups, step: b.numWorkgroups('x') };
-  b.for('group', groupRange, (g, group) => {
-    g.for('r', { start: u32(0), end: rowsPerWarp, step: u32(1) }, (rows, r) => {
-      const first = add(mul(group, rowsPerGroup), mul(rows.warpId(), rowsPerWarp));
-      const row = rows.let('row', add(first, r));
+  forEachWarpSlot(b, {
+    perWarp: b.schedule('rowsPerWarp'),
+    names: { perGroup: 'rows_per_group', index: 'r', slot: 'row' },
+    setup: kernel.setup,
+    count: () => nOut,
+    ...(kernel.laneSetup === undefined ? {} : { laneSetup: kernel.laneSetup }),
+    slot: ({ rows, slot: row, lane }, setup, lanes) => {
       const live = rows.let('live', lt(row, nOut));
       const total = kernel.row({ rows, row, live, lane, nOut }, setup, lanes);
       const rowSum = rows.reduce('add', 'row_sum', total);
       rows.if(and(live, eq(lane, u32(0))), (store) => store.store('y', row, rowSum));
+    },
+  });
+}
+
+/** What a warp slot's body works with: its block, its index (a row or a pair) and its lane. */
+interface WarpSlot {
+  readonly rows: BodyBuilder;
+  readonly slot: VarExpr;
+  readonly lane: VarExpr;
+}
+
+/**
+ * The grid-stride loop of both gemv loops: workgroups stride over groups of `count` slots (rows,
+ * or row pairs), each warp takes `perWarp` consecutive slots of its group. `setup` and `count`
+ * declare their locals before `groups`, `laneSetup` after `lane`.
+ */
+function forEachWarpSlot<Setup, LaneSetup>(
+  b: BodyBuilder,
+  loop: {
+    readonly perWarp: Expr;
+    readonly names: { readonly perGroup: string; readonly index: string; readonly slot: string };
+    readonly setup: (b: BodyBuilder) => Setup;
+    readonly count: (setup: Setup) => Expr;
+    readonly laneSetup?: (b: BodyBuilder, lane: VarExpr) => LaneSetup;
+    readonly slot: (slot: WarpSlot, setup: Setup, lanes: LaneSetup) => void;
+  },
+): void {
+  const { perWarp, names } = loop;
+  const perGroup = b.let(
+    names.perGroup,
+    mul(div(b.schedule('workgroupSize'), u32(WARP_SIZE)), perWarp),
+  );
+  const setup = loop.setup(b);
+  const count = loop.count(setup);
+  const groups = b.let('groups', div(add(count, sub(perGroup, u32(1))), perGroup));
+  const lane = b.let('lane', b.laneId());
+  // Without laneSetup, LaneSetup is undefined and so is `lanes`.
+  const lanes = loop.laneSetup?.(b, lane) as LaneSetup;
+  const groupRange = { start: b.workgroupId('x'), end: groups, step: b.numWorkgroups('x') };
+  b.for('group', groupRange, (g, group) => {
+    g.for(names.index, { start: u32(0), end: perWarp, step: u32(1) }, (rows, index) => {
+      const first = add(mul(group, perGroup), mul(rows.warpId(), perWarp));
+      const slot = rows.let(names.slot, add(first, index));
+      loop.slot({ rows, slot, lane }, setup, lanes);
     });
   });
 }
@@ -155,27 +191,21 @@ export function gemvPairBody<Setup, LaneSetup = undefined>(
   },
 ): void {
   const nOut = b.param('n_out');
-  const pairsPerWarp = b.let('pairs_per_warp', div(b.schedule('rowsPerWarp'), u32(2)));
-  const pairsPerGroup = b.let(
-    'pairs_per_group',
-    mul(div(b.schedule('workgroupSize'), u32(WARP_SIZE)), pairsPerWarp),
-  );
-  const setup = kernel.setup(b);
-  const delta = kernel.delta === undefined ? undefined : b.let('delta', kernel.delta(setup));
-  const span = delta === undefined ? u32(2) : mul(delta, u32(2));
-  const pairCount = div(add(nOut, sub(span, u32(1))), span);
-  const pairs = b.let('pairs', delta === undefined ? pairCount : mul(pairCount, delta));
-  const groups = b.let('groups', div(add(pairs, sub(pairsPerGroup, u32(1))), pairsPerGroup));
-  const lane = b.let('lane', b.laneId());
-  // Without laneSetup, LaneSetup is undefined and so is `lanes`.
-  const lanes = kernel.laneSetup?.(b, lane) as LaneSetup;
-  const groupRange = { start: b.workgroupId('x'), end: groups, step: b.numWorkgroups('x') };
-  b.for('group', groupRange, (g, group) => {
-    g.for('p', { start: u32(0), end: pairsPerWarp, step: u32(1) }, (rows, p) => {
-      const pair = rows.let(
-        'row_pair',
-        add(add(mul(group, pairsPerGroup), mul(rows.warpId(), pairsPerWarp)), p),
-      );
+  forEachWarpSlot(b, {
+    perWarp: b.let('pairs_per_warp', div(b.schedule('rowsPerWarp'), u32(2))),
+    names: { perGroup: 'pairs_per_group', index: 'p', slot: 'row_pair' },
+    setup: (b) => {
+      const setup = kernel.setup(b);
+      const delta = kernel.delta === undefined ? undefined : b.let('delta', kernel.delta(setup));
+      return { setup, delta };
+    },
+    count: ({ delta }) => {
+      const span = delta === undefined ? u32(2) : mul(delta, u32(2));
+      const pairCount = div(add(nOut, sub(span, u32(1))), span);
+      return b.let('pairs', delta === undefined ? pairCount : mul(pairCount, delta));
+    },
+    ...(kernel.laneSetup === undefined ? {} : { laneSetup: kernel.laneSetup }),
+    slot: ({ rows, slot: pair, lane }, { setup, delta }, lanes) => {
       const first =
         delta === undefined
           ? mul(pair, u32(2))
@@ -191,6 +221,6 @@ export function gemvPairBody<Setup, LaneSetup = undefined>(
         const rowSum = rows.reduce('add', `row_sum_${k}`, totals[k]);
         rows.if(and(live[k], eq(lane, u32(0))), (store) => store.store('y', row[k], rowSum));
       }
-    });
+    },
   });
 }
