@@ -117,12 +117,11 @@ export class PtxBodyWriter {
       case 'store':
         return this.store(statement.memory, statement.index, statement.value);
       case 'load_vector': {
-        const width = statement.names.length;
-        const index = this.expression(statement.index);
-        const { address, element, kind } = this.address(statement.memory, index);
-        const access = this.buffers.get(statement.memory)?.declaration.access ?? 'read_write';
-        const instruction =
-          kind === 'global' ? globalLoad(element, access, width) : sharedLoad(element, width);
+        const { address, instruction } = this.loadFrom(
+          statement.memory,
+          this.expression(statement.index),
+          statement.names.length,
+        );
         const registers = statement.names.map((name) => this.local(name, statement.type));
         return this.emit(`${instruction} {${registers.join(', ')}}, [${address}];`);
       }
@@ -225,6 +224,19 @@ export class PtxBodyWriter {
     return { address, element, kind };
   }
 
+  /** The address of element `index` and the load of `width` elements from there. */
+  private loadFrom(
+    memory: string,
+    index: Operand,
+    width: number,
+  ): { address: string; instruction: string } {
+    const { address, element, kind } = this.address(memory, index);
+    const access = this.buffers.get(memory)?.declaration.access ?? 'read_write';
+    const instruction =
+      kind === 'global' ? globalLoad(element, access, width) : sharedLoad(element, width);
+    return { address, instruction };
+  }
+
   /** Puts an operand in a register of `type` when the instruction cannot take an immediate. */
   private register(operand: Operand, type: ScalarType): string {
     if (!operand.immediate) return operand.text;
@@ -275,15 +287,11 @@ export class PtxBodyWriter {
         return result((out) => `mov.u32 ${out}, ${special}${axis};`);
       }
       case 'load': {
-        const { address, element, kind } = this.address(
+        const { address, instruction } = this.loadFrom(
           expression.memory,
           this.expression(expression.args[0]),
+          1,
         );
-        const declaration = this.buffers.get(expression.memory)?.declaration;
-        const instruction =
-          kind === 'global'
-            ? globalLoad(element, declaration?.access ?? 'read_write')
-            : sharedLoad(element);
         return result((out) => `${instruction} ${out}, [${address}];`);
       }
       case 'convert':
