@@ -1,4 +1,4 @@
-import { describeNativeGemv } from './native-gemv-suite.test-support.js';
+import { describeNativeGemv } from './gemv-suite.test-support.js';
 import { q4kGemv } from './q4k-gemv.js';
 
 describeNativeGemv({

@@ -1,4 +1,4 @@
-import { describeNativeGemv } from './native-gemv-suite.test-support.js';
+import { describeNativeGemv } from './gemv-suite.test-support.js';
 import { q6kGemv } from './q6k-gemv.js';
 
 describeNativeGemv({

@@ -1,59 +1,27 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '../errors.js';
-import { interpret } from '../interpreter/run.js';
 import { dequantize } from '../quant/formats.js';
 import { repack, repackedLayout, unpack } from '../quant/repack.js';
-import { packWords, unpackWords } from '../quant/words.js';
-import { resolveSchedule } from '../schedule.js';
-import { EXECUTION_CASES, makeCaseInputs } from '../testing/execution-cases.js';
-import { gemvConditioning } from '../testing/gemv-conditioning.js';
+import { unpackWords } from '../quant/words.js';
 import { Rng } from '../testing/random.js';
-import { normalizedMse } from './catalog-kernel.js';
+import { describeGemv, gemvOracle } from './gemv-suite.test-support.js';
 import { q6kSoaGemv as kernel } from './q6k-soa-gemv.js';
 
-const ORACLE = new URL('../../../../../shared/oracle/', import.meta.url);
-const bytes = (name: string): Uint8Array => new Uint8Array(readFileSync(new URL(name, ORACLE)));
-const floats = (name: string): Float32Array => {
-  const data = bytes(name);
-  return new Float32Array(data.buffer, data.byteOffset, data.byteLength / 4);
-};
+/** The oracle's 64 x 512 native rows, repacked. */
+const repacked = (native: Uint8Array): Uint8Array => repack('q6_K', native, 64, 512);
 
-/** ggml's 64 x 512 Q6_K matrix repacked, its x and its exact y. */
-function oracle() {
-  const shape = { n_in: 512, n_out: 64 };
-  const w = repack('q6_K', bytes('Q6_K_64x512.w.bin'), 64, 512);
-  return {
-    shape,
-    w,
-    buffers: { w: packWords(w), x: floats('Q6_K_64x512.x.f32'), y: new Float32Array(64) },
-    y: floats('Q6_K_64x512.y.f32'),
-  };
-}
+describeGemv({
+  kernel,
+  type: 'q6_K',
+  prefix: 'Q6_K',
+  layout: {
+    fromNative: repacked,
+    toNative: (repacked, nOut, nIn) => unpack('q6_K', repacked, nOut, nIn),
+  },
+});
 
 describe('q6k-soa-gemv', () => {
-  it("its float64 reference matches ggml's exact y on the oracle within 1e-10 NMSE", () => {
-    const { shape, buffers, y } = oracle();
-    const reference = kernel.reference(buffers, kernel.params(shape))['y'] ?? [];
-    expect(normalizedMse(Float32Array.from(reference), y)).toBeLessThanOrEqual(1e-12);
-  });
-
-  it("the interpreter matches ggml's exact y on the oracle within 1e-10 NMSE", () => {
-    const { shape, buffers, y } = oracle();
-    const schedule = resolveSchedule(kernel.spec, 'ptx', {});
-    interpret(kernel.spec, { schedule, params: kernel.params(shape), buffers });
-    expect(normalizedMse(buffers.y, y)).toBeLessThanOrEqual(kernel.tolerance);
-  });
-
-  it('covers all rows through its grid-stride loop when the grid is smaller', () => {
-    const { shape, buffers, y } = oracle();
-    const schedule = resolveSchedule(kernel.spec, 'ptx', { rowsPerWarp: 2 });
-    interpret(kernel.spec, { schedule, params: kernel.params(shape), buffers, grid: [3, 1, 1] });
-    expect(normalizedMse(buffers.y, y)).toBeLessThanOrEqual(kernel.tolerance);
-  });
-
   it('takes the repacked layout: 32-byte row strides, padding counted apart', () => {
-    const { w, buffers } = oracle();
+    const { w, buffers } = gemvOracle('Q6_K', repacked);
     expect(buffers.w.length).toBe(kernel.bufferLengths({ n_in: 512, n_out: 64 })['w']);
     expect(w.length).toBe(28672);
     for (const nIn of [256, 512, 768, 1792, 8192, 11008 - (11008 % 256)]) {
@@ -66,9 +34,8 @@ describe('q6k-soa-gemv', () => {
   });
 
   it('takes native rows for a GGUF tensor through repack', () => {
-    const native = bytes('Q6_K_64x512.w.bin');
-    const shape = { n_in: 512, n_out: 64 };
-    expect(kernel.weights?.fromNative?.(native, shape)).toEqual(repack('q6_K', native, 64, 512));
+    const { w: native, shape } = gemvOracle('Q6_K');
+    expect(kernel.weights?.fromNative?.(native, shape)).toEqual(repacked(native));
   });
 
   it('generates random blocks with |w| <= magnitude, deterministically', () => {
@@ -83,41 +50,5 @@ describe('q6k-soa-gemv', () => {
     expect(largest).toBeLessThanOrEqual(2);
     expect(largest).toBeGreaterThan(0.5);
     expect(kernel.generateInput?.({ ...request, buffer: 'x', rng: new Rng(5) })).toBeUndefined();
-  });
-
-  it.each([
-    [{ n_in: 100, n_out: 3 }, 'n_in', '100 is not a multiple of 256, the q6_K block size'],
-    [{ n_in: 0, n_out: 3 }, 'n_in', '0 is not a multiple of 256, the q6_K block size'],
-    [{ n_in: 256, n_out: 0 }, 'n_out', '0 is not at least 1'],
-    [{ n_in: 2 ** 28, n_out: 1000 }, 'n_out', /exceed 32-bit byte offsets/],
-  ])('rejects the shape %j naming %s', (shape, path, message) => {
-    try {
-      kernel.checkShape?.(shape);
-      expect.unreachable();
-    } catch (error) {
-      expect(error).toBeInstanceOf(ValidationError);
-      const [issue] = (error as ValidationError).issues;
-      expect(issue?.path).toBe(path);
-      expect(issue?.message).toMatch(message);
-    }
-    const testCase = { name: 'bad', kernelId: 'q6k-soa-gemv', schedule: {}, shape, seed: 1 };
-    expect(() => makeCaseInputs(kernel, { ...testCase, magnitude: 1 })).toThrow(ValidationError);
-  });
-
-  // Cases whose rows cancel far below their typical size would test the data, not the kernel.
-  it.each(
-    EXECUTION_CASES.filter((testCase) => testCase.kernelId === kernel.spec.id)
-      .filter(
-        (testCase) => (testCase.shape['n_in'] ?? 0) * (testCase.shape['n_out'] ?? 0) <= 2 ** 20,
-      )
-      .map((testCase) => [testCase.name, testCase] as const),
-  )('%s is well-conditioned', (_name, testCase) => {
-    const inputs = makeCaseInputs(kernel, testCase);
-    const nIn = testCase.shape['n_in'] ?? 0;
-    const nOut = testCase.shape['n_out'] ?? 0;
-    const repacked = unpackWords(inputs['w'] ?? [], kernel.weights?.bytes(testCase.shape) ?? 0);
-    const native = packWords(unpack('q6_K', repacked, nOut, nIn));
-    const conditioning = gemvConditioning('q6_K', testCase.shape, native, inputs['x'] ?? []);
-    expect(conditioning).toBeLessThan(100 * nIn);
   });
 });
