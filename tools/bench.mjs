@@ -36,7 +36,7 @@ report('emit every golden entry in-process (median)', median(catalogRuns), 50);
 report('one `forge emit rmsnorm` process (median)', median(processRuns), 400);
 
 // Simulator throughput: the golden rmsnorm PTX on 3 rows of 4096, and affine-f32 on 1M elements.
-const { parsePtx, simulate, totalWarpInstructions } =
+const { dramBytesRead, parsePtx, sectorEfficiency, simulate, totalWarpInstructions } =
   await import('../packages/ptx-sim/dist/index.js');
 const ir = await import('../packages/ir/dist/index.js');
 const { emitPtx, ptxTarget } = await import('../packages/ptx/dist/index.js');
@@ -146,7 +146,6 @@ for (const [kernelId, shape] of [
     // Alignment padding (repacked rows) is never read, so the ratio is over the payload bytes.
     const weightBytes = kernel.weights.bytes(shape) - (kernel.weights.paddingBytes?.(shape) ?? 0);
     const traffic = result.counters.buffers[weightName];
-    const { dramBytesRead, sectorEfficiency } = await import('../packages/ptx-sim/dist/index.js');
     // DRAM-level (modeled 4 MiB L2) reads over the bytes a gemv must move: the weights as stored
     // (repacked rows include their alignment padding), x and y.
     const otherBytes = Object.entries(buffers)
