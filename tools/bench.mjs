@@ -3,6 +3,9 @@ import { spawnSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { GOLDEN_ENTRIES, emitEntry } from '../packages/cli/dist/index.js';
+import { ready } from '../packages/ir/dist/index.js';
+
+await ready();
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const bin = fileURLToPath(new URL('../packages/cli/dist/bin.js', import.meta.url));

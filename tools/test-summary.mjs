@@ -5,8 +5,13 @@ import { join } from 'node:path';
 const root = new URL('..', import.meta.url).pathname;
 let passed = 0;
 let failed = 0;
-for (const name of readdirSync(join(root, 'packages')).sort()) {
-  const packageDirectory = join(root, 'packages', name);
+const workspaces = [
+  ...readdirSync(join(root, 'packages'))
+    .sort()
+    .map((name) => join(root, 'packages', name)),
+  join(root, 'tools'),
+];
+for (const packageDirectory of workspaces) {
   const pkg = JSON.parse(readFileSync(join(packageDirectory, 'package.json'), 'utf8'));
   if (pkg.scripts?.test === undefined) continue;
   const report = join(packageDirectory, '.vitest-result.json');

@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 import { runCli } from './main.js';
 
-process.exitCode = await runCli(process.argv.slice(2), {
+void runCli(process.argv.slice(2), {
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
   cwd: process.cwd(),
+}).then((code) => {
+  process.exitCode = code;
 });

@@ -6,7 +6,9 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { rmsnorm, semanticHash } from '@forge/ir';
 import { emitPtx, ptxTarget } from '@forge/ptx';
-import { DEFAULT_GOLDEN_DIR } from './commands/golden.js';
+import { checkoutGoldenDirectory } from './commands/golden.js';
+
+const DEFAULT_GOLDEN_DIR = checkoutGoldenDirectory() ?? 'no golden directory';
 
 const BIN = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'forge-cli-'));

@@ -8,7 +8,7 @@ import { dequantize, normalizedMse } from '@forge/ir';
 import { ggmlTypeName, readGgufTensor } from './gguf-input.js';
 import { runCli } from './main.js';
 
-const ORACLE = fileURLToPath(new URL('../../../../shared/oracle/', import.meta.url));
+const ORACLE = fileURLToPath(new URL('../../../fixtures/ggml/', import.meta.url));
 const GGUF = join(ORACLE, 'forge-oracle.gguf');
 const work = mkdtempSync(join(tmpdir(), 'forge-cli-gguf-'));
 

@@ -10,4 +10,5 @@ export {
   type ManifestEntry,
 } from './golden/golden.js';
 export { unifiedDiff } from './golden/unified-diff.js';
-export { DEFAULT_GOLDEN_DIR } from './commands/golden.js';
+export { checkoutGoldenDirectory } from './commands/golden.js';
+export { BUILD_INFO as CLI_PACKAGE } from './build-info.js';

@@ -1,5 +1,8 @@
-import { ForgeError, ValidationError, formatIssue } from '@forge/ir';
-import { PtxSyntaxError, SimulationInputError } from '@forge/ptx-sim';
+import { ForgeError, IR_PACKAGE, ValidationError, formatIssue, ready } from '@forge/ir';
+import { PTX_SIM_PACKAGE, PtxSyntaxError, SimulationInputError } from '@forge/ptx-sim';
+import { PTX_PACKAGE } from '@forge/ptx';
+import { WGSL_PACKAGE } from '@forge/wgsl';
+import { BUILD_INFO } from './build-info.js';
 import { PtxasMissingError } from '@forge/ptx/ptxas';
 import { EMIT_USAGE, emitCommand } from './commands/emit.js';
 import { GOLDEN_USAGE, goldenCommand } from './commands/golden.js';
@@ -29,6 +32,7 @@ const COMMANDS: Readonly<Record<string, { run: Command; usage: string }>> = {
 const HELP = [
   'forge — GPU kernels for LLM inference from one typed IR',
   '',
+  '  forge --version',
   ...Object.values(COMMANDS).map((command) => `  ${command.usage}`),
   '',
   'Exit codes: 0 ok, 1 a check failed, 2 bad input.',
@@ -42,12 +46,23 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     io.stdout(HELP);
     return name === undefined ? EXIT_BAD_INPUT : EXIT_OK;
   }
+  if (name === '--version' || name === '-v') {
+    if (args.length > 0) {
+      io.stderr(`forge: unexpected argument '${args[0]}' after ${name}\n`);
+      return EXIT_BAD_INPUT;
+    }
+    // Each backend's version is part of its cache keys, so all of them are shown.
+    for (const info of [BUILD_INFO, IR_PACKAGE, PTX_PACKAGE, WGSL_PACKAGE, PTX_SIM_PACKAGE])
+      io.stdout(`${info.name} ${info.version}\n`);
+    return EXIT_OK;
+  }
   const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (command === undefined) {
     io.stderr(`forge: unknown command '${name}' (known: ${Object.keys(COMMANDS).join(', ')})\n`);
     return EXIT_BAD_INPUT;
   }
   try {
+    await ready();
     return await command.run(args, io);
   } catch (error) {
     // A missing tool or GPU adapter is the machine's problem, not the input's: exit 1 with the fix.

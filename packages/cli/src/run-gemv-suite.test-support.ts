@@ -8,7 +8,7 @@ import { expect, it } from 'vitest';
 import { normalizedMse } from '@forge/ir';
 
 const BIN = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
-export const ORACLE = fileURLToPath(new URL('../../../../shared/oracle/', import.meta.url));
+export const ORACLE = fileURLToPath(new URL('../../../fixtures/ggml/', import.meta.url));
 export const TARGETS = ['interp', 'wgsl', 'ptx-sim'] as const;
 export const SHAPE = ['--shape', 'n_in=512', '--shape', 'n_out=64'];
 

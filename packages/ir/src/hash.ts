@@ -1,11 +1,51 @@
-import { createBLAKE3 } from 'hash-wasm';
+import { createBLAKE3, type IHasher } from 'hash-wasm';
+import { ForgeError } from './errors.js';
 import { memoizeSealed } from './sealed.js';
 
-// One hasher, created once at load; hash-wasm's API is async only at creation.
-const hasher = await createBLAKE3();
+// hash-wasm instantiates WebAssembly, which is asynchronous; everything after that is synchronous.
+// Creating it on the first `ready()` (not at load) keeps every package free of top-level await.
+let hasher: IHasher | undefined;
+let loading: Promise<void> | undefined;
 
-/** BLAKE3 of `data` (strings are hashed as UTF-8) as lowercase hex. */
+/**
+ * Prepares Forge's hashing (BLAKE3 via hash-wasm's WebAssembly). Await it once, before the first
+ * `semanticHash`, `emitPtx`, `emitWgsl` or golden check; every later call returns the same promise,
+ * and after it resolves all hashing and emission is synchronous.
+ *
+ * @example
+ * ```ts
+ * import { ready } from '@forge/ir';
+ * import { emitPtx } from '@forge/ptx';
+ * await ready();
+ * const shader = emitPtx(spec, {}, { kind: 'ptx', arch: 'sm_80' });
+ * ```
+ */
+export function ready(): Promise<void> {
+  loading ??= createBLAKE3().then(
+    (created) => {
+      hasher = created;
+    },
+    (error: unknown) => {
+      loading = undefined;
+      throw error;
+    },
+  );
+  return loading;
+}
+
+/** Hashing was asked for before `ready()` resolved. */
+export class HashNotReadyError extends ForgeError {
+  override readonly name = 'HashNotReadyError';
+  constructor() {
+    super(
+      'BLAKE3 is not initialised: `await ready()` (exported by @forge/ir, @forge/ptx and @forge/wgsl) once before hashing or emitting',
+    );
+  }
+}
+
+/** BLAKE3 of `data` (strings are hashed as UTF-8) as lowercase hex; needs `await ready()` first. */
 export function blake3Hex(data: string | Uint8Array): string {
+  if (hasher === undefined) throw new HashNotReadyError();
   hasher.init();
   hasher.update(data);
   return hasher.digest('hex');

@@ -21,3 +21,4 @@ export {
   type BufferTraffic,
 } from './executor/counters.js';
 export { StepLimitError } from './executor/cta.js';
+export { BUILD_INFO as PTX_SIM_PACKAGE } from './build-info.js';

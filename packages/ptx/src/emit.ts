@@ -1,4 +1,3 @@
-import { createRequire } from 'node:module';
 import {
   ELEMENT_BYTES,
   bindConstants,
@@ -14,6 +13,7 @@ import {
   type KernelSpec,
   type PtxTarget,
 } from '@forge/ir';
+import { BUILD_INFO } from './build-info.js';
 
 import { legalizeForPtx } from './legalize/index.js';
 import { ptxLaunchInfo } from './launch.js';
@@ -21,12 +21,8 @@ import { arithmeticType } from './ops/types.js';
 import { memoryType } from './ops/memory.js';
 import { PtxBodyWriter, paramSymbol, sharedSymbol } from './render-body.js';
 
-const packageJson = createRequire(import.meta.url)('../package.json') as {
-  name: string;
-  version: string;
-};
 /** Name and version of this backend; part of every cache key. */
-export const PTX_BACKEND = `${packageJson.name}@${packageJson.version}`;
+export const PTX_BACKEND = `${BUILD_INFO.name}@${BUILD_INFO.version}`;
 
 /**
  * Renders a KernelSpec to a PTX module for one architecture. The spec is validated and the schedule

@@ -15,7 +15,7 @@ import { dramBytesRead, parsePtx, sectorEfficiency, simulate } from '@forge/ptx-
 import { emitPtx } from './emit.js';
 import { ptxTarget } from './targets.js';
 
-const ORACLE = new URL('../../../../shared/oracle/', import.meta.url);
+const ORACLE = new URL('../../../fixtures/ggml/', import.meta.url);
 const bytes = (name: string): Uint8Array => new Uint8Array(readFileSync(new URL(name, ORACLE)));
 const asBytes = (array: Float32Array | Uint32Array): Uint8Array =>
   new Uint8Array(array.buffer, array.byteOffset, array.byteLength);

@@ -1,4 +1,3 @@
-import { createRequire } from 'node:module';
 import {
   TARGET_LIMITS,
   ValidationError,
@@ -26,13 +25,10 @@ import {
   sharedName,
 } from './render-body.js';
 import { hasFeature } from './targets.js';
+import { BUILD_INFO } from './build-info.js';
 
-const packageJson = createRequire(import.meta.url)('../package.json') as {
-  name: string;
-  version: string;
-};
 /** Name and version of this backend; part of every cache key. */
-export const WGSL_BACKEND = `${packageJson.name}@${packageJson.version}`;
+export const WGSL_BACKEND = `${BUILD_INFO.name}@${BUILD_INFO.version}`;
 
 const GENERATED_NAME = /^(buf_|wg_|v_|forge_|ForgeParams$)/;
 

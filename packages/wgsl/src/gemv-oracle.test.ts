@@ -17,7 +17,7 @@ import { wgslTarget } from './targets.js';
 
 afterAll(closeSharedWebGpu);
 
-const ORACLE = new URL('../../../../shared/oracle/', import.meta.url);
+const ORACLE = new URL('../../../fixtures/ggml/', import.meta.url);
 const bytes = (name: string): Uint8Array => new Uint8Array(readFileSync(new URL(name, ORACLE)));
 const floats = (name: string): Float32Array => new Float32Array(bytes(name).buffer);
 

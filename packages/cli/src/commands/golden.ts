@@ -1,5 +1,6 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseCommandArgs } from '../args.js';
 import { EXIT_CHECK_FAILED, EXIT_OK, UsageError } from '../errors.js';
 import type { CliIo } from '../io.js';
@@ -7,15 +8,49 @@ import { checkGolden, updateGolden } from '../golden/golden.js';
 
 export const GOLDEN_USAGE = 'forge golden check|update [--dir DIR]';
 
-/** The repository's golden/ directory (this file lives in packages/cli/dist/commands). */
-export const DEFAULT_GOLDEN_DIR = fileURLToPath(new URL('../../../../golden', import.meta.url));
+/**
+ * The `golden/` directory of the Forge checkout holding the module at `moduleUrl` (by default this
+ * CLI, which lives in `packages/cli/dist/commands` there), or undefined when that module is not in
+ * a checkout, as for a CLI installed from a registry into `node_modules`.
+ */
+export function checkoutGoldenDirectory(
+  moduleUrl: string | URL = import.meta.url,
+): string | undefined {
+  const root = fileURLToPath(new URL('../../../../', moduleUrl));
+  try {
+    const cli = JSON.parse(
+      readFileSync(join(root, 'packages', 'cli', 'package.json'), 'utf8'),
+    ) as unknown;
+    const isCheckout =
+      existsSync(join(root, 'pnpm-workspace.yaml')) &&
+      typeof cli === 'object' &&
+      cli !== null &&
+      (cli as { name?: unknown }).name === '@forge/cli';
+    return isCheckout ? join(root, 'golden') : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The golden directory a command works on: `--dir`, else the checkout's; never inside node_modules by default. */
+export function goldenDirectory(dir: string | undefined, cwd: string, command: string): string {
+  if (dir !== undefined) return resolve(cwd, dir);
+  const directory = checkoutGoldenDirectory();
+  if (directory === undefined)
+    throw new UsageError(
+      `${command}: this forge is an installed package, not a Forge checkout, so it has no golden directory; pass --dir DIR`,
+    );
+  return directory;
+}
 
 export function goldenCommand(args: readonly string[], io: CliIo): number {
   const parsed = parseCommandArgs(args, { dir: { type: 'string' } }, GOLDEN_USAGE);
   const [action, ...extra] = parsed.positionals;
-  const directory = resolve(io.cwd, parsed.string('dir') ?? DEFAULT_GOLDEN_DIR);
   if (extra.length > 0)
     throw new UsageError(`unexpected argument '${extra[0]}'; usage: ${GOLDEN_USAGE}`);
+  if (action !== 'check' && action !== 'update')
+    throw new UsageError(`expected 'check' or 'update'; usage: ${GOLDEN_USAGE}`);
+  const directory = goldenDirectory(parsed.string('dir'), io.cwd, 'forge golden');
   if (action === 'check') {
     const { checked, problems } = checkGolden(directory);
     for (const problem of problems) {
@@ -25,14 +60,11 @@ export function goldenCommand(args: readonly string[], io: CliIo): number {
     io.stdout(`golden check: ${checked} entries, ${problems.length} problem(s)\n`);
     return problems.length === 0 ? EXIT_OK : EXIT_CHECK_FAILED;
   }
-  if (action === 'update') {
-    const { written, removed, unchanged } = updateGolden(directory);
-    for (const file of written) io.stdout(`wrote golden/${file}\n`);
-    for (const file of removed) io.stdout(`removed golden/${file}\n`);
-    io.stdout(
-      `golden update: ${written.length} written, ${removed.length} removed, ${unchanged} unchanged\n`,
-    );
-    return EXIT_OK;
-  }
-  throw new UsageError(`expected 'check' or 'update'; usage: ${GOLDEN_USAGE}`);
+  const { written, removed, unchanged } = updateGolden(directory);
+  for (const file of written) io.stdout(`wrote golden/${file}\n`);
+  for (const file of removed) io.stdout(`removed golden/${file}\n`);
+  io.stdout(
+    `golden update: ${written.length} written, ${removed.length} removed, ${unchanged} unchanged\n`,
+  );
+  return EXIT_OK;
 }

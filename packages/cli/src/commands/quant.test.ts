@@ -8,7 +8,7 @@ import { repack } from '@forge/ir';
 
 // Spawns the built CLI (run `pnpm -s build` first), as cli.test.ts does.
 const BIN = fileURLToPath(new URL('../../dist/bin.js', import.meta.url));
-const ORACLE = fileURLToPath(new URL('../../../../../shared/oracle/', import.meta.url));
+const ORACLE = fileURLToPath(new URL('../../../../fixtures/ggml/', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'forge-quant-'));
 
 function forge(...args: string[]) {

@@ -5,7 +5,7 @@ import { parseCommandArgs } from '../args.js';
 import { EXIT_CHECK_FAILED, EXIT_OK, InputError } from '../errors.js';
 import type { CliIo } from '../io.js';
 import { readManifest } from '../golden/golden.js';
-import { DEFAULT_GOLDEN_DIR } from './golden.js';
+import { goldenDirectory } from './golden.js';
 import { checkTarget, type TargetKindName } from './emit.js';
 
 export const VALIDATE_USAGE = 'forge validate [--target ptx|wgsl] [FILE...]';
@@ -77,7 +77,7 @@ export async function validateCommand(args: readonly string[], io: CliIo): Promi
   const kind = checkTarget(parsed.string('target'));
   let files = parsed.positionals.map((file) => ({ name: file, path: resolve(io.cwd, file) }));
   if (files.length === 0) {
-    const directory = resolve(io.cwd, parsed.string('dir') ?? DEFAULT_GOLDEN_DIR);
+    const directory = goldenDirectory(parsed.string('dir'), io.cwd, 'forge validate');
     const manifest = readManifest(directory);
     if (manifest === undefined)
       throw new InputError(`no golden manifest in ${directory}; run \`pnpm forge golden update\``);

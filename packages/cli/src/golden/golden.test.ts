@@ -5,7 +5,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { blake3Hex } from '@forge/ir';
 import { assemblePtx } from '@forge/ptx/ptxas';
 import { closeSharedWebGpu, sharedWebGpu, wgslDiagnostics } from '@forge/wgsl/runner';
-import { DEFAULT_GOLDEN_DIR } from '../commands/golden.js';
+import { checkoutGoldenDirectory } from '../commands/golden.js';
+
+const DEFAULT_GOLDEN_DIR = checkoutGoldenDirectory() ?? 'no golden directory';
 import { GOLDEN_ENTRIES } from './entries.js';
 import { checkGolden, readManifest, updateGolden } from './golden.js';
 import { unifiedDiff } from './unified-diff.js';

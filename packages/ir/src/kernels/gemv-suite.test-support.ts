@@ -13,7 +13,7 @@ import { Rng } from '../testing/random.js';
 import { normalizedMse } from './catalog-kernel.js';
 import type { CatalogKernel } from './catalog-kernel.js';
 
-const ORACLE = new URL('../../../../../shared/oracle/', import.meta.url);
+const ORACLE = new URL('../../../../fixtures/ggml/', import.meta.url);
 const bytes = (name: string): Uint8Array => new Uint8Array(readFileSync(new URL(name, ORACLE)));
 const floats = (name: string): Float32Array => {
   const data = bytes(name);

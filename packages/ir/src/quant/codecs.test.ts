@@ -17,8 +17,8 @@ import {
 } from './formats.js';
 import { nearestInt, roundAwayFromZero } from './scalar.js';
 
-// CI places shared/ beside the repository clone, as on a developer machine.
-const ORACLE = new URL('../../../../../shared/oracle/', import.meta.url);
+// ggml's vectors, kept in the repository with their provenance (fixtures/ggml/README.md).
+const ORACLE = new URL('../../../../fixtures/ggml/', import.meta.url);
 const read = (name: string): Uint8Array => new Uint8Array(readFileSync(new URL(name, ORACLE)));
 const floats = (name: string): Float32Array => {
   const bytes = read(name);
@@ -57,7 +57,7 @@ function firstByteDifference(actual: Uint8Array, expected: Uint8Array): string {
   return i < 0 ? 'none' : `byte ${i}: ${actual[i]} vs ggml ${expected[i]}`;
 }
 
-describe('codecs against ggml (../shared/oracle, 64 × 512)', () => {
+describe('codecs against ggml (fixtures/ggml, 64 × 512)', () => {
   const src = floats('src_64x512.w.f32');
 
   describe.each(QUANT_TYPES)('%s', (type) => {

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { dequantize, quantize, type QuantType } from './formats.js';
 
-const ORACLE = new URL('../../../../../shared/oracle/', import.meta.url);
+const ORACLE = new URL('../../../../fixtures/ggml/', import.meta.url);
 const read = (name: string): Uint8Array => new Uint8Array(readFileSync(new URL(name, ORACLE)));
 const floats = (name: string): Float32Array => {
   const bytes = read(name);

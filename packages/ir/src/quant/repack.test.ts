@@ -4,7 +4,7 @@ import { ValidationError } from '../errors.js';
 import { dequantize, quantizedBytes } from './formats.js';
 import { REPACK_TYPES, repack, repackedLayout, unpack } from './repack.js';
 
-const ORACLE = new URL('../../../../../shared/oracle/', import.meta.url);
+const ORACLE = new URL('../../../../fixtures/ggml/', import.meta.url);
 const read = (name: string): Uint8Array => new Uint8Array(readFileSync(new URL(name, ORACLE)));
 
 /** Deterministic pseudo-random bytes (xorshift32), so failures reproduce. */

@@ -1,0 +1,113 @@
+import { spawnSync } from 'node:child_process';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  realpathSync,
+  symlinkSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { IR_PACKAGE } from '@forge/ir';
+import { PTX_BACKEND, PTX_PACKAGE } from '@forge/ptx';
+import { PTX_SIM_PACKAGE } from '@forge/ptx-sim';
+import { WGSL_PACKAGE } from '@forge/wgsl';
+import { BUILD_INFO } from './build-info.js';
+import { checkoutGoldenDirectory } from './commands/golden.js';
+
+const cliRoot = fileURLToPath(new URL('..', import.meta.url));
+const packagesRoot = join(cliRoot, '..');
+
+// node_modules/@forge/cli laid out as a registry install leaves it: a copy of the built package
+// in a project that is not a Forge checkout, its dependencies beside it.
+const project = mkdtempSync(join(tmpdir(), 'forge-installed-'));
+const modules = join(project, 'node_modules');
+const installedCli = join(modules, '@forge', 'cli');
+mkdirSync(join(modules, '@huggingface'), { recursive: true });
+mkdirSync(installedCli, { recursive: true });
+cpSync(join(cliRoot, 'dist'), join(installedCli, 'dist'), { recursive: true });
+cpSync(join(cliRoot, 'package.json'), join(installedCli, 'package.json'));
+for (const name of ['ir', 'ptx', 'wgsl', 'ptx-sim'])
+  symlinkSync(join(packagesRoot, name), join(modules, '@forge', name), 'dir');
+symlinkSync(
+  realpathSync(join(cliRoot, 'node_modules', '@huggingface', 'gguf')),
+  join(modules, '@huggingface', 'gguf'),
+  'dir',
+);
+
+function installedForge(...args: string[]) {
+  const run = spawnSync(process.execPath, [join(installedCli, 'dist', 'bin.js'), ...args], {
+    cwd: project,
+    encoding: 'utf8',
+  });
+  return { code: run.status, stdout: run.stdout, stderr: run.stderr };
+}
+
+/** Every path under the project, not following the linked workspace packages. */
+function listProject(directory = project, prefix = ''): string[] {
+  return readdirSync(directory, { withFileTypes: true }).flatMap((entry) => {
+    const path = `${prefix}${entry.name}`;
+    return entry.isDirectory()
+      ? [path, ...listProject(join(directory, entry.name), `${path}/`)]
+      : [path];
+  });
+}
+
+describe('forge --version', () => {
+  it("prints the CLI's and every backend's build-time version", () => {
+    const result = installedForge('--version');
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('');
+    expect(result.stdout).toBe(
+      [BUILD_INFO, IR_PACKAGE, PTX_PACKAGE, WGSL_PACKAGE, PTX_SIM_PACKAGE]
+        .map((info) => `${info.name} ${info.version}\n`)
+        .join(''),
+    );
+    expect(result.stdout).toContain(`${PTX_BACKEND.replace(/@(?=[^@]*$)/, ' ')}\n`);
+  });
+
+  it('rejects an argument after it as bad input', () => {
+    const result = installedForge('--version', 'now');
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe("forge: unexpected argument 'now' after --version\n");
+  });
+});
+
+describe('an installed forge has no golden directory of its own', () => {
+  it('finds the checkout it was built in, and none for a module under node_modules', () => {
+    expect(checkoutGoldenDirectory()).toBe(join(packagesRoot, '..', 'golden'));
+    const installedModule = pathToFileURL(join(installedCli, 'dist', 'commands', 'golden.js'));
+    expect(checkoutGoldenDirectory(installedModule)).toBeUndefined();
+  });
+
+  it.each([
+    ['golden', 'update'],
+    ['golden', 'check'],
+    ['validate', '--target', 'ptx'],
+  ])('forge %s %s is one line of bad input, exit 2, and writes nothing', (...args) => {
+    const before = listProject();
+    const result = installedForge(...args);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(
+      /^forge: forge (golden|validate): this forge is an installed package, not a Forge checkout, so it has no golden directory; pass --dir DIR\n$/,
+    );
+    expect(listProject()).toEqual(before);
+  });
+
+  it('works on a directory given with --dir', () => {
+    const update = installedForge('golden', 'update', '--dir', 'pinned');
+    expect(update.code).toBe(0);
+    expect(update.stdout).toMatch(/golden update: \d+ written, 0 removed, 0 unchanged/);
+    expect(existsSync(join(project, 'pinned', 'manifest.json'))).toBe(true);
+    expect(existsSync(join(modules, 'golden'))).toBe(false);
+    const check = installedForge('golden', 'check', '--dir', 'pinned');
+    expect(check.stdout).toMatch(/golden check: \d+ entries, 0 problem\(s\)/);
+    expect(check.code).toBe(0);
+  });
+});
