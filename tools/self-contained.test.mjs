@@ -54,7 +54,7 @@ describe('no tracked file reads outside the clone', () => {
     const escaping = [];
     for (const file of sources) {
       const text = readFileSync(join(root, file), 'utf8');
-      // Relative module URLs and paths written as string literals: '../x', "../../y/".
+      // Relative module URLs and paths written as string literals (../x, ../../y/).
       for (const match of text.matchAll(/['"`]((?:\.\.\/)+)[^'"`]*['"`]/g)) {
         const target = resolve(dirname(join(root, file)), match[1]);
         if (relative(root, target).startsWith('..')) escaping.push(`${file}: ${match[0]}`);

@@ -4,6 +4,7 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readFileSync,
   readdirSync,
   realpathSync,
   symlinkSync,
@@ -23,15 +24,18 @@ const cliRoot = fileURLToPath(new URL('..', import.meta.url));
 const packagesRoot = join(cliRoot, '..');
 
 // node_modules/@forge/cli laid out as a registry install leaves it: a copy of the built package
-// in a project that is not a Forge checkout, its dependencies beside it.
+// in a project that is not a Forge checkout, its dependencies beside it, and no optional `webgpu`.
 const project = mkdtempSync(join(tmpdir(), 'forge-installed-'));
 const modules = join(project, 'node_modules');
 const installedCli = join(modules, '@forge', 'cli');
 mkdirSync(join(modules, '@huggingface'), { recursive: true });
-mkdirSync(installedCli, { recursive: true });
-cpSync(join(cliRoot, 'dist'), join(installedCli, 'dist'), { recursive: true });
-cpSync(join(cliRoot, 'package.json'), join(installedCli, 'package.json'));
-for (const name of ['ir', 'ptx', 'wgsl', 'ptx-sim'])
+for (const name of ['cli', 'wgsl']) {
+  const installed = join(modules, '@forge', name);
+  mkdirSync(installed, { recursive: true });
+  cpSync(join(packagesRoot, name, 'dist'), join(installed, 'dist'), { recursive: true });
+  cpSync(join(packagesRoot, name, 'package.json'), join(installed, 'package.json'));
+}
+for (const name of ['ir', 'ptx', 'ptx-sim'])
   symlinkSync(join(packagesRoot, name), join(modules, '@forge', name), 'dir');
 symlinkSync(
   realpathSync(join(cliRoot, 'node_modules', '@huggingface', 'gguf')),
@@ -109,5 +113,39 @@ describe('an installed forge has no golden directory of its own', () => {
     const check = installedForge('golden', 'check', '--dir', 'pinned');
     expect(check.stdout).toMatch(/golden check: \d+ entries, 0 problem\(s\)/);
     expect(check.code).toBe(0);
+  });
+});
+
+describe('without the optional peer dependency webgpu', () => {
+  it('emits WGSL, byte-identical to the golden file', () => {
+    const result = installedForge('emit', 'rmsnorm', '--target', 'wgsl');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(
+      readFileSync(join(packagesRoot, '..', 'golden', 'wgsl', 'rmsnorm.wgsl'), 'utf8'),
+    );
+  });
+
+  it('a WebGPU run exits 1 with one line naming the package to install', () => {
+    const result = installedForge('run', 'rmsnorm', '--target', 'wgsl', '--shape', 'n_embd=64');
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(
+      'forge: no WebGPU adapter: the package `webgpu` is not installed; install the optional peer dependency beside @forge/wgsl: `npm install webgpu@0.6.2` (Dawn for Node.js)\n',
+    );
+  });
+
+  it('the runner rejects with WebGpuUnavailableError, and the runner module itself still loads', () => {
+    const script = [
+      "const runner = await import('@forge/wgsl/runner');",
+      'const error = await runner.openWebGpu().catch((caught) => caught);',
+      'console.log(error.name, error instanceof runner.WebGpuUnavailableError);',
+    ].join('\n');
+    const run = spawnSync(process.execPath, ['--input-type=module'], {
+      cwd: project,
+      input: script,
+      encoding: 'utf8',
+    });
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toBe('WebGpuUnavailableError true\n');
   });
 });

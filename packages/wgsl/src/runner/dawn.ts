@@ -1,7 +1,7 @@
 /// <reference types="webgpu" preserve="true" />
 // The only module that loads Dawn (the `webgpu` package), lazily: importing the runner's types
 // or the main `@forge/wgsl` entry never starts a GPU instance.
-import { WebGpuUnavailableError } from './errors.js';
+import { WEBGPU_PACKAGE_HINT, WebGpuUnavailableError } from './errors.js';
 
 /** The part of `navigator.gpu` the runner uses (tests substitute a stub). */
 export type GpuEntry = Pick<GPU, 'requestAdapter'>;
@@ -17,15 +17,26 @@ export function dawnGpu(): Promise<GPU> {
   return instance;
 }
 
+/** Explains why `import('webgpu')` failed: the optional peer is not installed, or Dawn would not load. */
+export function dawnLoadError(error: unknown): WebGpuUnavailableError {
+  const code = (error as { code?: unknown } | null)?.code;
+  const reason = error instanceof Error ? error.message : String(error);
+  if (code === 'ERR_MODULE_NOT_FOUND' && /['"]webgpu['"]/.test(reason))
+    return new WebGpuUnavailableError('the package `webgpu` is not installed', {
+      cause: error,
+      hint: WEBGPU_PACKAGE_HINT,
+    });
+  return new WebGpuUnavailableError(`the webgpu package (Dawn) failed to load: ${reason}`, {
+    cause: error,
+  });
+}
+
 async function loadDawn(): Promise<GPU> {
   let dawn: typeof import('webgpu');
   try {
     dawn = await import('webgpu');
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new WebGpuUnavailableError(`the webgpu package (Dawn) failed to load: ${reason}`, {
-      cause: error,
-    });
+    throw dawnLoadError(error);
   }
   Object.assign(globalThis, dawn.globals);
   return dawn.create([]);

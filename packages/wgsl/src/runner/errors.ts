@@ -6,11 +6,15 @@ export const WEBGPU_SETUP_HINT =
   "(mesa-vulkan-drivers from bookworm-backports; bookworm's own Mesa 22 is rejected by Dawn) " +
   'and the Vulkan loader libvulkan1';
 
+/** What to install when the optional peer dependency `webgpu` is missing. */
+export const WEBGPU_PACKAGE_HINT =
+  'install the optional peer dependency beside @forge/wgsl: `npm install webgpu@0.6.2` (Dawn for Node.js)';
+
 /** Dawn found no adapter (no usable Vulkan driver), or could not be loaded at all. */
 export class WebGpuUnavailableError extends ForgeError {
   override readonly name = 'WebGpuUnavailableError';
-  constructor(reason: string, options?: { cause?: unknown }) {
-    super(`no WebGPU adapter: ${reason}; ${WEBGPU_SETUP_HINT}`);
+  constructor(reason: string, options?: { cause?: unknown; hint?: string }) {
+    super(`no WebGPU adapter: ${reason}; ${options?.hint ?? WEBGPU_SETUP_HINT}`);
     if (options?.cause !== undefined) this.cause = options.cause;
   }
 }

@@ -14,6 +14,7 @@ export { runWgsl, launchGrid, type RunWgslOptions, type RunWgslResult } from './
 export { checkInputs, packParams, type WgslInputs } from './inputs.js';
 export {
   WEBGPU_SETUP_HINT,
+  WEBGPU_PACKAGE_HINT,
   WebGpuError,
   WebGpuFeatureError,
   WebGpuLimitError,
