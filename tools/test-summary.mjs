@@ -1,4 +1,5 @@
-// Sums the vitest JSON reports of every package into one closing line: "N passed, N failed".
+// Sums the vitest JSON reports of every package, plus CI's other checks (`--step name=ok|failed`,
+// one per check), into one closing line: "N passed, N failed".
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -30,6 +31,20 @@ for (const packageDirectory of workspaces) {
   );
   passed += result.numPassedTests;
   failed += result.numFailedTests + brokenSuites;
+}
+// CI's checks outside the test suites (changesets, API docs, release rehearsal) count one each.
+const args = process.argv.slice(2);
+for (let index = 0; index < args.length; index += 2) {
+  const [name, outcome] = (args[index + 1] ?? '').split('=');
+  if (args[index] !== '--step' || name === undefined || !['ok', 'failed'].includes(outcome)) {
+    console.log(
+      `test-summary: expected --step name=ok|failed, got '${args.slice(index, index + 2).join(' ')}'`,
+    );
+    process.exit(2);
+  }
+  console.log(`ci step ${name}: ${outcome === 'ok' ? '1 passed, 0 failed' : '0 passed, 1 failed'}`);
+  if (outcome === 'ok') passed += 1;
+  else failed += 1;
 }
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed === 0 ? 0 : 1);
