@@ -38,6 +38,28 @@ console.log(`node ${process.version}, ${GOLDEN_ENTRIES.length} golden entries`);
 report('emit every golden entry in-process (median)', median(catalogRuns), 50);
 report('one `forge emit rmsnorm` process (median)', median(processRuns), 400);
 
+// What a browser engine downloads for emitting WGSL: @forge/ir + @forge/wgsl, bundled by esbuild.
+{
+  const { build } = await import('esbuild');
+  const { gzipSync } = await import('node:zlib');
+  const bundled = await build({
+    stdin: {
+      contents:
+        "export { getKernel, ready } from '@forge/ir'; export { emitWgsl, wgslTarget } from '@forge/wgsl';",
+      resolveDir: fileURLToPath(new URL('.', import.meta.url)),
+    },
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    minify: true,
+    write: false,
+  });
+  const text = bundled.outputFiles[0].contents;
+  console.log(
+    `${'browser bundle, @forge/ir + @forge/wgsl'.padEnd(44)} ${(text.length / 1024).toFixed(1).padStart(9)} KiB minified, ${(gzipSync(text).length / 1024).toFixed(1)} KiB gzipped`,
+  );
+}
+
 // Simulator throughput: the golden rmsnorm PTX on 3 rows of 4096, and affine-f32 on 1M elements.
 const { dramBytesRead, parsePtx, sectorEfficiency, simulate, totalWarpInstructions } =
   await import('../packages/ptx-sim/dist/index.js');
