@@ -1,3 +1,10 @@
+/**
+ * The `forge` command as a library. `runCli` runs one command line against a CliIo and returns its
+ * exit code; the golden helpers pin the emitted PTX and WGSL of every catalog kernel under
+ * `golden/` and report any byte that changes.
+ *
+ * @packageDocumentation
+ */
 export { runCli } from './main.js';
 export type { CliIo } from './io.js';
 export { GOLDEN_ENTRIES, goldenFileName, type GoldenEntrySpec } from './golden/entries.js';

@@ -12,6 +12,10 @@ export const UNARY_OPS = [
   'log2',
   'floor',
 ] as const;
+/**
+ * A unary op: `neg` and `abs` take floats and i32, `not` integers and bool, the rest (`sqrt` to
+ * `floor`) f32 or f16 only.
+ */
 export type UnaryOp = (typeof UNARY_OPS)[number];
 
 /** Binary ops: `and`/`or`/`xor` are bitwise on integers and logical on bool; comparisons yield bool. */
@@ -20,8 +24,13 @@ export const BINARY_OPS = [
   'and', 'or', 'xor', 'shl', 'shr',
   'eq', 'ne', 'lt', 'le', 'gt', 'ge',
 ] as const; // prettier-ignore
+/**
+ * A binary op. Both operands share a type, except `shl`/`shr` (an integer shifted by a u32 below
+ * 32); `rem` takes integers, `and`/`or`/`xor` integers or bool, and comparisons yield bool.
+ */
 export type BinaryOp = (typeof BINARY_OPS)[number];
 
+/** The binary ops that yield bool; on bool operands only `eq` and `ne` are allowed. */
 export const COMPARISON_OPS: readonly BinaryOp[] = ['eq', 'ne', 'lt', 'le', 'gt', 'ge'];
 
 /** Built-in ids. Workgroups are 1-D; the grid is 3-D. A warp is 32 consecutive `local_id`s. */
@@ -33,24 +42,48 @@ export const BUILTIN_NAMES = [
   'lane_id',
   'warp_id',
 ] as const;
+/**
+ * A u32 builtin: the thread's `local_id` in its 1-D workgroup, its `lane_id` and `warp_id`, the
+ * `workgroup_size`, and per grid axis the `workgroup_id` and `num_workgroups`.
+ */
 export type BuiltinName = (typeof BUILTIN_NAMES)[number];
+/**
+ * The grid's three axes; only `workgroup_id` and `num_workgroups` take one, since workgroups are
+ * 1-D.
+ */
 export const AXES = ['x', 'y', 'z'] as const;
+/** A grid axis, for `workgroup_id` and `num_workgroups`. */
 export type Axis = (typeof AXES)[number];
 /** Builtins that take an axis. */
 export const AXIS_BUILTINS: readonly BuiltinName[] = ['workgroup_id', 'num_workgroups'];
 
+/**
+ * Lanes per warp on every target: `lane_id`, `warp_id`, shuffle and reduce are defined over 32
+ * consecutive local ids, whatever the hardware's subgroup size.
+ */
 export const WARP_SIZE = 32;
 
+/**
+ * A literal; `value` must fit `type`: an integer in range for u32 and i32, a finite number within
+ * range for f32 and f16, true or false for bool.
+ */
 export interface ConstExpr {
   readonly op: 'const';
   readonly type: ScalarType;
   readonly value: number | boolean;
 }
+/**
+ * Reads a local in scope, declared by `let`, `load_vector`, `shuffle`, `reduce` or a `for` loop.
+ */
 export interface VarExpr {
   readonly op: 'var';
   readonly type: ScalarType;
   readonly name: string;
 }
+/**
+ * Reads a scalar launch parameter declared in the spec's `params`; `type` must be its declared
+ * type.
+ */
 export interface ParamExpr {
   readonly op: 'param';
   readonly type: ScalarType;
@@ -62,22 +95,35 @@ export interface ScheduleExpr {
   readonly type: 'u32';
   readonly name: string;
 }
+/**
+ * A u32 builtin; `axis` is required for `workgroup_id` and `num_workgroups` and must be absent for
+ * the others.
+ */
 export interface BuiltinExpr {
   readonly op: 'builtin';
   readonly type: 'u32';
   readonly name: BuiltinName;
   readonly axis?: Axis;
 }
+/** A unary op; the result has the operand's type, floats rounded to it and integers wrapping. */
 export interface UnaryExpr {
   readonly op: UnaryOp;
   readonly type: ScalarType;
   readonly args: readonly [Expr];
 }
+/**
+ * A binary op; the result has the operands' type, or bool for comparisons. Integers wrap and
+ * integer `div` truncates toward zero; integer division by zero and shifts by 32 or more have no
+ * defined result, so a kernel must rule them out (the interpreter throws ExecutionError).
+ */
 export interface BinaryExpr {
   readonly op: BinaryOp;
   readonly type: ScalarType;
   readonly args: readonly [Expr, Expr];
 }
+/**
+ * `args[0] * args[1] + args[2]` with a single rounding; all three operands share one float type.
+ */
 export interface FmaExpr {
   readonly op: 'fma';
   readonly type: ScalarType;
@@ -119,6 +165,10 @@ export interface LoadExpr {
   readonly args: readonly [Expr];
 }
 
+/**
+ * Any expression node. Every node carries its result `type`, which validation checks against its
+ * operands.
+ */
 export type Expr =
   | ConstExpr
   | VarExpr
@@ -134,6 +184,7 @@ export type Expr =
   | UnpackHalfExpr
   | LoadExpr;
 
+/** Every expression `op` tag, for exhaustive switches over Expr. */
 export type ExprOp = Expr['op'];
 
 /** Declares a mutable local; names are unique in the whole body. */
@@ -143,11 +194,19 @@ export interface LetStmt {
   readonly type: ScalarType;
   readonly value: Expr;
 }
+/**
+ * Overwrites a local declared by `let`; loop indices and the results of `load_vector`, `shuffle`
+ * and `reduce` cannot be assigned.
+ */
 export interface AssignStmt {
   readonly op: 'assign';
   readonly name: string;
   readonly value: Expr;
 }
+/**
+ * Writes `value` to element `index` (u32) of a `read_write` buffer or a shared array. An index out
+ * of bounds is a kernel bug: the interpreter throws ExecutionError and GPUs give no defined result.
+ */
 export interface StoreStmt {
   readonly op: 'store';
   readonly memory: string;
@@ -156,6 +215,7 @@ export interface StoreStmt {
 }
 /** Vector widths a `load_vector` may take: 8 or 16 bytes of 4-byte elements in one access. */
 export const VECTOR_WIDTHS = [2, 4] as const;
+/** The element counts one `load_vector` may read. */
 export type VectorWidth = (typeof VECTOR_WIDTHS)[number];
 /**
  * Declares `names[k]` = `memory[index + k]` for every k, read in one aligned access: `index` must be
@@ -168,6 +228,10 @@ export interface LoadVectorStmt {
   readonly memory: string;
   readonly index: Expr;
 }
+/**
+ * Runs `then` or `else` per thread. A barrier inside needs a condition uniform across the
+ * workgroup, a warp operation one uniform across its warp.
+ */
 export interface IfStmt {
   readonly op: 'if';
   readonly condition: Expr;
@@ -188,7 +252,12 @@ export interface ForStmt {
 export interface BarrierStmt {
   readonly op: 'barrier';
 }
+/**
+ * How a shuffle picks its source lane: `xor` (lane ^ m), `down` (lane + d), `up` (lane - d), `idx`
+ * (lane m).
+ */
 export const SHUFFLE_MODES = ['xor', 'down', 'up', 'idx'] as const;
+/** A shuffle's source-lane rule; see ShuffleStmt. */
 export type ShuffleMode = (typeof SHUFFLE_MODES)[number];
 /**
  * Declares `name` = `value` read from another lane of the warp: lane ^ m, lane + d, lane - d or lane m.
@@ -202,7 +271,9 @@ export interface ShuffleStmt {
   readonly value: Expr;
   readonly lane: Expr;
 }
+/** What a warp `reduce` can compute over its 32 lanes: the sum, the minimum or the maximum. */
 export const REDUCTIONS = ['add', 'min', 'max'] as const;
+/** A warp reduction; see ReduceStmt. */
 export type Reduction = (typeof REDUCTIONS)[number];
 /** Declares `name` = the reduction of `value` over the 32 lanes of the warp, in every lane. */
 export interface ReduceStmt {
@@ -213,6 +284,7 @@ export interface ReduceStmt {
   readonly value: Expr;
 }
 
+/** Any statement of a kernel body; a body is a list of them that every thread runs. */
 export type Stmt =
   | LetStmt
   | AssignStmt
@@ -224,4 +296,5 @@ export type Stmt =
   | ShuffleStmt
   | ReduceStmt;
 
+/** Every statement `op` tag, for exhaustive switches over Stmt. */
 export type StmtOp = Stmt['op'];

@@ -9,6 +9,10 @@ import { validateSpec } from './validate.js';
 /** Everything of a KernelSpec except its body. */
 export type KernelDeclarations = Omit<KernelSpec, 'body'>;
 
+/**
+ * Bounds of a BodyBuilder `for` loop: from `start` while below `end`, adding `step` (positive). All
+ * three share the index type, i32 when `start` is i32 and u32 otherwise.
+ */
 export interface LoopRange {
   readonly start: Expr;
   readonly end: Expr;
@@ -21,12 +25,17 @@ export class BodyBuilder {
 
   constructor(private readonly declarations: KernelDeclarations) {}
 
+  /** Reads the scalar param `name`; throws ForgeError if the declarations have none. */
   param(name: string): Expr {
     const param = this.declarations.params.find((candidate) => candidate.name === name);
     if (param === undefined) throw new ForgeError(`builder: no param named '${name}'`);
     return { op: 'param', type: param.type, name };
   }
 
+  /**
+   * Reads the schedule knob `name`, a u32 fixed when the kernel is emitted; throws ForgeError if it
+   * is not declared.
+   */
   schedule(name: string): Expr {
     if (!this.declarations.schedule.some((knob) => knob.name === name)) {
       throw new ForgeError(`builder: no schedule knob named '${name}'`);
@@ -34,25 +43,35 @@ export class BodyBuilder {
     return { op: 'schedule', type: 'u32', name };
   }
 
+  /** This thread's index within its workgroup. */
   localId(): Expr {
     return builtin('local_id');
   }
+  /** This workgroup's index along `axis` of the grid. */
   workgroupId(axis: Axis = 'x'): Expr {
     return builtin('workgroup_id', axis);
   }
+  /** The grid's workgroup count along `axis`. */
   numWorkgroups(axis: Axis = 'x'): Expr {
     return builtin('num_workgroups', axis);
   }
+  /** Threads per workgroup, as launched. */
   workgroupSize(): Expr {
     return builtin('workgroup_size');
   }
+  /** This thread's lane in its warp: local id % 32. */
   laneId(): Expr {
     return builtin('lane_id');
   }
+  /** This thread's warp in its workgroup: local id / 32. */
   warpId(): Expr {
     return builtin('warp_id');
   }
 
+  /**
+   * Reads element `index` (u32) of a buffer or shared array, typed as its element; throws
+   * ForgeError for an undeclared name.
+   */
   load(memory: string, index: Expr): Expr {
     return { op: 'load', type: this.elementOf(memory), memory, args: [index] };
   }
@@ -64,19 +83,26 @@ export class BodyBuilder {
     return names.map((name) => ({ op: 'var', type, name }));
   }
 
+  /**
+   * Declares a mutable local set to `value` (of `type`, by default the value's) and returns it;
+   * local names are unique in the whole body.
+   */
   let(name: string, value: Expr, type: ScalarType = value.type): VarExpr {
     this.statements.push({ op: 'let', name, type, value });
     return { op: 'var', type, name };
   }
 
+  /** Overwrites a local declared with `let`. */
   assign(variable: VarExpr, value: Expr): void {
     this.statements.push({ op: 'assign', name: variable.name, value });
   }
 
+  /** Writes `value` to element `index` of a `read_write` buffer or a shared array. */
   store(memory: string, index: Expr, value: Expr): void {
     this.statements.push({ op: 'store', memory, index, value });
   }
 
+  /** Branches per thread; `then` and `otherwise` fill their blocks through nested builders. */
   if(
     condition: Expr,
     then: (block: BodyBuilder) => void,
@@ -90,6 +116,10 @@ export class BodyBuilder {
     });
   }
 
+  /**
+   * Loops `name` from `range.start` while below `range.end`, adding `range.step`; `body` gets the
+   * index as a read-only local.
+   */
   for(name: string, range: LoopRange, body: (block: BodyBuilder, index: VarExpr) => void): void {
     const type = range.start.type === 'i32' ? 'i32' : 'u32';
     const index: VarExpr = { op: 'var', type, name };
@@ -104,15 +134,27 @@ export class BodyBuilder {
     });
   }
 
+  /**
+   * A workgroup barrier that also orders shared memory; every thread must reach it, so it belongs
+   * in workgroup-uniform control flow only.
+   */
   barrier(): void {
     this.statements.push({ op: 'barrier' });
   }
 
+  /**
+   * Declares `name` as `value` read from another lane of the warp (see ShuffleStmt) and returns it;
+   * all 32 lanes must execute it.
+   */
   shuffle(mode: ShuffleMode, name: string, value: Expr, lane: Expr): VarExpr {
     this.statements.push({ op: 'shuffle', mode, name, type: value.type, value, lane });
     return { op: 'var', type: value.type, name };
   }
 
+  /**
+   * Declares `name` as the reduction of `value` over the warp, the same in every lane, and returns
+   * it; all 32 lanes must execute it.
+   */
   reduce(reduction: Reduction, name: string, value: Expr): VarExpr {
     this.statements.push({ op: 'reduce', reduction, name, type: value.type, value });
     return { op: 'var', type: value.type, name };

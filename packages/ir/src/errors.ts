@@ -56,6 +56,10 @@ export class ExecutionError extends ForgeError {
   override readonly name = 'ExecutionError';
 }
 
+/**
+ * An issue as `path: message` (just the message for the root), the form ValidationError's message
+ * uses.
+ */
 export function formatIssue(issue: ValidationIssue): string {
   return issue.path === '' ? issue.message : `${issue.path}: ${issue.message}`;
 }

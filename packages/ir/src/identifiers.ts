@@ -53,6 +53,9 @@ export function identifierProblem(name: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * Whether `name` is a PTX or WGSL reserved word, which identifierProblem rejects as a spec name.
+ */
 export function isReservedWord(name: string): boolean {
   return RESERVED.has(name);
 }

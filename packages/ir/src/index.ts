@@ -1,6 +1,21 @@
+/**
+ * The KernelSpec IR: kernels as typed, JSON-round-trippable data with their validation, hashing,
+ * reference interpreter, catalog of reference kernels (each with a float64 reference) and the GGUF
+ * quantization codecs. The backends @forge/ptx and @forge/wgsl render what this package defines;
+ * `await ready()` once before hashing or emitting.
+ *
+ * It also exports the test data every engine's test suite shares (execution cases, probe kernels,
+ * OP_ZOO); those are not needed to run kernels.
+ *
+ * @packageDocumentation
+ */
 export * from './body.js';
 export * from './builder.js';
 export * from './errors.js';
+/**
+ * Expression constructors for kernel bodies (`ir.add(a, b)`, `ir.f32(1)`). Each sets the result
+ * type by the type checker's rules; `defineKernel` and `validateSpec` check the operands.
+ */
 export * as ir from './expressions.js';
 export * from './f16.js';
 export * from './hash.js';

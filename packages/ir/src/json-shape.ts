@@ -4,6 +4,7 @@ import type { ValidationIssue } from './errors.js';
 
 export type JsonRecord = Readonly<Record<string, unknown>>;
 
+/** Whether `value` is a plain JSON object (not null, not an array), for walking untrusted JSON. */
 export function isRecord(value: unknown): value is JsonRecord {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -7,6 +7,7 @@ export function rewriteExpr(expression: Expr, rewrite: (expression: Expr) => Exp
   return rewrite({ ...expression, args } as unknown as Expr);
 }
 
+/** The callbacks `rewriteBody` applies; either may be left out to keep those nodes as they are. */
 export interface BodyRewriter {
   /** Applied to every expression, bottom-up. */
   readonly expression?: (expression: Expr) => Expr;

@@ -20,8 +20,17 @@ export type SizeExpression =
       readonly args: readonly [SizeExpression, SizeExpression];
     };
 
+/**
+ * Arithmetic of size expressions, on non-negative integers: `/` rounds down, and a negative
+ * difference or a division by zero is a SizeExpressionError when the expression is evaluated.
+ */
 export type SizeOperator = '+' | '-' | '*' | '/';
+/**
+ * The functions a size expression may call, each with two arguments: `ceil_div(a, b)`, `min(a, b)`,
+ * `max(a, b)`.
+ */
 export const SIZE_FUNCTIONS = ['ceil_div', 'min', 'max'] as const;
+/** A function a size expression may call; see SIZE_FUNCTIONS. */
 export type SizeFunction = (typeof SIZE_FUNCTIONS)[number];
 
 /** A size expression failed to parse or evaluate; the message says where. */
@@ -61,6 +70,10 @@ function tokenize(text: string): Token[] {
   return tokens;
 }
 
+/**
+ * Parses a size expression's text (at most 256 characters); throws SizeExpressionError saying what
+ * is wrong where.
+ */
 export function parseSizeExpression(text: string): SizeExpression {
   const tokens = tokenize(text);
   let position = 0;

@@ -8,17 +8,22 @@ export type PtxType =
   | 's8' | 's16' | 's32' | 's64'
   | 'f16' | 'f16x2' | 'bf16' | 'bf16x2' | 'f32' | 'f64'; // prettier-ignore
 
+/** Every PtxType, as the parser accepts them after a dot. */
 export const PTX_TYPES: readonly PtxType[] = [
   'pred', 'b8', 'b16', 'b32', 'b64', 'b128', 'u8', 'u16', 'u32', 'u64',
   's8', 's16', 's32', 's64', 'f16', 'f16x2', 'bf16', 'bf16x2', 'f32', 'f64',
 ]; // prettier-ignore
 
 const TYPE_NAMES: ReadonlySet<string> = new Set(PTX_TYPES);
+/** Whether `word` (without its dot) names a PTX fundamental type. */
 export const isPtxType = (word: string): word is PtxType => TYPE_NAMES.has(word);
 
+/**
+ * Where a PTX variable or access lives: registers, kernel parameters, global, shared (per CTA),
+ * local (per thread) or constant memory.
+ */
 export type StateSpace = 'reg' | 'param' | 'global' | 'shared' | 'local' | 'const';
 
-/** Where a line of the source came from, for every message the simulator prints. */
 /** A `.loc` position in the compiled source: `.file` index, line and column. */
 export interface SourcePosition {
   readonly file: number;
@@ -26,6 +31,7 @@ export interface SourcePosition {
   readonly column: number;
 }
 
+/** Where a line of the source came from, for every message the simulator prints. */
 export interface SourceLocation {
   /** 1-based line number in the PTX text. */
   readonly line: number;
@@ -35,6 +41,10 @@ export interface SourceLocation {
   readonly source?: { readonly at: SourcePosition; readonly inlinedAt?: SourcePosition };
 }
 
+/**
+ * One operand of an instruction, as written: a register, an immediate, an address, a vector, a
+ * symbol, a sink or a destination pair.
+ */
 export type Operand =
   /** `%r1`, `%f<…>` members, or a special register `%tid.x` (name includes the component). */
   | { readonly kind: 'register'; readonly name: string }
@@ -57,6 +67,9 @@ export type Operand =
   /** `%r10|%p2`: a destination paired with a predicate output (shfl.sync, others). */
   | { readonly kind: 'pair'; readonly first: Operand; readonly second: Operand };
 
+/**
+ * One PTX instruction as written: its optional guard predicate, opcode, dot-modifiers and operands.
+ */
 export interface Instruction {
   readonly kind: 'instruction';
   /** `@p` / `@!p` guard. */
@@ -69,12 +82,14 @@ export interface Instruction {
   readonly location: SourceLocation;
 }
 
+/** A branch target (`$L1:`) in an entry's body. */
 export interface Label {
   readonly kind: 'label';
   readonly name: string;
   readonly location: SourceLocation;
 }
 
+/** What an entry's body is made of, in source order: instructions and labels. */
 export type Statement = Instruction | Label;
 
 /** `.reg .b32 %r<49>;` declares %r0..%r48; `.reg .f32 %x;` declares one. */
@@ -100,6 +115,10 @@ export interface VariableDeclaration {
   readonly location: SourceLocation;
 }
 
+/**
+ * A kernel (`.entry`) of a module: its parameters, register and variable declarations and body.
+ * `simulate` runs one by name.
+ */
 export interface EntryFunction {
   readonly name: string;
   /** `.visible .entry` vs `.entry` (both runnable); `.func` bodies are rejected for now. */
@@ -115,6 +134,10 @@ export interface EntryFunction {
   readonly location: SourceLocation;
 }
 
+/**
+ * A parsed PTX module, what parsePtx returns and simulate runs; plain data, so it can be inspected
+ * or built by hand.
+ */
 export interface PtxModule {
   readonly version: string;
   readonly target: string;

@@ -1,3 +1,12 @@
+/**
+ * Executes PTX on the CPU, to test kernels without a GPU. `parsePtx` turns PTX text into a
+ * plain-data module; `simulate` runs an entry over a grid in 32-lane warps and returns the
+ * sanitizer's findings (barrier divergence, shared-memory races, out-of-bounds and misaligned
+ * accesses, uninitialized registers, bad shuffle masks) and memory-traffic counters, with DRAM
+ * traffic behind a modeled L2.
+ *
+ * @packageDocumentation
+ */
 export * from './ast.js';
 export { PtxSyntaxError, SimulationInputError } from './errors.js';
 export { parsePtx } from './parser/index.js';

@@ -1,3 +1,13 @@
+/**
+ * Renders the KernelSpec IR to NVIDIA PTX. `emitPtx` returns the module text for one architecture
+ * together with its launch metadata (the `.param` block layout, grid expressions, static shared
+ * bytes) and cache key. `ready` is @forge/ir's, re-exported: await it once before emitting.
+ *
+ * Assembling with NVIDIA's ptxas is the separate `@forge/ptx/ptxas` entry, since it spawns a
+ * process and needs the CUDA toolkit.
+ *
+ * @module @forge/ptx
+ */
 export { ready } from '@forge/ir';
 export { emitPtx, PTX_BACKEND } from './emit.js';
 export { ptxTarget, PTX_VERSIONS } from './targets.js';

@@ -1,3 +1,10 @@
+/**
+ * `@forge/ptx/ptxas`: assembles PTX with NVIDIA's ptxas (the `PTXAS` environment variable, else
+ * `ptxas` on the PATH) to prove it valid and read its register, spill and stack report. A separate
+ * entry because it spawns a process and needs the CUDA toolkit.
+ *
+ * @module @forge/ptx/ptxas
+ */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

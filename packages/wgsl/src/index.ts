@@ -1,3 +1,13 @@
+/**
+ * Renders the KernelSpec IR to WebGPU WGSL. `emitWgsl` returns the shader together with its launch
+ * metadata (bindings, the params struct layout, grid expressions, required device features) and
+ * cache key. `ready` is @forge/ir's, re-exported: await it once before emitting.
+ *
+ * This entry never loads Dawn; compiling and running shaders is the separate `@forge/wgsl/runner`
+ * entry.
+ *
+ * @module @forge/wgsl
+ */
 export { ready } from '@forge/ir';
 export { emitWgsl, WGSL_BACKEND } from './emit.js';
 export { wgslTarget, parseWgslFeatures } from './targets.js';

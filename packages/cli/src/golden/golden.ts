@@ -17,6 +17,10 @@ export interface ManifestEntry {
   readonly sourceHash: string;
 }
 
+/**
+ * The contents of golden/manifest.json (format 1): one row per pinned file with the hashes it was
+ * pinned at.
+ */
 export interface Manifest {
   readonly format: 1;
   readonly entries: readonly ManifestEntry[];

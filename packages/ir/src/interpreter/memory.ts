@@ -12,6 +12,10 @@ const ARRAY_OF: Readonly<Record<ElementType, new (length: number) => ElementArra
   f16: Uint16Array,
 };
 
+/**
+ * A zeroed array of `length` elements in the form the interpreter takes for `element` (f16 as a
+ * Uint16Array of bit patterns).
+ */
 export function allocateElements(element: ElementType, length: number): ElementArray {
   return new ARRAY_OF[element](length);
 }

@@ -22,6 +22,10 @@ import {
   type Value,
 } from './scalar-ops.js';
 
+/**
+ * The inputs of one `interpret` run: every param and every buffer by name (`read_write` buffers
+ * receive the results), and optionally the schedule and the grid.
+ */
 export interface InterpretOptions {
   /** Complete schedule (see resolveSchedule); knobs left out take their defaults. */
   readonly schedule?: Schedule;
@@ -32,6 +36,10 @@ export interface InterpretOptions {
   readonly grid?: readonly [number, number, number];
 }
 
+/**
+ * What an `interpret` run executed: workgroups, threads (workgroups × workgroup size) and barrier
+ * releases summed over all workgroups.
+ */
 export interface InterpretResult {
   readonly workgroups: number;
   readonly threads: number;

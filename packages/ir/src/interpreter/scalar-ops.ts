@@ -3,6 +3,10 @@ import { ExecutionError } from '../errors.js';
 import { roundToF16 } from '../f16.js';
 import type { ScalarType } from '../types.js';
 
+/**
+ * A value in the interpreter: a number already rounded to its type for f32, f16, i32 and u32, a
+ * boolean for bool.
+ */
 export type Value = number | boolean;
 
 // Reference semantics of each op, shared by every engine's expectations: f32 results round to
@@ -28,6 +32,10 @@ export function roundTo(type: ScalarType, value: number): number {
 
 const num = (value: Value): number => value as number;
 
+/**
+ * The reference semantics of each unary op on a value of `type`, rounded to `type`; the interpreter
+ * and constant folding share them, so they agree.
+ */
 export const UNARY_SEMANTICS: Readonly<Record<UnaryOp, (value: Value, type: ScalarType) => Value>> =
   {
     neg: (a, type) => roundTo(type, -num(a)),
@@ -90,6 +98,7 @@ export const BINARY_SEMANTICS: Readonly<
   ge: (a, b) => num(a) >= num(b),
 };
 
+/** The reference fused multiply-add: a * b + c computed in float64 and rounded once to `type`. */
 export function fmaSemantics(a: Value, b: Value, c: Value, type: ScalarType): number {
   return roundTo(type, num(a) * num(b) + num(c));
 }
@@ -106,6 +115,7 @@ export function convertValue(value: Value, from: ScalarType, to: ScalarType): nu
   return roundTo(to, source);
 }
 
+/** Reinterprets the 32 bits of a value of type `from` (f32, i32 or u32) as type `to`. */
 export function bitcastValue(value: Value, from: ScalarType, to: ScalarType): number {
   if (from === 'f32') scratch.setFloat32(0, num(value));
   else scratch.setUint32(0, num(value) >>> 0);

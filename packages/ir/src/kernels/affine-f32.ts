@@ -43,6 +43,10 @@ const spec = defineKernel(
   },
 );
 
+/**
+ * Catalog kernel `affine-f32`: y[i] = x[i] * scale + bias for i < n, f32; a grid-stride loop, so
+ * any n runs within the 65535-workgroup grid limit.
+ */
 export const affineF32: CatalogKernel = {
   spec,
   shapeNames: ['n'],

@@ -5,6 +5,10 @@ import type { Rng } from '../testing/random.js';
 
 /** Problem sizes a user chooses (`n`, `rows`, `n_embd`). */
 export type Shape = Readonly<Record<string, number>>;
+/**
+ * Buffer contents by buffer name, as a catalog kernel's `reference` reads them: the same values the
+ * kernel's buffers hold (quantized weights as u32 words).
+ */
 export type BufferData = Readonly<Record<string, ArrayLike<number>>>;
 
 /** What input generation asks of a kernel for one of its input buffers. */

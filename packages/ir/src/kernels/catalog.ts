@@ -23,6 +23,10 @@ export class UnknownKernelError extends ForgeError {
   }
 }
 
+/**
+ * The catalog kernel `id`; throws UnknownKernelError (a ForgeError listing the known ids) for any
+ * other.
+ */
 export function getKernel(id: string): CatalogKernel {
   const kernel = CATALOG.get(id);
   if (kernel === undefined) throw new UnknownKernelError(id);

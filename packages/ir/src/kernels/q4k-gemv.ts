@@ -209,6 +209,11 @@ const spec = defineKernel(
     }),
 );
 
+/**
+ * Catalog kernel `q4k-gemv`: y = W x with W's `n_out` rows in native GGUF Q4_K blocks (256 values
+ * in 144 bytes) bound as u32 words, x and y f32. A warp streams two rows at once; `n_in` must be a
+ * multiple of 256.
+ */
 export const q4kGemv: CatalogKernel = gemvCatalogKernel({
   spec,
   type: 'q4_K',

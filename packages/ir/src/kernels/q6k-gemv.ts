@@ -184,6 +184,11 @@ function decodeWindow(st: BodyBuilder, w: Window): void {
   });
 }
 
+/**
+ * Catalog kernel `q6k-gemv`: y = W x with W's `n_out` rows in native GGUF Q6_K blocks (256 values
+ * in 210 bytes) bound as u32 words, x and y f32. One warp per row; `n_in` must be a multiple of
+ * 256.
+ */
 export const q6kGemv: CatalogKernel = gemvCatalogKernel({
   spec,
   type: 'q6_K',

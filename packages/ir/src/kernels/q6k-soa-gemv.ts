@@ -201,6 +201,11 @@ function shl4(value: Expr): Expr {
   return mul(value, u32(16));
 }
 
+/**
+ * Catalog kernel `q6k-soa-gemv`: q6k-gemv's product on Q6_K rows repacked structure-of-arrays (see
+ * `repack`; `weights.fromNative` converts GGUF rows), so every load is aligned. A warp streams two
+ * rows at once; `n_in` must be a multiple of 256.
+ */
 export const q6kSoaGemv: CatalogKernel = gemvCatalogKernel({
   spec,
   type: 'q6_K',

@@ -181,6 +181,11 @@ const spec = defineKernel(
     }),
 );
 
+/**
+ * Catalog kernel `q8_0-gemv`: y = W x with W's `n_out` rows in native GGUF Q8_0 blocks (32 values
+ * in 34 bytes) bound as u32 words, x and y f32. A warp streams two rows at once; `n_in` must be a
+ * multiple of 32.
+ */
 export const q8_0Gemv: CatalogKernel = gemvCatalogKernel({
   spec,
   type: 'q8_0',

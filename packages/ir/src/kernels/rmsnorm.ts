@@ -66,6 +66,10 @@ const spec = defineKernel(
   },
 );
 
+/**
+ * Catalog kernel `rmsnorm`: y[r,i] = x[r,i] * w[i] / sqrt(mean_i x[r,i]^2 + eps) over `rows` rows
+ * of `n_embd` f32, one workgroup per row (eps is 1e-6 in the catalog's params).
+ */
 export const rmsnorm: CatalogKernel = {
   spec,
   shapeNames: ['n_embd', 'rows'],

@@ -8,6 +8,7 @@ import { dequantizeBlockQ8_0, quantizeBlockQ8_0 } from './q8-0.js';
 /** ggml's type names, as GGUF tools print them. */
 export type QuantType = 'q4_0' | 'q8_0' | 'q4_K' | 'q6_K';
 
+/** Every quantization type Forge can encode and decode, in ggml's spelling. */
 export const QUANT_TYPES: readonly QuantType[] = ['q4_0', 'q8_0', 'q4_K', 'q6_K'];
 
 /** Encodes the block of `blockSize` floats at `srcOffset` into `blockBytes` bytes at `dstOffset`. */
@@ -26,6 +27,10 @@ export type DequantizeBlock = (
   dstOffset: number,
 ) => void;
 
+/**
+ * One GGUF block format: its ggml type id, block geometry and ggml-exact block codecs. Rows of a
+ * matrix are whole blocks, so a row's length must be a multiple of `blockSize`.
+ */
 export interface QuantFormat {
   readonly type: QuantType;
   /** ggml's enum ggml_type value (also GGUF's tensor type id). */
@@ -38,6 +43,7 @@ export interface QuantFormat {
   readonly dequantizeBlock: DequantizeBlock;
 }
 
+/** The block format of every QuantType, by type. */
 export const QUANT_FORMATS: Readonly<Record<QuantType, QuantFormat>> = {
   q4_0: {
     type: 'q4_0',

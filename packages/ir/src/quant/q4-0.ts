@@ -1,7 +1,9 @@
 // Q4_0: 32 values in 18 bytes — f16 d @0, qs[16] @2; value l = ((qs[l] & 15) - 8) * d, l + 16 uses the high nibble.
 import { fr, readF16, toInt8, writeF16 } from './scalar.js';
 
+/** Values per Q4_0 block. */
 export const Q4_0_BLOCK_SIZE = 32;
+/** Bytes per Q4_0 block: an f16 scale and 16 bytes of 4-bit values. */
 export const Q4_0_BLOCK_BYTES = 18;
 
 /** ggml's quantize_row_q4_0_ref for one block: d = -(value of largest magnitude) / 8. */

@@ -2,7 +2,12 @@
 // mins), qs[128] @16; value = d*sc*q - dmin*m per 32-value sub-block.
 import { fr, nearestInt, readF16, writeF16 } from './scalar.js';
 
+/** Values per Q4_K super-block (8 sub-blocks of 32). */
 export const Q4_K_BLOCK_SIZE = 256;
+/**
+ * Bytes per Q4_K super-block: f16 d and dmin, 12 bytes of 6-bit scales and mins, 128 bytes of 4-bit
+ * values.
+ */
 export const Q4_K_BLOCK_BYTES = 144;
 
 /** The 6-bit scale and min of sub-block `j` from the 12 packed bytes at `offset`. */

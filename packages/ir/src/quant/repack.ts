@@ -20,8 +20,10 @@
 import { ValidationError } from '../errors.js';
 import { checkQuantShape, type QuantType } from './formats.js';
 
+/** The quantization types that have a repacked (structure-of-arrays) layout. */
 export type RepackType = 'q4_K' | 'q6_K';
 
+/** Every RepackType. */
 export const REPACK_TYPES: readonly RepackType[] = ['q4_K', 'q6_K'];
 
 /** One field of every block of a row, stored as one contiguous 16-byte-aligned array. */
@@ -38,6 +40,10 @@ export interface RepackedArray {
   readonly paddedBytes: number;
 }
 
+/**
+ * Where everything lies in a repacked rows × cols matrix: per-row arrays of each block field, rows
+ * `rowStride` bytes apart. Engines allocate `totalBytes` for the weight buffer, not `nativeBytes`.
+ */
 export interface RepackedLayout {
   readonly type: RepackType;
   readonly rows: number;
@@ -67,6 +73,7 @@ const FIELDS: Readonly<Record<RepackType, readonly (readonly [string, number, nu
   ],
 };
 
+/** Whether `type` has a repacked layout (q4_K, q6_K); names are case-sensitive. */
 export function isRepackType(type: string): type is RepackType {
   return (REPACK_TYPES as readonly string[]).includes(type);
 }

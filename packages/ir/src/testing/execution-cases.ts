@@ -11,8 +11,8 @@ import {
 import { Rng, fillUniform, seedFromString } from './random.js';
 
 /**
- * One execution of a catalog kernel that every engine (the IR interpreter; WebGPU and the PTX
- * simulator later) runs and checks against the kernel's float64 reference. Inputs are generated
+ * Test data: one execution of a catalog kernel that every engine (the IR interpreter, WebGPU and
+ * the PTX simulator) runs and checks against the kernel's float64 reference. Inputs are generated
  * from `seed`, so every engine sees the same numbers.
  */
 export interface ExecutionCase {
@@ -35,6 +35,7 @@ export interface ExecutionCase {
   readonly engines?: readonly ExecutionEngine[];
 }
 
+/** Test data: the engines an ExecutionCase can be limited to. */
 export type ExecutionEngine = 'interpreter' | 'webgpu' | 'ptx-sim';
 
 /** Bandwidth bounds on a kernel's weight stream, as the PTX simulator counts it. */
@@ -91,7 +92,7 @@ const AFFINE_SIZES = [1, 7, 255, 256, 257, 4096, 5000];
 const RMSNORM_WIDTHS = [1, 7, 32, 4096, 5000];
 const MAGNITUDES = [1e-3, 1, 1e3];
 
-/** The execution cases every engine is instantiated over. */
+/** Test data: the execution cases every engine's test suite is instantiated over. */
 export const EXECUTION_CASES: readonly ExecutionCase[] = [
   ...AFFINE_SIZES.map((n) => affineCase(n)),
   affineCase(257, { workgroupSize: 64 }),
@@ -113,7 +114,7 @@ export const EXECUTION_CASES: readonly ExecutionCase[] = [
   ...Q6K_SOA_GEMV_CASES,
 ];
 
-/** The cases `engine` runs. */
+/** Test data: the EXECUTION_CASES that `engine` runs. */
 export function executionCasesFor(engine: ExecutionEngine): ExecutionCase[] {
   return EXECUTION_CASES.filter((testCase) => testCase.engines?.includes(engine) ?? true);
 }

@@ -2,11 +2,11 @@ import { defineKernel } from '../builder.js';
 import * as ir from '../expressions.js';
 
 /**
- * For k < n: out[4k + j] = a[4k + j] + b[2k + j % 2] + b[2k + 1], so every element of every load
- * shows. `a` is read only by width-4 load_vectors (WGSL declares it array<vec4<f32>>) and staged
- * through the shared array `tile`, read back by width-4 load_vectors too (PTX must align it to 16
- * bytes); `b` is read by a width-2 load_vector and a scalar load, so WGSL keeps array<u32> and
- * splits the vector access.
+ * Test data, a probe kernel every engine's load_vector test runs. For k < n: out[4k + j] =
+ * a[4k + j] + b[2k + j % 2] + b[2k + 1], so every element of every load shows. `a` is read only by
+ * width-4 load_vectors (WGSL declares it array<vec4<f32>>) and staged through the shared array
+ * `tile`, read back by width-4 load_vectors too (PTX must align it to 16 bytes); `b` is read by a
+ * width-2 load_vector and a scalar load, so WGSL keeps array<u32> and splits the vector access.
  */
 export const LOAD_VECTOR_PROBE = defineKernel(
   {
@@ -48,7 +48,10 @@ export const LOAD_VECTOR_PROBE = defineKernel(
   },
 );
 
-/** The probe's inputs for n groups and the outputs every engine must produce, exactly. */
+/**
+ * Test data: LOAD_VECTOR_PROBE's inputs for n groups and the outputs every engine must produce,
+ * exactly.
+ */
 export function loadVectorProbeCase(n: number): {
   a: Float32Array;
   b: Uint32Array;

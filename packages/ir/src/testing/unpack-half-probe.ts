@@ -1,7 +1,10 @@
 import { defineKernel } from '../builder.js';
 import * as ir from '../expressions.js';
 
-/** f16 bit patterns and their exact values, written out by hand so no engine checks itself. */
+/**
+ * Test data: f16 bit patterns and their exact values, written out by hand so no engine checks
+ * itself.
+ */
 export const UNPACK_HALF_VALUES: readonly (readonly [bits: number, value: number])[] = [
   [0x3c00, 1],
   [0xc000, -2],
@@ -17,7 +20,7 @@ export const UNPACK_HALF_VALUES: readonly (readonly [bits: number, value: number
   [0x8000, -0],
 ];
 
-/** The probe's input: pattern 2k in the low half of word k, pattern 2k+1 in the high half. */
+/** Test data, UNPACK_HALF_PROBE's input: pattern 2k in the low half of word k, 2k+1 in the high. */
 export function unpackHalfProbeWords(): Uint32Array {
   const words = new Uint32Array(UNPACK_HALF_VALUES.length / 2);
   words.forEach((_, k) => {
@@ -28,7 +31,10 @@ export function unpackHalfProbeWords(): Uint32Array {
   return words;
 }
 
-/** Writes out[2k] = low half of words[k] and out[2k+1] = its high half, as f32, for k < n. */
+/**
+ * Test data, a probe kernel every engine's unpack_half test runs: writes out[2k] = low half of
+ * words[k] and out[2k+1] = its high half, as f32, for k < n.
+ */
 export const UNPACK_HALF_PROBE = defineKernel(
   {
     id: 'unpack-half-probe',

@@ -12,6 +12,10 @@ export interface BufferTraffic {
   dramBytesWritten: number;
 }
 
+/**
+ * What one simulate run counted: warp- and thread-level instructions, and the traffic of every
+ * global buffer, including what the modeled L2 exchanged with DRAM.
+ */
 export interface Counters {
   /** Warp-level instructions issued, by family (`ld`, `add`, `shfl`, …). */
   readonly warpInstructions: Record<string, number>;
@@ -40,6 +44,7 @@ export function emptyCounters(bufferNames: readonly string[]): Counters {
   };
 }
 
+/** Warp-level instructions issued, all families summed. */
 export function totalWarpInstructions(counters: Counters): number {
   return Object.values(counters.warpInstructions).reduce((sum, count) => sum + count, 0);
 }

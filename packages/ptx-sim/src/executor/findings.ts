@@ -1,5 +1,11 @@
 import type { SourceLocation, SourcePosition } from '../ast.js';
 
+/**
+ * The kinds of bug the sanitizer reports: a barrier not every thread reaches, shared-memory
+ * accesses with no barrier between them, out-of-bounds and misaligned accesses, reads of
+ * never-written registers, and shuffle member masks that do not match the lanes present. `deadlock`
+ * is declared, but nothing reports it yet.
+ */
 export const FINDING_CATEGORIES = [
   'divergent-barrier',
   'shared-race',
@@ -9,6 +15,7 @@ export const FINDING_CATEGORIES = [
   'shuffle-mask',
   'deadlock',
 ] as const;
+/** A kind of sanitizer finding; see FINDING_CATEGORIES. */
 export type FindingCategory = (typeof FINDING_CATEGORIES)[number];
 
 /** One sanitizer finding: what, where in the PTX, and which CTA and thread saw it first. */

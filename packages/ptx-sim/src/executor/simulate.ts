@@ -17,6 +17,11 @@ export type KernelArgument =
   /** Raw bytes for a `.b8` array parameter (or any parameter), exactly its size. */
   | { readonly kind: 'bytes'; readonly bytes: Uint8Array };
 
+/**
+ * How simulate runs a kernel: the grid in CTAs and the block in threads (three positive integers
+ * each, at most 1024 threads a block), one argument per parameter, and the sanitizer, step-budget
+ * and L2 settings.
+ */
 export interface SimulateOptions {
   /** Entry to run; defaults to the module's only entry. */
   readonly entry?: string;
@@ -32,6 +37,10 @@ export interface SimulateOptions {
   readonly l2Bytes?: number;
 }
 
+/**
+ * What a simulate run found and counted. Findings are returned, not thrown: a run that completes
+ * can still have found bugs, so check that `findings` is empty.
+ */
 export interface SimulationResult {
   readonly findings: readonly Finding[];
   readonly counters: Counters;

@@ -41,6 +41,11 @@ const compare =
       ? undefined
       : `setp.${isFloat(type) ? floatCondition : condition}.${arithmeticType(type)}`;
 
+/**
+ * The PTX instruction for each unary op by operand type and target, undefined where PTX has none
+ * (f16 ops are then widened to f32 by legalization). `rsqrt`, `exp2` and `log2` are PTX's `.approx`
+ * instructions. Backend detail, exported for tests; engines do not need it.
+ */
 export const UNARY_MNEMONICS: Readonly<Record<UnaryOp, Mnemonic>> = {
   neg: (type) => (type === 'u32' || type === 'bool' ? undefined : `neg.${arithmeticType(type)}`),
   abs: f16Gated('abs', (target) => isaVersion(target) >= 65),
@@ -53,6 +58,11 @@ export const UNARY_MNEMONICS: Readonly<Record<UnaryOp, Mnemonic>> = {
   floor: f32Only('cvt.rmi.f32.f32'),
 };
 
+/**
+ * The PTX instruction for each binary op by operand type and target, undefined where PTX has none
+ * (f16 min/max before sm_80 are then widened to f32 by legalization). Backend detail, exported for
+ * tests; engines do not need it.
+ */
 export const BINARY_MNEMONICS: Readonly<Record<BinaryOp, Mnemonic>> = {
   add: rounded('add'),
   sub: rounded('sub'),

@@ -16,6 +16,10 @@ const logicalOrBitwise =
   (args, type) =>
     `(${args[0]} ${type === 'bool' ? logical : bitwise} ${args[1]})`;
 
+/**
+ * How the WGSL backend writes each unary op, given its operand's text and type. Backend detail,
+ * exported for tests; engines do not need it.
+ */
 export const UNARY_TEMPLATES: Readonly<Record<UnaryOp, Template>> = {
   neg: (args) => `(-${args[0]})`,
   abs: call('abs'),
@@ -28,6 +32,11 @@ export const UNARY_TEMPLATES: Readonly<Record<UnaryOp, Template>> = {
   floor: call('floor'),
 };
 
+/**
+ * How the WGSL backend writes each binary op, given its operands' text and type (bool
+ * `and`/`or`/`xor` become `&&`, `||`, `!=`). Backend detail, exported for tests; engines do not
+ * need it.
+ */
 export const BINARY_TEMPLATES: Readonly<Record<BinaryOp, Template>> = {
   add: infix('+'),
   sub: infix('-'),

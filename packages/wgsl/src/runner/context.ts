@@ -14,6 +14,10 @@ export interface WebGpuContext {
   destroy(): void;
 }
 
+/**
+ * What openWebGpu opens: the device features to enable, and optionally a WebGPU entry point other
+ * than Dawn's.
+ */
 export interface OpenWebGpuOptions {
   /**
    * Device features to enable: `shader-f16` (or its target name `f16`) and `subgroups`. Each must

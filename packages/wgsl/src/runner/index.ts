@@ -1,6 +1,10 @@
 /// <reference types="webgpu" preserve="true" />
-// `@forge/wgsl/runner`: compiles and runs generated WGSL on WebGPU (Dawn). The only entry of
-// @forge/wgsl that loads Dawn, and only when a context is opened.
+/**
+ * `@forge/wgsl/runner`: compiles and runs generated WGSL on WebGPU (Dawn). The only entry of
+ * @forge/wgsl that loads Dawn, and only when a context is opened.
+ *
+ * @module @forge/wgsl/runner
+ */
 export {
   openWebGpu,
   normalizeFeatures,

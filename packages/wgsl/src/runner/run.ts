@@ -12,11 +12,18 @@ import { WebGpuError, WebGpuFeatureError, WebGpuLimitError } from './errors.js';
 import { bytesOf, checkInputs, packParams, roundUp, type WgslInputs } from './inputs.js';
 import { checkLaunchLimits, explicitLayout } from './pipeline.js';
 
+/**
+ * Options of runWgsl; without any, the grid is the shader's launch grid evaluated over the params.
+ */
 export interface RunWgslOptions {
   /** Workgroups per dimension, instead of evaluating `launch.grid` over the params. */
   readonly grid?: readonly [number, number, number];
 }
 
+/**
+ * Timing and geometry of one runWgsl dispatch; outputs are copied into the caller's arrays, not
+ * returned.
+ */
 export interface RunWgslResult {
   /** Wall time from submitting the dispatch until the queue finished it (no upload or readback). */
   readonly milliseconds: number;
