@@ -7,12 +7,18 @@
  */
 export { runCli } from './main.js';
 export type { CliIo } from './io.js';
-export { GOLDEN_ENTRIES, goldenFileName, type GoldenEntrySpec } from './golden/entries.js';
+export {
+  GOLDEN_ENTRIES,
+  goldenFileName,
+  type GoldenEntrySpec,
+  type GoldenTarget,
+} from './golden/entries.js';
 export {
   checkGolden,
   updateGolden,
   emitEntry,
   readManifest,
+  type GoldenProblem,
   type Manifest,
   type ManifestEntry,
 } from './golden/golden.js';

@@ -1,5 +1,6 @@
 import { formatSchedule, type PtxArch, type Schedule, type WgslFeature } from '@forge/ir';
 
+/** The target a golden entry is emitted for: a PTX arch, or a WGSL feature set. */
 export type GoldenTarget =
   | { readonly kind: 'ptx'; readonly arch: PtxArch }
   | { readonly kind: 'wgsl'; readonly features: readonly WgslFeature[] };

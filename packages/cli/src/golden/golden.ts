@@ -59,6 +59,7 @@ export function readManifest(directory: string): Manifest | undefined {
   return undefined;
 }
 
+/** One way a golden file disagrees with what the backends emit now. */
 export interface GoldenProblem {
   readonly file: string;
   readonly message: string;
