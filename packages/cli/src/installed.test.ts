@@ -99,7 +99,7 @@ describe('an installed forge has no golden directory of its own', () => {
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(
-      /^forge: forge (golden|validate): this forge is an installed package, not a Forge checkout, so it has no golden directory; pass --dir DIR\n$/,
+      /^forge: no golden directory: this forge is an installed package, not a Forge checkout; pass --dir DIR\n$/,
     );
     expect(listProject()).toEqual(before);
   });

@@ -33,12 +33,12 @@ export function checkoutGoldenDirectory(
 }
 
 /** The golden directory a command works on: `--dir`, else the checkout's; never inside node_modules by default. */
-export function goldenDirectory(dir: string | undefined, cwd: string, command: string): string {
+export function goldenDirectory(dir: string | undefined, cwd: string): string {
   if (dir !== undefined) return resolve(cwd, dir);
   const directory = checkoutGoldenDirectory();
   if (directory === undefined)
     throw new UsageError(
-      `${command}: this forge is an installed package, not a Forge checkout, so it has no golden directory; pass --dir DIR`,
+      'no golden directory: this forge is an installed package, not a Forge checkout; pass --dir DIR',
     );
   return directory;
 }
@@ -50,7 +50,7 @@ export function goldenCommand(args: readonly string[], io: CliIo): number {
     throw new UsageError(`unexpected argument '${extra[0]}'; usage: ${GOLDEN_USAGE}`);
   if (action !== 'check' && action !== 'update')
     throw new UsageError(`expected 'check' or 'update'; usage: ${GOLDEN_USAGE}`);
-  const directory = goldenDirectory(parsed.string('dir'), io.cwd, 'forge golden');
+  const directory = goldenDirectory(parsed.string('dir'), io.cwd);
   if (action === 'check') {
     const { checked, problems } = checkGolden(directory);
     for (const problem of problems) {

@@ -77,7 +77,7 @@ export async function validateCommand(args: readonly string[], io: CliIo): Promi
   const kind = checkTarget(parsed.string('target'));
   let files = parsed.positionals.map((file) => ({ name: file, path: resolve(io.cwd, file) }));
   if (files.length === 0) {
-    const directory = goldenDirectory(parsed.string('dir'), io.cwd, 'forge validate');
+    const directory = goldenDirectory(parsed.string('dir'), io.cwd);
     const manifest = readManifest(directory);
     if (manifest === undefined)
       throw new InputError(`no golden manifest in ${directory}; run \`pnpm forge golden update\``);
