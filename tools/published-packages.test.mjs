@@ -24,7 +24,9 @@ const license = readFileSync(join(ROOT, 'LICENSE'), 'utf8');
 
 /** Runs a command; returns its exit code and output instead of throwing. */
 function run(command, args, options = {}) {
-  const result = spawnSync(command, args, { encoding: 'utf8', ...options });
+  // Plain text: under CI=true the linters colour their reports, which would split the matched text.
+  const env = { ...process.env, NO_COLOR: '1' };
+  const result = spawnSync(command, args, { encoding: 'utf8', env, ...options });
   return { code: result.status, output: `${result.stdout}${result.stderr}` };
 }
 
