@@ -35,6 +35,17 @@ function inputsFor(id, shape) {
   return { kernel, buffers: makeCaseInputs(kernel, testCase), params: kernel.params(shape) };
 }
 
+/** A simulated CUDA device holding every buffer, uploaded as an engine does (cuMemAlloc, cuMemcpyHtoD). */
+function deviceWith(buffers) {
+  const cuda = cudaOnSimulator();
+  const pointers = {};
+  for (const [name, data] of Object.entries(buffers)) {
+    pointers[name] = cuda.cuMemAlloc(data.byteLength);
+    cuda.cuMemcpyHtoD(pointers[name], data);
+  }
+  return { cuda, pointers };
+}
+
 const CASES = [
   ['rmsnorm', { n_embd: 4096, rows: 3 }],
   ['q8_0-gemv', { n_in: 512, n_out: 37 }],
@@ -79,12 +90,7 @@ describe('CUDA driver API: launchOnCuda from the README, on the PTX simulator', 
   )('%s %o for %s matches the float64 reference', (id, shape, arch) => {
     const shader = emitJson(id, '--target', 'ptx', '--arch', arch);
     const { kernel, buffers, params } = inputsFor(id, shape);
-    const cuda = cudaOnSimulator();
-    const pointers = {};
-    for (const [name, data] of Object.entries(buffers)) {
-      pointers[name] = cuda.cuMemAlloc(data.byteLength);
-      cuda.cuMemcpyHtoD(pointers[name], data);
-    }
+    const { cuda, pointers } = deviceWith(buffers);
     launchOnCuda(cuda, shader, pointers, params);
     const outputs = {};
     for (const name of kernel.outputs) {
@@ -106,12 +112,7 @@ describe('CUDA driver API: launchOnCuda from the README, on the PTX simulator', 
     [rows.offset, width.offset] = [width.offset, rows.offset];
     const broken = { ...shader, launch: { ...shader.launch, parameters } };
     const { kernel, buffers, params } = inputsFor('rmsnorm', { n_embd: 256, rows: 2 });
-    const cuda = cudaOnSimulator();
-    const pointers = {};
-    for (const [name, data] of Object.entries(buffers)) {
-      pointers[name] = cuda.cuMemAlloc(data.byteLength);
-      cuda.cuMemcpyHtoD(pointers[name], data);
-    }
+    const { cuda, pointers } = deviceWith(buffers);
     launchOnCuda(cuda, broken, pointers, params);
     const y = new Float32Array(buffers.y.length);
     cuda.cuMemcpyDtoH(y, pointers.y);
