@@ -17,16 +17,11 @@ export function checkoutGoldenDirectory(
   moduleUrl: string | URL = import.meta.url,
 ): string | undefined {
   const root = fileURLToPath(new URL('../../../../', moduleUrl));
+  const cliManifest = join(root, 'packages', 'cli', 'package.json');
+  if (!existsSync(join(root, 'pnpm-workspace.yaml')) || !existsSync(cliManifest)) return undefined;
   try {
-    const cli = JSON.parse(
-      readFileSync(join(root, 'packages', 'cli', 'package.json'), 'utf8'),
-    ) as unknown;
-    const isCheckout =
-      existsSync(join(root, 'pnpm-workspace.yaml')) &&
-      typeof cli === 'object' &&
-      cli !== null &&
-      (cli as { name?: unknown }).name === '@forge/cli';
-    return isCheckout ? join(root, 'golden') : undefined;
+    const cli = JSON.parse(readFileSync(cliManifest, 'utf8')) as { name?: unknown } | null;
+    return cli?.name === '@forge/cli' ? join(root, 'golden') : undefined;
   } catch {
     return undefined;
   }
