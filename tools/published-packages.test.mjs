@@ -149,10 +149,8 @@ describe('pnpm pack of an unbuilt package', () => {
     const packageDirectory = join(scratch, 'packages', 'ptx-sim');
     mkdirSync(join(scratch, 'tools'), { recursive: true });
     cpSync(join(ROOT, 'tsconfig.base.json'), join(scratch, 'tsconfig.base.json'));
-    cpSync(
-      join(ROOT, 'tools', 'write-build-info.mjs'),
-      join(scratch, 'tools', 'write-build-info.mjs'),
-    );
+    for (const script of ['write-build-info.mjs', 'workspace.mjs'])
+      cpSync(join(ROOT, 'tools', script), join(scratch, 'tools', script));
     for (const item of ['src', 'package.json', 'tsconfig.json', 'README.md', 'LICENSE'])
       cpSync(join(ROOT, 'packages', 'ptx-sim', item), join(packageDirectory, item), {
         recursive: true,

@@ -1,18 +1,13 @@
 // Writes src/build-info.ts into every published package from its package.json, at build time, so
 // nothing reads package.json at run time (a bundled engine has no such file, or an unrelated one).
 // Run by each package's `build` script; writes only files whose text changes.
-import { existsSync, readFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { PUBLISHED_PACKAGES, ROOT } from './workspace.mjs';
 
-const packagesDirectory = fileURLToPath(new URL('../packages/', import.meta.url));
-
-for (const name of readdirSync(packagesDirectory).sort()) {
-  const directory = join(packagesDirectory, name);
-  const manifestPath = join(directory, 'package.json');
-  if (!existsSync(manifestPath) || !existsSync(join(directory, 'src'))) continue;
-  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'));
-  if (manifest.private === true) continue;
+for (const { directory: name, manifest } of PUBLISHED_PACKAGES) {
+  const directory = join(ROOT, 'packages', name);
+  if (!existsSync(join(directory, 'src'))) continue;
   const text = [
     '// Written by tools/write-build-info.mjs from package.json at build time; not in git, do not edit.',
     '',

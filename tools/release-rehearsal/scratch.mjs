@@ -6,7 +6,6 @@ import {
   lstatSync,
   mkdirSync,
   readFileSync,
-  readdirSync,
   readlinkSync,
   symlinkSync,
   writeFileSync,
@@ -14,6 +13,7 @@ import {
 import { dirname, join } from 'node:path';
 import { MINUTE, StepError } from './process.mjs';
 import { SCOPE } from './registry.mjs';
+import { publishedPackages } from '../workspace.mjs';
 
 /**
  * The checkout's .npmrc for the scratch copy, less every line that names a registry or holds a
@@ -50,15 +50,7 @@ export function withoutCredentials(environment) {
 
 /** Name -> package.json of every public package of the workspace at `root`. */
 function workspaceManifests(root) {
-  const manifests = new Map();
-  const packages = join(root, 'packages');
-  for (const name of readdirSync(packages).sort()) {
-    const path = join(packages, name, 'package.json');
-    if (!existsSync(path)) continue;
-    const manifest = JSON.parse(readFileSync(path, 'utf8'));
-    if (manifest.private !== true) manifests.set(manifest.name, manifest);
-  }
-  return manifests;
+  return new Map(publishedPackages(root).map(({ manifest }) => [manifest.name, manifest]));
 }
 
 /** Name -> version of every public package of the workspace at `root`. */
