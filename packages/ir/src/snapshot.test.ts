@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { defineKernel } from './builder.js';
 import { ValidationError } from './errors.js';
+import * as ir from './expressions.js';
 import { canonicalJson, semanticHash } from './hash.js';
 import { getKernel } from './kernels/catalog.js';
 import { resolveSchedule } from './schedule.js';
@@ -179,6 +181,18 @@ describe('shared sub-objects', () => {
     const parsed: unknown = JSON.parse(JSON.stringify(spec));
     expect(semanticHash(spec)).toBe(semanticHash(parsed));
     expect(canonicalJson(copy)).toBe(canonicalJson(parsed));
+  });
+
+  it('built with defineKernel, a DAG 30 levels deep is a ValidationError, quickly', () => {
+    let value = ir.f32(1);
+    for (let level = 0; level < 30; level++) value = ir.add(value, value);
+    const started = performance.now();
+    expect(() =>
+      defineKernel({ ...getKernel('affine-f32').spec, id: 'dag' }, (b) =>
+        b.store('y', b.localId(), value),
+      ),
+    ).toThrow(/expands to more than 1000000 values/);
+    expect(performance.now() - started).toBeLessThan(2000);
   });
 
   it('a catalog kernel stays far below the limit', () => {
