@@ -145,6 +145,15 @@ describe('snapshotJson', () => {
     expect(issuesOf(value)).toEqual([{ path: 'x.bad', message: 'could not be read: boom' }]);
   });
 
+  it('accepts null-prototype objects and reports a revoked Proxy as unreadable', () => {
+    const bare = Object.assign(Object.create(null) as object, { a: 1 });
+    expect(takeSnapshot(bare)).toEqual({ a: 1 });
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    expect(issuesOf({ p: proxy })[0]?.path).toBe('x.p');
+    expect(issuesOf({ p: proxy })[0]?.message).toMatch(/^could not be read: /);
+  });
+
   it('stops at an array length past the limit without walking it', () => {
     const huge = new Proxy([], {
       get: (target, key) => (key === 'length' ? 2 ** 32 - 1 : Reflect.get(target, key)),
