@@ -3,7 +3,6 @@ import { ForgeError } from './errors.js';
 import { builtin } from './expressions.js';
 import type { KernelSpec } from './spec.js';
 import type { ScalarType } from './types.js';
-import { seal } from './sealed.js';
 import { validateSpec } from './validate.js';
 
 /** Everything of a KernelSpec except its body. */
@@ -184,7 +183,6 @@ export function defineKernel(
   const builder = new BodyBuilder(declarations);
   build(builder);
   const spec: KernelSpec = { ...declarations, body: builder.statements };
-  validateSpec(spec);
-  // Frozen, so its validation and hash are computed once however many targets emit it.
-  return seal(spec);
+  // The snapshot is frozen, so its validation and hash are computed once however many targets emit it.
+  return validateSpec(spec);
 }

@@ -5,7 +5,10 @@ import {
   formatSizeExpression,
   parseSizeExpression,
 } from './size-expression.js';
+import { scheduleSnapshot } from './schedule.js';
+import { takeSnapshot } from './snapshot.js';
 import type { BufferAccess, KernelSpec, Schedule, Target } from './spec.js';
+import { validateSpec } from './validate.js';
 import { ELEMENT_BYTES, type ElementType } from './types.js';
 
 /** One kernel parameter as the engine passes it, in order. */
@@ -70,9 +73,11 @@ export interface GeneratedShader {
 
 /** The target-independent part of LaunchInfo: workgroup size, bound grid expressions, static shared bytes. */
 export function launchGeometry(
-  spec: KernelSpec,
-  schedule: Schedule,
+  specInput: KernelSpec,
+  scheduleInput: Schedule,
 ): Pick<LaunchInfo, 'entryPoint' | 'workgroupSize' | 'grid' | 'sharedBytes'> {
+  const spec = validateSpec(specInput);
+  const schedule = scheduleSnapshot(scheduleInput, 'schedule');
   const grid = spec.launch.grid.map((axis) =>
     formatSizeExpression(bindSizeExpression(parseSizeExpression(axis), schedule)),
   ) as unknown as readonly [string, string, string];
@@ -94,7 +99,7 @@ export function launchGeometry(
  * bytes: semantic hash, target (arch, ISA version, features), schedule and backend name@version.
  */
 export function generatedShader(
-  spec: KernelSpec,
+  specInput: KernelSpec,
   parts: {
     backend: string;
     target: Target;
@@ -105,7 +110,11 @@ export function generatedShader(
     semanticHash?: string;
   },
 ): GeneratedShader {
-  const { backend, target, schedule, source, launch } = parts;
+  const { backend, source, launch } = parts;
+  // The key is computed from snapshots, so it describes exactly what is returned with it.
+  const target = takeSnapshot(parts.target, 'target') as Target;
+  const schedule = scheduleSnapshot(parts.schedule, 'schedule');
+  const spec = validateSpec(specInput);
   const hash = parts.semanticHash ?? semanticHash(spec);
   return {
     kernelId: spec.id,

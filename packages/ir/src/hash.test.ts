@@ -93,3 +93,30 @@ describe('semanticHash', () => {
     expect(semanticHash(reversed)).toBe(semanticHash(affine));
   });
 });
+
+describe('canonicalJson keeps apart what backends print apart', () => {
+  it('writes -0 as -0, which parses back to -0', () => {
+    expect(canonicalJson(-0)).toBe('-0');
+    expect(canonicalJson({ value: -0 })).not.toBe(canonicalJson({ value: 0 }));
+    expect(Object.is(JSON.parse(canonicalJson([-0]))[0], -0)).toBe(true);
+  });
+
+  it('writes non-finite numbers by name, not as null', () => {
+    expect(canonicalJson([Number.NaN, Infinity, -Infinity, null])).toBe(
+      '[NaN,Infinity,-Infinity,null]',
+    );
+  });
+
+  it('gives specs with a 0 and a -0 constant different semantic hashes', () => {
+    const spec = JSON.parse(JSON.stringify(getKernel('affine-f32').spec)) as { body: unknown[] };
+    const withConst = (value: number) => ({
+      ...spec,
+      body: [
+        { op: 'let', name: 'zero', type: 'f32', value: { op: 'const', type: 'f32', value } },
+        ...spec.body,
+      ],
+    });
+    expect(semanticHash(withConst(-0))).not.toBe(semanticHash(withConst(0)));
+    expect(semanticHash(withConst(0))).toBe(semanticHash(withConst(0)));
+  });
+});

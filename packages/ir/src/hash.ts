@@ -1,6 +1,7 @@
 import { createBLAKE3, type IHasher } from 'hash-wasm';
 import { ForgeError } from './errors.js';
 import { memoizeSealed } from './sealed.js';
+import { takeSnapshot } from './snapshot.js';
 
 // hash-wasm instantiates WebAssembly, which is asynchronous; everything after that is synchronous.
 // Creating it on the first `ready()` (not at load) keeps every package free of top-level await.
@@ -51,8 +52,17 @@ export function blake3Hex(data: string | Uint8Array): string {
   return hasher.digest('hex');
 }
 
-/** JSON with object keys sorted and no whitespace: equal data gives equal text in any process. */
+/**
+ * JSON with object keys sorted and no whitespace: equal data gives equal text in any process, and
+ * different data different text. So `-0` is written `-0` (JSON.stringify writes `0`, which would
+ * merge it with 0 though backends print the two differently), and the non-finite numbers, which
+ * are not JSON, as `NaN`, `Infinity` and `-Infinity` rather than JSON.stringify's `null`.
+ */
 export function canonicalJson(value: unknown): string {
+  if (typeof value === 'number') {
+    if (Object.is(value, -0)) return '-0';
+    return Number.isFinite(value) ? JSON.stringify(value) : String(value);
+  }
   if (value === null || typeof value !== 'object') {
     const text = JSON.stringify(value);
     if (text === undefined) throw new TypeError(`canonicalJson: ${typeof value} is not JSON`);
@@ -67,7 +77,12 @@ export function canonicalJson(value: unknown): string {
   return `{${entries.join(',')}}`;
 }
 
-/** The hash engines use to recognize a kernel: BLAKE3 of the spec's canonical JSON. */
-export const semanticHash: (spec: unknown) => string = memoizeSealed((spec) =>
-  blake3Hex(canonicalJson(spec)),
-);
+const hashSnapshot = memoizeSealed((snapshot) => blake3Hex(canonicalJson(snapshot)));
+
+/**
+ * The hash engines use to recognize a kernel: BLAKE3 of the canonical JSON of the spec's snapshot
+ * (so a getter is read once, and data that is not JSON is a ValidationError).
+ */
+export function semanticHash(spec: unknown): string {
+  return hashSnapshot(takeSnapshot(spec));
+}

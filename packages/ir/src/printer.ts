@@ -1,4 +1,5 @@
 import type { Expr, Stmt } from './body.js';
+import { takeSnapshot } from './snapshot.js';
 import type { KernelSpec } from './spec.js';
 
 const INFIX: Readonly<Record<string, string>> = {
@@ -98,7 +99,9 @@ export function printBody(body: readonly Stmt[], indent = ''): string[] {
 }
 
 /** The whole kernel as readable text: signature, shared arrays, body. */
-export function printKernel(spec: KernelSpec): string {
+export function printKernel(specInput: KernelSpec): string {
+  // Read once, so the text describes one consistent spec whatever getters the input has.
+  const spec = takeSnapshot(specInput) as KernelSpec;
   const buffers = spec.buffers.map(
     (buffer) =>
       `${buffer.name}: ${buffer.access} ${buffer.element}[] @${buffer.group}:${buffer.binding}`,

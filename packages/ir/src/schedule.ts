@@ -5,7 +5,11 @@ import {
   evaluateSizeExpression,
   parseSizeExpression,
 } from './size-expression.js';
-import type { KernelSpec, Schedule, TargetKind } from './spec.js';
+import { describeJson, isRecord, joinPath } from './json-shape.js';
+import { takeSnapshot } from './snapshot.js';
+import { TARGET_KINDS, type KernelSpec, type Schedule, type TargetKind } from './spec.js';
+import { isOneOf } from './types.js';
+import { validateSpec } from './validate.js';
 import { ELEMENT_BYTES } from './types.js';
 
 /** Hardware limits a schedule must respect per target kind, beyond each knob's own bounds. */
@@ -39,10 +43,20 @@ export function parseScheduleAssignments(assignments: readonly string[]): Record
  * geometry against the target's limits. Returns the complete schedule with keys in spec order.
  */
 export function resolveSchedule(
-  spec: KernelSpec,
+  specInput: KernelSpec,
   target: TargetKind,
-  overrides: Readonly<Record<string, number>> = {},
+  overridesInput: Readonly<Record<string, number>> = {},
 ): Schedule {
+  // Both are read once, into snapshots; a getter cannot change them between check and use.
+  const spec = validateSpec(specInput);
+  const overrides = scheduleSnapshot(overridesInput, 'schedule');
+  if (!isOneOf(TARGET_KINDS, target))
+    throw new ValidationError([
+      {
+        path: 'target',
+        message: `must be one of ${TARGET_KINDS.join(', ')}, got ${describeJson(target)}`,
+      },
+    ]);
   const issues: ValidationIssue[] = [];
   const known = new Set(spec.schedule.map((knob) => knob.name));
   for (const name of Object.keys(overrides)) {
@@ -124,7 +138,27 @@ export function resolveSchedule(
     });
   }
   if (issues.length > 0) throw new ValidationError(issues);
-  return schedule;
+  return takeSnapshot(schedule) as Schedule;
+}
+
+/**
+ * A snapshot of schedule values: a plain object of numbers, each property read once. Used for
+ * overrides and for a resolved schedule handed back to an entry point.
+ */
+export function scheduleSnapshot(value: unknown, path: string): Schedule {
+  const copy = takeSnapshot(value, path);
+  if (!isRecord(copy))
+    throw new ValidationError([{ path, message: `must be an object, got ${describeJson(copy)}` }]);
+  const issues: ValidationIssue[] = [];
+  for (const [name, knob] of Object.entries(copy)) {
+    if (typeof knob !== 'number')
+      issues.push({
+        path: joinPath(path, name),
+        message: `must be a number, got ${describeJson(knob)}`,
+      });
+  }
+  if (issues.length > 0) throw new ValidationError(issues);
+  return copy as Schedule;
 }
 
 /** Whether any statement is a warp shuffle or reduction. */

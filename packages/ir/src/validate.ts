@@ -1,6 +1,7 @@
 import { ValidationError, type ValidationIssue } from './errors.js';
 import { KERNEL_ID_PATTERN, identifierProblem } from './identifiers.js';
 import { memoizeSealed } from './sealed.js';
+import { snapshotJson } from './snapshot.js';
 import { IssueCollector, describeJson, joinPath, type JsonRecord } from './json-shape.js';
 import {
   parseSizeExpression,
@@ -31,7 +32,9 @@ const PRINTABLE = /^[\x20-\x7e]*$/;
 
 /** Every problem of `value` as a KernelSpec, each with its JSON path; empty when valid. */
 export function checkSpec(value: unknown): ValidationIssue[] {
-  return [...analyzeSpec(value).issues];
+  const snapshot = snapshotJson(value);
+  if (snapshot.issues.length > 0) return [...snapshot.issues];
+  return [...analyzeSpec(snapshot.value).issues];
 }
 
 /**
@@ -39,10 +42,10 @@ export function checkSpec(value: unknown): ValidationIssue[] {
  * across their warp but not across the workgroup; backends that emulate warps with barriers need to know.
  */
 export function warpOpsInDivergentFlow(spec: KernelSpec): string[] {
-  return [...analyzeSpec(spec).warpUniformOnly];
+  return [...analyzeSpec(validateSpec(spec)).warpUniformOnly];
 }
 
-// A sealed (deep-frozen) spec is analyzed once; callers get copies of the cached lists.
+// Only snapshots are analyzed, each once; callers get copies of the cached lists.
 const analyzeSpec = memoizeSealed(analyze);
 
 function analyze(value: unknown): { issues: ValidationIssue[]; warpUniformOnly: string[] } {
@@ -151,11 +154,17 @@ function analyze(value: unknown): { issues: ValidationIssue[]; warpUniformOnly: 
   return { issues: issues.issues, warpUniformOnly };
 }
 
-/** Returns `value` typed as a KernelSpec, or throws a ValidationError listing every problem. */
+/**
+ * The checked snapshot of `value` (see snapshotJson: each property read once, deep-frozen, no
+ * shared sub-objects), or a ValidationError listing every problem. Everything downstream reads the
+ * snapshot, never the caller's object again; a snapshot given back is returned at once.
+ */
 export function validateSpec(value: unknown): KernelSpec {
-  const issues = checkSpec(value);
+  const snapshot = snapshotJson(value);
+  if (snapshot.issues.length > 0) throw new ValidationError(snapshot.issues);
+  const { issues } = analyzeSpec(snapshot.value);
   if (issues.length > 0) throw new ValidationError(issues);
-  return value as KernelSpec;
+  return snapshot.value as KernelSpec;
 }
 
 function eachRecord(

@@ -14,6 +14,7 @@ import {
   type PtxTarget,
 } from '@forge/ir';
 import { BUILD_INFO } from './build-info.js';
+import { checkPtxTarget } from './targets.js';
 
 import { legalizeForPtx } from './legalize/index.js';
 import { ptxLaunchInfo } from './launch.js';
@@ -32,9 +33,11 @@ export const PTX_BACKEND = `${BUILD_INFO.name}@${BUILD_INFO.version}`;
 export function emitPtx(
   specInput: unknown,
   scheduleOverrides: Readonly<Record<string, number>>,
-  target: PtxTarget,
+  targetInput: PtxTarget,
 ): GeneratedShader {
+  // Spec and target are read once, into snapshots; nothing below reads the caller's objects.
   const spec: KernelSpec = validateSpec(specInput);
+  const target = checkPtxTarget(targetInput);
   const schedule = resolveSchedule(spec, 'ptx', scheduleOverrides);
   const launch = ptxLaunchInfo(spec, schedule);
   const workgroupSize = launch.workgroupSize[0];

@@ -1,5 +1,6 @@
 import {
   launchGeometry,
+  validateSpec,
   type KernelSpec,
   type LaunchInfo,
   type LaunchParameter,
@@ -8,10 +9,11 @@ import {
 import { paramSymbol } from './render-body.js';
 
 /** The `.param` block in order: buffers (64-bit global addresses), then scalars, each naturally aligned. */
-export function ptxLaunchParameters(spec: KernelSpec): {
+export function ptxLaunchParameters(specInput: KernelSpec): {
   parameters: LaunchParameter[];
   bytes: number;
 } {
+  const spec = validateSpec(specInput);
   let offset = 0;
   const place = (size: number): number => {
     offset = Math.ceil(offset / size) * size;
@@ -45,7 +47,8 @@ export function ptxLaunchParameters(spec: KernelSpec): {
 }
 
 /** Launch metadata: schedule knobs bound into the grid expressions, which keep only param names. */
-export function ptxLaunchInfo(spec: KernelSpec, schedule: Schedule): LaunchInfo {
+export function ptxLaunchInfo(specInput: KernelSpec, schedule: Schedule): LaunchInfo {
+  const spec = validateSpec(specInput);
   const { parameters, bytes } = ptxLaunchParameters(spec);
   return { ...launchGeometry(spec, schedule), parameters, parameterBytes: bytes };
 }

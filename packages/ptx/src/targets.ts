@@ -1,4 +1,12 @@
-import { PTX_ARCHS, ValidationError, type PtxArch, type PtxTarget } from '@forge/ir';
+import {
+  PTX_ARCHS,
+  ValidationError,
+  describeJson,
+  isRecord,
+  takeSnapshot,
+  type PtxArch,
+  type PtxTarget,
+} from '@forge/ir';
 
 /** The PTX ISA version that introduced each architecture: the lowest `.version` that can target it. */
 export const PTX_VERSIONS: Readonly<Record<PtxArch, string>> = {
@@ -18,6 +26,42 @@ export function ptxTarget(arch: string): PtxTarget {
     ]);
   }
   return { kind: 'ptx', arch: known, ptxVersion: PTX_VERSIONS[known] };
+}
+
+/**
+ * `value` checked as a PtxTarget and read once (emission prints its fields into the module): kind
+ * `ptx`, a known arch, and an ISA version `major.minor` no older than the arch needs.
+ */
+export function checkPtxTarget(value: unknown): PtxTarget {
+  const copy = takeSnapshot(value, 'target');
+  const fail = (path: string, message: string): never => {
+    throw new ValidationError([{ path, message }]);
+  };
+  if (!isRecord(copy)) return fail('target', `must be an object, got ${describeJson(copy)}`);
+  for (const key of Object.keys(copy))
+    if (!['kind', 'arch', 'ptxVersion'].includes(key))
+      fail(`target.${key}`, 'unknown field (allowed: kind, arch, ptxVersion)');
+  if (copy['kind'] !== 'ptx')
+    fail('target.kind', `must be "ptx", got ${describeJson(copy['kind'])}`);
+  const arch = PTX_ARCHS.find((candidate) => candidate === copy['arch']);
+  if (arch === undefined)
+    return fail(
+      'target.arch',
+      `must be one of ${PTX_ARCHS.join(', ')}, got ${describeJson(copy['arch'])}`,
+    );
+  const version = copy['ptxVersion'];
+  if (typeof version !== 'string' || !/^[1-9][0-9]?\.[0-9]$/.test(version))
+    return fail(
+      'target.ptxVersion',
+      `must be a PTX ISA version like "7.0", got ${describeJson(version)}`,
+    );
+  const target: PtxTarget = { kind: 'ptx', arch, ptxVersion: version };
+  if (isaVersion(target) < isaVersion(ptxTarget(arch)))
+    fail(
+      'target.ptxVersion',
+      `${version} cannot target ${arch} (needs ${PTX_VERSIONS[arch]} or later)`,
+    );
+  return takeSnapshot(target) as PtxTarget;
 }
 
 /** Compute capability as a number (sm_86 -> 86), for feature checks. */

@@ -24,7 +24,7 @@ import {
   bufferName,
   sharedName,
 } from './render-body.js';
-import { hasFeature } from './targets.js';
+import { checkWgslTarget, hasFeature } from './targets.js';
 import { BUILD_INFO } from './build-info.js';
 
 /** Name and version of this backend; part of every cache key. */
@@ -40,9 +40,11 @@ const GENERATED_NAME = /^(buf_|wg_|v_|forge_|ForgeParams$)/;
 export function emitWgsl(
   specInput: unknown,
   scheduleOverrides: Readonly<Record<string, number>>,
-  target: WgslTarget,
+  targetInput: WgslTarget,
 ): GeneratedShader {
+  // Spec and target are read once, into snapshots; nothing below reads the caller's objects.
   const spec: KernelSpec = validateSpec(specInput);
+  const target = checkWgslTarget(targetInput);
   if (GENERATED_NAME.test(spec.entryPoint)) {
     throw new ValidationError([
       {

@@ -1,5 +1,6 @@
 import {
   launchGeometry,
+  validateSpec,
   type KernelSpec,
   type LaunchBinding,
   type LaunchInfo,
@@ -9,7 +10,8 @@ import {
 import { PARAMS_VARIABLE, bufferName } from './render-body.js';
 
 /** The params struct binding sits in group 0, after the highest binding the spec's buffers use there. */
-export function paramsBinding(spec: KernelSpec): number {
+export function paramsBinding(specInput: KernelSpec): number {
+  const spec = validateSpec(specInput);
   return spec.buffers
     .filter((buffer) => buffer.group === 0)
     .reduce((next, buffer) => Math.max(next, buffer.binding + 1), 0);
@@ -20,11 +22,12 @@ export function paramsBinding(spec: KernelSpec): number {
  * with byte offsets (every member is a 4-byte scalar, so offset = 4 * index; size padded to 16).
  */
 export function wgslLaunchInfo(
-  spec: KernelSpec,
+  specInput: KernelSpec,
   schedule: Schedule,
   extraSharedBytes: number,
   requiredFeatures: readonly string[],
 ): LaunchInfo {
+  const spec = validateSpec(specInput);
   const parameters = spec.params.map((param, index): LaunchParameter => ({
     name: param.name,
     kind: 'scalar',

@@ -1,4 +1,12 @@
-import { ValidationError, WGSL_FEATURES, type WgslFeature, type WgslTarget } from '@forge/ir';
+import {
+  ValidationError,
+  WGSL_FEATURES,
+  describeJson,
+  isRecord,
+  takeSnapshot,
+  type WgslFeature,
+  type WgslTarget,
+} from '@forge/ir';
 
 /** A WGSL target from feature names (order and duplicates ignored); an unknown one is a ValidationError. */
 export function wgslTarget(features: readonly string[] = []): WgslTarget {
@@ -16,6 +24,30 @@ export function wgslTarget(features: readonly string[] = []): WgslTarget {
     chosen.add(known);
   }
   return { kind: 'wgsl', features: WGSL_FEATURES.filter((feature) => chosen.has(feature)) };
+}
+
+/**
+ * `value` checked as a WgslTarget and read once (emission prints its features into the source):
+ * kind `wgsl` and known features, put in WGSL_FEATURES order without duplicates as wgslTarget does.
+ */
+export function checkWgslTarget(value: unknown): WgslTarget {
+  const copy = takeSnapshot(value, 'target');
+  const fail = (path: string, message: string): never => {
+    throw new ValidationError([{ path, message }]);
+  };
+  if (!isRecord(copy)) return fail('target', `must be an object, got ${describeJson(copy)}`);
+  for (const key of Object.keys(copy))
+    if (key !== 'kind' && key !== 'features')
+      fail(`target.${key}`, 'unknown field (allowed: kind, features)');
+  if (copy['kind'] !== 'wgsl')
+    fail('target.kind', `must be "wgsl", got ${describeJson(copy['kind'])}`);
+  const features = copy['features'];
+  if (!Array.isArray(features) || !features.every((feature) => typeof feature === 'string'))
+    return fail(
+      'target.features',
+      `must be an array of feature names, got ${describeJson(features)}`,
+    );
+  return takeSnapshot(wgslTarget(features as readonly string[])) as WgslTarget;
 }
 
 /** Parses `f16,subgroups` as given on a command line. */

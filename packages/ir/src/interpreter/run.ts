@@ -9,6 +9,7 @@ import {
 } from '../body.js';
 import { ExecutionError, ValidationError } from '../errors.js';
 import { f16FromBits } from '../f16.js';
+import { takeSnapshot } from '../snapshot.js';
 import { evaluateSizeExpression } from '../size-expression.js';
 import type { KernelSpec, Schedule } from '../spec.js';
 import { Memory, allocateElements, type ElementArray } from './memory.js';
@@ -68,7 +69,9 @@ interface Running {
  * until it reaches a barrier or a warp operation; barriers release when all threads arrive, warp
  * operations when all 32 lanes of the warp arrive. Writes results into `options.buffers`.
  */
-export function interpret(spec: KernelSpec, options: InterpretOptions): InterpretResult {
+export function interpret(specInput: KernelSpec, options: InterpretOptions): InterpretResult {
+  // Read once into a snapshot but not validated: tests run invalid specs to see the faults.
+  const spec = takeSnapshot(specInput) as KernelSpec;
   const schedule: Record<string, number> = {};
   for (const knob of spec.schedule)
     schedule[knob.name] = options.schedule?.[knob.name] ?? knob.default;
