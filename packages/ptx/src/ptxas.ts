@@ -5,8 +5,9 @@
  *
  * @module @forge/ptx/ptxas
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ForgeError } from '@forge/ir';
@@ -43,41 +44,75 @@ export function assemblePtx(source: string, arch: string): PtxasResult {
   try {
     const input = join(directory, 'kernel.ptx');
     writeFileSync(input, source);
-    const run = spawnSync(
-      ptxasBinary(),
-      [`-arch=${arch}`, '-v', input, '-o', join(directory, 'kernel.cubin')],
-      {
-        encoding: 'utf8',
-      },
-    );
-    if (run.error !== undefined) {
-      if ((run.error as NodeJS.ErrnoException).code === 'ENOENT') throw new PtxasMissingError();
-      throw run.error;
-    }
-    const output = `${run.stdout}${run.stderr}`;
-    const number = (pattern: RegExp): number => Number(pattern.exec(output)?.[1] ?? Number.NaN);
-    const diagnostics = output
-      .split('\n')
-      .filter(
-        (line) =>
-          line.trim() !== '' &&
-          !line.startsWith('ptxas info') &&
-          !/^\s+\d+ bytes stack frame/.test(line),
-      )
-      .join('\n');
-    return {
-      ok: run.status === 0,
-      arch,
-      resources: /(Used \d+ registers[^\n]*)/.exec(output)?.[1] ?? '',
-      registers: number(/Used (\d+) registers/),
-      spillStores: number(/(\d+) bytes spill stores/),
-      spillLoads: number(/(\d+) bytes spill loads/),
-      stackBytes: number(/(\d+) bytes stack frame/),
-      diagnostics,
-    };
+    const run = spawnSync(ptxasBinary(), ptxasArguments(arch, directory, input), {
+      encoding: 'utf8',
+    });
+    if (run.error !== undefined) throw spawnError(run.error);
+    return ptxasReport(`${run.stdout}${run.stderr}`, run.status === 0, arch);
   } finally {
     rmSync(directory, { recursive: true, force: true });
   }
+}
+
+/**
+ * assemblePtx without blocking: ptxas runs as a child process, so several can assemble at once
+ * (the schedule sweep runs two at a time).
+ */
+export async function assemblePtxAsync(source: string, arch: string): Promise<PtxasResult> {
+  const directory = await mkdtemp(join(tmpdir(), 'forge-ptxas-'));
+  try {
+    const input = join(directory, 'kernel.ptx');
+    await writeFile(input, source);
+    const child = spawn(ptxasBinary(), ptxasArguments(arch, directory, input), {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    const status = await new Promise<number | null>((resolve, reject) => {
+      child.on('error', (error) => reject(spawnError(error)));
+      child.on('close', (code) => resolve(code));
+    });
+    return ptxasReport(output, status === 0, arch);
+  } finally {
+    await rm(directory, { recursive: true, force: true });
+  }
+}
+
+const ptxasArguments = (arch: string, directory: string, input: string): string[] => [
+  `-arch=${arch}`,
+  '-v',
+  input,
+  '-o',
+  join(directory, 'kernel.cubin'),
+];
+
+// A missing binary is a setup problem with a fix to name; anything else is unexpected.
+const spawnError = (error: Error): Error =>
+  (error as NodeJS.ErrnoException).code === 'ENOENT' ? new PtxasMissingError() : error;
+
+/** Parses ptxas's `-v` output (stdout and stderr together). */
+function ptxasReport(output: string, ok: boolean, arch: string): PtxasResult {
+  const number = (pattern: RegExp): number => Number(pattern.exec(output)?.[1] ?? Number.NaN);
+  const diagnostics = output
+    .split('\n')
+    .filter(
+      (line) =>
+        line.trim() !== '' &&
+        !line.startsWith('ptxas info') &&
+        !/^\s+\d+ bytes stack frame/.test(line),
+    )
+    .join('\n');
+  return {
+    ok,
+    arch,
+    resources: /(Used \d+ registers[^\n]*)/.exec(output)?.[1] ?? '',
+    registers: number(/Used (\d+) registers/),
+    spillStores: number(/(\d+) bytes spill stores/),
+    spillLoads: number(/(\d+) bytes spill loads/),
+    stackBytes: number(/(\d+) bytes stack frame/),
+    diagnostics,
+  };
 }
 
 /** The arch a PTX module targets, from its `.target` directive. */

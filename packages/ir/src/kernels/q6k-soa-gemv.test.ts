@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { dequantize } from '../quant/formats.js';
 import { repack, repackedLayout, unpack } from '../quant/repack.js';
 import { unpackWords } from '../quant/words.js';
+import { resolveSchedule } from '../schedule.js';
 import { Rng } from '../testing/random.js';
 import { describeGemv, gemvOracle } from './gemv-suite.test-support.js';
 import { q6kSoaGemv as kernel } from './q6k-soa-gemv.js';
@@ -20,6 +21,20 @@ describeGemv({
 });
 
 describe('q6k-soa-gemv', () => {
+  it('keeps PTX workgroup sizes where ptxas spills out of bounds, naming the knob', () => {
+    // ptxas 13.0 spilled at 608 on sm_80-sm_90 (issue #10 item 8) and at 96/416/480/512/640.
+    for (const workgroupSize of [32, 96, 416, 480, 512, 608, 640, 1024])
+      expect(() => resolveSchedule(kernel.spec, 'ptx', { workgroupSize })).toThrow(
+        /^schedule\.workgroupSize: \d+ is (outside \[64, 384\]|not a multiple of 64) for ptx$/,
+      );
+    for (const workgroupSize of [64, 128, 192, 256, 320, 384])
+      expect(resolveSchedule(kernel.spec, 'ptx', { workgroupSize })['workgroupSize']).toBe(
+        workgroupSize,
+      );
+    // WGSL has no ptxas register heuristic: its bounds stay 32 to 1024.
+    expect(resolveSchedule(kernel.spec, 'wgsl', { workgroupSize: 608 })['workgroupSize']).toBe(608);
+  });
+
   it('takes the repacked layout: 32-byte row strides, padding counted apart', () => {
     const { w, buffers } = gemvOracle('Q6_K', repacked);
     expect(buffers.w.length).toBe(kernel.bufferLengths({ n_in: 512, n_out: 64 })['w']);

@@ -37,6 +37,14 @@ const SECTOR_WORDS = 8;
 const D_LANE = 8;
 const ROWS = ['a', 'b'] as const;
 
+/**
+ * PTX workgroup sizes: 2 to 12 warps, even counts. The body wants ~56 registers a thread (64 on
+ * sm_75), and under `.reqntid` ptxas caps registers so that more blocks fit on an SM: at 96, 416,
+ * 480, 512, 608 and 640 threads its cap (40 or 48) is below that and it spills on sm_80, sm_86,
+ * sm_89 or sm_90 (ptxas 13.0). `pnpm sweep:schedules` finds no spill at any in-bounds schedule.
+ */
+const PTX_WORKGROUP_SIZES = { min: 64, max: 384, multipleOf: 64 } as const;
+
 // Bandwidth plan (layout in quant/LAYOUTS.md). A warp streams two rows at once, a and b; repacked
 // rows all start on a sector, so a lane sits at the same place in both and every x value it loads
 // serves both rows (the activation vector is reused across rows in registers). Per row, two blocks
@@ -58,6 +66,11 @@ const spec = defineKernel(
     description:
       'y = dequant(W) x, W rows of Q6_K blocks repacked structure-of-arrays (read as u32 words), x and y f32; one warp per two rows',
     ...GEMV_PAIR_INTERFACE,
+    schedule: GEMV_PAIR_INTERFACE.schedule.map((knob) =>
+      knob.name === 'workgroupSize'
+        ? { ...knob, bounds: { ...knob.bounds, ptx: PTX_WORKGROUP_SIZES } }
+        : knob,
+    ),
   },
   (b) =>
     gemvPairBody(b, {

@@ -123,7 +123,8 @@ describe('EXECUTION_CASES', () => {
         expect(gemv.some((c) => c.shape['n_in'] === nIn && c.shape['n_out'] === nOut)).toBe(true);
     expect(gemv.some((c) => c.shape['n_out'] === 1000 && c.shape['n_in'] === 8192)).toBe(true);
     expect(gemv.some((c) => (c.schedule['rowsPerWarp'] ?? 1) > 1)).toBe(true);
-    expect(gemv.some((c) => c.schedule['workgroupSize'] === 1024)).toBe(true);
+    // The largest PTX workgroup: spilling sizes above it are out of bounds (q6k-soa-gemv.ts).
+    expect(gemv.some((c) => c.schedule['workgroupSize'] === 384)).toBe(true);
     // More than 16 blocks a row: lanes 8-15 reload the d words mid-row.
     expect(gemv.some((c) => (c.shape['n_in'] ?? 0) / 256 > 16)).toBe(true);
     for (const { weightTraffic } of gemv)

@@ -195,10 +195,11 @@ export const Q6K_SOA_GEMV_CASES: readonly ExecutionCase[] = [
   q6kSoaCase(64, 512, { magnitude: 1e3 }),
   // Odd block counts leave the last step's second block empty; 18 blocks reload d mid-row
   // (every 8 steps); ragged last workgroups.
-  q6kSoaCase(200, 256, { schedule: { workgroupSize: 32, rowsPerWarp: 6 } }),
-  q6kSoaCase(100, 768, { schedule: { workgroupSize: 96 } }),
+  // (Workgroup sizes within the PTX bounds, 64 to 384 by 64, so each case runs on every engine.)
+  q6kSoaCase(200, 256, { schedule: { workgroupSize: 64, rowsPerWarp: 6 } }),
+  q6kSoaCase(100, 768, { schedule: { workgroupSize: 192 } }),
   q6kSoaCase(5, 4608, { schedule: { rowsPerWarp: 4 } }),
   q6kSoaCase(7, 1792),
-  // 253 of the 256 warp rows are past n_out: they shuffle and reduce but load nothing.
-  q6kSoaCase(3, 512, { schedule: { workgroupSize: 1024, rowsPerWarp: 8 } }),
+  // 93 of the 96 warp rows are past n_out: they shuffle and reduce but load nothing.
+  q6kSoaCase(3, 512, { schedule: { workgroupSize: 384, rowsPerWarp: 8 } }),
 ];

@@ -1,0 +1,89 @@
+// Every catalog kernel's PTX schedule bounds admit only schedules ptxas assembles without spilling.
+// The full sweep (`pnpm sweep:schedules`, 3,000 ptxas runs) takes minutes on a shared 2-core
+// machine, so this runs its edges and a seeded sample on every arch.
+import { describe, expect, it } from 'vitest';
+import { CATALOG, PTX_ARCHS, formatSchedule } from '@forge/ir';
+import {
+  countOutcomes,
+  edgeSchedules,
+  formatSweep,
+  knobValues,
+  ptxSchedules,
+  quickCases,
+  runSweep,
+  sampledSchedules,
+  sweepCases,
+} from './schedule-sweep.mjs';
+
+/** Workgroup sizes at which ptxas 13.0 spilled q6k-soa-gemv before its bounds left them out. */
+const SPILLED_BEFORE = [96, 416, 480, 512, 608, 640];
+
+describe('schedule sweep', () => {
+  it('enumerates the cross product of every knob on every arch', () => {
+    expect(knobValues({ min: 32, max: 1024, multipleOf: 32 })).toHaveLength(32);
+    expect(knobValues({ min: 1, max: 64, powerOfTwo: true })).toEqual([1, 2, 4, 8, 16, 32, 64]);
+    const soa = CATALOG.get('q6k-soa-gemv').spec;
+    expect(ptxSchedules(soa)).toHaveLength(6 * 4);
+    const expected = [...CATALOG.values()].reduce(
+      (sum, { spec }) =>
+        sum +
+        spec.schedule.reduce((product, knob) => product * knobValues(knob.bounds.ptx).length, 1),
+      0,
+    );
+    const cases = sweepCases();
+    expect(cases).toHaveLength(expected * PTX_ARCHS.length);
+    const keys = cases.map((c) => `${c.kernelId} ${c.arch} ${formatSchedule(c.schedule)}`);
+    expect(new Set(keys).size).toBe(keys.length);
+  });
+
+  it('samples edges and seeded schedules, the same for the same seed', () => {
+    const soa = CATALOG.get('q6k-soa-gemv').spec;
+    const edges = edgeSchedules(soa).map(formatSchedule);
+    for (const edge of ['rowsPerWarp=2,workgroupSize=64', 'rowsPerWarp=8,workgroupSize=384'])
+      expect(edges).toContain(edge);
+    expect(sampledSchedules(soa, 5, 7)).toEqual(sampledSchedules(soa, 5, 7));
+    expect(sampledSchedules(soa, 5, 7)).not.toEqual(sampledSchedules(soa, 5, 8));
+    expect(sampledSchedules(soa, 100, 7)).toHaveLength(24);
+  });
+
+  it('finds the spill that widened bounds would let through (issue #10 item 8)', async () => {
+    // q6k-soa-gemv with the 32-1024 PTX workgroup sizes it had: 608 threads spill on sm_80.
+    const soa = CATALOG.get('q6k-soa-gemv').spec;
+    const wide = { min: 32, max: 1024, multipleOf: 32 };
+    const schedule = soa.schedule.map((knob) =>
+      knob.name === 'workgroupSize' ? { ...knob, bounds: { ...knob.bounds, ptx: wide } } : knob,
+    );
+    const spec = { ...soa, schedule };
+    const [result] = await runSweep([
+      {
+        kernelId: spec.id,
+        spec,
+        schedule: { workgroupSize: 608, rowsPerWarp: 2 },
+        arch: 'sm_80',
+      },
+    ]);
+    expect(result.outcome).toBe('spill');
+    expect(result.spillBytes).toBeGreaterThan(0);
+    expect(formatSweep([result])).toMatch(
+      /^SPILL q6k-soa-gemv sm_80 rowsPerWarp=2,workgroupSize=608: Used \d+ registers/m,
+    );
+  });
+
+  it('assembles every kernel at its edge and sampled schedules on every arch: no spills, no failures', async () => {
+    const cases = quickCases({ seed: 10, perArch: 3, workgroupSizes: SPILLED_BEFORE });
+    for (const { spec } of CATALOG.values())
+      for (const arch of PTX_ARCHS)
+        expect(cases.some((c) => c.kernelId === spec.id && c.arch === arch)).toBe(true);
+    const results = await runSweep(cases, { concurrency: 2 });
+    const problems = results.filter((result) => result.outcome !== 'clean');
+    // The report's line for each problem, so a failure shows which schedules and why.
+    expect(problems.map((problem) => formatSweep([problem]).split('\n').at(-1))).toEqual([]);
+    expect(countOutcomes(results)).toEqual({
+      clean: cases.length,
+      spill: 0,
+      'ptxas-error': 0,
+      'emit-error': 0,
+    });
+    for (const result of results) expect(result.registers).toBeGreaterThan(0);
+  }, 600_000);
+});
