@@ -1,10 +1,18 @@
 #!/usr/bin/env node
+import { fileURLToPath } from 'node:url';
+import { DAWN_LOG_ENV, opensDawn, runWithoutDawnLog } from './dawn-log.js';
 import { runCli } from './main.js';
 
-void runCli(process.argv.slice(2), {
-  stdout: (text) => process.stdout.write(text),
-  stderr: (text) => process.stderr.write(text),
-  cwd: process.cwd(),
-}).then((code) => {
+const argv = process.argv.slice(2);
+// Dawn writes its log to descriptor 2 from native code: such commands run behind a filter.
+const exit =
+  process.env[DAWN_LOG_ENV] === undefined && opensDawn(argv)
+    ? runWithoutDawnLog(fileURLToPath(import.meta.url), argv)
+    : runCli(argv, {
+        stdout: (text) => process.stdout.write(text),
+        stderr: (text) => process.stderr.write(text),
+        cwd: process.cwd(),
+      });
+void exit.then((code) => {
   process.exitCode = code;
 });

@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import {
   compareWithReference,
@@ -11,7 +11,7 @@ import {
 } from '@forge/ir';
 import { parseCommandArgs } from '../args.js';
 import { ENGINES } from '../engines.js';
-import { EXIT_CHECK_FAILED, EXIT_OK, InputError, UsageError } from '../errors.js';
+import { EXIT_CHECK_FAILED, EXIT_OK, InputError, UsageError, errnoCode } from '../errors.js';
 import {
   fillGgufWeights,
   ggufOptions,
@@ -20,6 +20,7 @@ import {
   loadGgufInput,
 } from '../gguf-input.js';
 import type { CliIo } from '../io.js';
+import { planOutputs, writeOutputs } from '../output.js';
 import { TARGET_OPTIONS, targetFromArgs } from './emit.js';
 
 export const RUN_USAGE =
@@ -38,7 +39,10 @@ function pairs(values: readonly string[], option: string, pattern: RegExp): [str
 
 function shapeFromArgs(kernel: CatalogKernel, values: readonly string[]): Record<string, number> {
   const shape: Record<string, number> = { ...kernel.defaultShape };
+  const given = new Set<string>();
   for (const [name, value] of pairs(values, '--shape', /^([A-Za-z_]\w*)=(\d{1,10})$/)) {
+    if (given.has(name)) throw new UsageError(`--shape: '${name}' is given twice`);
+    given.add(name);
     if (!kernel.shapeNames.includes(name))
       throw new UsageError(
         `--shape: unknown shape '${name}' for ${kernel.spec.id} (known: ${kernel.shapeNames.join(', ')})`,
@@ -110,8 +114,12 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
     magnitude: 1,
   });
   if (tensor !== undefined) fillGgufWeights(kernel, buffers, shape, tensor);
+  const inputNames = new Set<string>();
   for (const [name, path] of pairs(parsed.strings('input'), '--input', /^([A-Za-z_]\w*)=@(.+)$/)) {
-    const buffer = buffers[name];
+    // Own properties only: `constructor` or `__proto__` must not find Object's.
+    const buffer = Object.hasOwn(buffers, name) ? buffers[name] : undefined;
+    if (inputNames.has(name)) throw new UsageError(`--input: '${name}' is given twice`);
+    inputNames.add(name);
     if (buffer === undefined || kernel.outputs.includes(name)) {
       throw new UsageError(
         `--input: '${name}' is not an input buffer of ${id} (inputs: ${Object.keys(buffers)
@@ -123,9 +131,7 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
     try {
       bytes = readFileSync(resolve(io.cwd, path));
     } catch (error) {
-      throw new InputError(
-        `--input ${name}: cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`,
-      );
+      throw new InputError(`--input ${name}: cannot read ${path}: ${errnoCode(error)}`);
     }
     // Quantized weights are raw blocks; the buffer holds them zero-padded to whole words.
     const element = kernel.spec.buffers.find((declaration) => declaration.name === name)?.element;
@@ -147,12 +153,20 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
     target.set(bytes);
   }
   const outputs = pairs(parsed.strings('output'), '--output', /^([A-Za-z_]\w*)=(.+)$/);
+  const outputNames = new Set<string>();
   for (const [name] of outputs) {
-    if (buffers[name] === undefined)
+    if (!Object.hasOwn(buffers, name))
       throw new UsageError(
         `--output: '${name}' is not a buffer of ${id} (buffers: ${Object.keys(buffers).join(', ')})`,
       );
+    if (outputNames.has(name)) throw new UsageError(`--output: '${name}' is given twice`);
+    outputNames.add(name);
   }
+  // Every output path is checked before the kernel runs; all are written together at the end.
+  const planned = planOutputs(
+    outputs.map(([name, path]) => ({ option: `--output ${name}`, given: path })),
+    io.cwd,
+  );
   const inputs = Object.fromEntries(
     Object.entries(buffers).map(([name, data]) => [name, data.slice()]),
   );
@@ -161,13 +175,12 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
   const { milliseconds } = outcome;
   const findings = outcome.findings ?? [];
   const check = compareWithReference(kernel, inputs, params, buffers);
-  for (const [name, path] of outputs) {
-    const data = buffers[name] as ElementArray;
-    writeFileSync(
-      resolve(io.cwd, path),
-      new Uint8Array(data.buffer, data.byteOffset, data.byteLength),
-    );
-  }
+  writeOutputs(
+    planned.map((output, index) => {
+      const data = buffers[outputs[index]?.[0] ?? ''] as ElementArray;
+      return { output, data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength) };
+    }),
+  );
   const pass = check.nmse <= check.tolerance && findings.length === 0;
   const targetText =
     target === undefined
