@@ -59,6 +59,15 @@ export function planOutputs(
   return planned;
 }
 
+/** Best-effort cleanup: the error being reported is the one that matters. */
+function removeQuietly(path: string): void {
+  try {
+    rmSync(path, { force: true });
+  } catch {
+    // Nothing was created there (its directory is gone or was never one).
+  }
+}
+
 let counter = 0;
 
 /** A hidden sibling of `path`, unique to this process and call. */
@@ -88,7 +97,7 @@ export function writeOutputs(
       renameSync(temporary, output.path);
     }
   } catch (error) {
-    for (const { temporary } of staged) rmSync(temporary, { force: true });
+    for (const { temporary } of staged) removeQuietly(temporary);
     const output = current.output;
     if (output === undefined) throw error;
     throw new InputError(`${output.option}: cannot write ${output.given}: ${errnoCode(error)}`);
