@@ -195,6 +195,17 @@ export const CASES = [
     exit: 2,
     stderr: /^forge run: --target: 'metal' cannot run kernels/,
   },
+  {
+    args: ['run', 'affine-f32', '--shape', 'n=268435456'],
+    exit: 2,
+    stderr:
+      /^forge run: --shape: affine-f32 at n=268435456 needs 2147483648 bytes of buffers, over the 1073741824 \(1 GiB\) a run may take$/,
+  },
+  {
+    args: ['run', 'rmsnorm', '--shape', 'n_embd=268435456', '--shape', 'rows=268435456'],
+    exit: 2,
+    stderr: /^forge run: --shape: rmsnorm at n_embd=268435456 rows=268435456 needs \d+ bytes/,
+  },
   // quant
   {
     args: [...QUANT, '--out', '/nonexistent/q'],

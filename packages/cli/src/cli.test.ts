@@ -68,6 +68,18 @@ describe('forge emit', () => {
   });
 });
 
+describe('a reader that stops early', () => {
+  it('ends forge quietly: no EPIPE stack trace, exit 0', () => {
+    // `head -c 10` closes the pipe while forge is still writing.
+    const run = spawnSync(
+      'sh',
+      ['-c', `"${process.execPath}" "${BIN}" spec q6k-gemv | head -c 10 >/dev/null`],
+      { cwd: work, encoding: 'utf8' },
+    );
+    expect(run.stderr).toBe('');
+  });
+});
+
 describe('bad input: exit 2, one line naming the field, no stack trace, nothing written', () => {
   const invalid = JSON.parse(JSON.stringify(rmsnorm.spec)) as {
     buffers: { name: string }[];

@@ -15,6 +15,7 @@ import {
 } from '@forge/ir';
 import { parseCommandArgs } from '../args.js';
 import { EXIT_OK, InputError, UsageError } from '../errors.js';
+import { escapeControl } from '../error-line.js';
 import type { CliIo } from '../io.js';
 import { planOutput, writeOutputs } from '../output.js';
 
@@ -133,7 +134,7 @@ export function quantCommand(args: readonly string[], io: CliIo): number {
           : unpack(type, input, rows, cols);
   writeOutputs([{ output: out, data: output }]);
   io.stdout(
-    `${action} ${type} ${rows}×${cols}: ${input.length} → ${output.length} bytes in ${outPath}\n`,
+    `${action} ${type} ${rows}×${cols}: ${input.length} → ${output.length} bytes in ${escapeControl(outPath)}\n`,
   );
   return EXIT_OK;
 }

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import {
+  ELEMENT_BYTES,
   compareWithReference,
   formatSchedule,
   getKernel,
@@ -55,6 +56,26 @@ function shapeFromArgs(kernel: CatalogKernel, values: readonly string[]): Record
   return shape;
 }
 
+/** Most bytes a run's buffers may take together (inputs, outputs and their copies aside): 1 GiB. */
+export const MAX_RUN_BYTES = 2 ** 30;
+
+/** Refuses a shape whose buffers would not fit in MAX_RUN_BYTES, before anything is allocated. */
+function checkBufferBytes(kernel: CatalogKernel, shape: Readonly<Record<string, number>>): void {
+  const lengths = kernel.bufferLengths(shape);
+  const bytes = kernel.spec.buffers.reduce(
+    (total, buffer) => total + (lengths[buffer.name] ?? 0) * ELEMENT_BYTES[buffer.element],
+    0,
+  );
+  if (bytes > MAX_RUN_BYTES) {
+    const shapeText = Object.entries(shape)
+      .map(([name, value]) => `${name}=${value}`)
+      .join(' ');
+    throw new UsageError(
+      `--shape: ${kernel.spec.id} at ${shapeText} needs ${bytes} bytes of buffers, over the ${MAX_RUN_BYTES} (1 GiB) a run may take`,
+    );
+  }
+}
+
 /** Runs a catalog kernel on seeded (or given) inputs and compares it with the float64 reference. */
 export async function runCommand(args: readonly string[], io: CliIo): Promise<number> {
   const parsed = parseCommandArgs(
@@ -105,6 +126,7 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
     throw new UsageError(`--seed: '${seedText}' is not a non-negative integer`);
   const seed = Number(seedText);
   kernel.checkShape?.(shape);
+  checkBufferBytes(kernel, shape);
   const buffers = makeCaseInputs(kernel, {
     name: `${id} cli`,
     kernelId: id,
