@@ -54,6 +54,8 @@ function rename(from: string, to: string): void {
   try {
     renameSync(from, to);
   } catch (error) {
+    // A check running meanwhile may have finished this very swap (recoverGoldenDirectory).
+    if (errnoCode(error) === 'ENOENT' && !exists(from) && isDirectory(to)) return;
     throw new InputError(`--dir: cannot rename ${from} to ${to}: ${errnoCode(error)}`);
   }
 }
