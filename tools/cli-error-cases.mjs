@@ -282,6 +282,12 @@ export const CASES = [
     stderr: /^forge sim: parameter 'n' is \.u32; 4294967296 does not fit in 32 bits$/,
   },
   {
+    args: [...SIM, '--arg', 'out=zeros:4', '--arg', 'n=f32:1.5'],
+    exit: 2,
+    stderr:
+      /^forge sim: --arg n: an f32 value for a \.u32 parameter would be converted; give an integer kind/,
+  },
+  {
     args: [...SIM, '--arg', '__proto__=u32:1'],
     exit: 2,
     stderr: /^forge sim: unknown parameter '__proto__' \(parameters: out, n\)$/,

@@ -8,6 +8,7 @@ import {
   simulate,
   totalWarpInstructions,
   type KernelArgument,
+  type PtxModule,
   type SimulationResult,
 } from '@forge/ptx-sim';
 import { parseCommandArgs } from '../args.js';
@@ -130,6 +131,31 @@ function argument(
   }
 }
 
+/**
+ * A float given for an integer parameter (or the reverse) would be converted, not passed as
+ * written: `f32:1.5` for a `.u32` is refused rather than run as 1. `.b` parameters take either.
+ */
+function checkScalarKinds(
+  module: PtxModule,
+  entryName: string | undefined,
+  args: Readonly<Record<string, KernelArgument>>,
+  kinds: ReadonlyMap<string, string>,
+): void {
+  const entry =
+    entryName === undefined && module.entries.length === 1
+      ? module.entries[0]
+      : module.entries.find((candidate) => candidate.name === entryName);
+  for (const parameter of entry?.params ?? []) {
+    const kind = kinds.get(parameter.name);
+    if (!Object.hasOwn(args, parameter.name) || args[parameter.name]?.kind !== 'scalar') continue;
+    if (kind === undefined || parameter.type.startsWith('b')) continue;
+    if (kind.startsWith('f') !== parameter.type.startsWith('f'))
+      throw new UsageError(
+        `--arg ${parameter.name}: ${/^[if]/.test(kind) ? 'an' : 'a'} ${kind} value for a .${parameter.type} parameter would be converted; give ${parameter.type.startsWith('f') ? 'f32:V' : 'an integer kind (u32:V, i32:V, u64:V)'}`,
+      );
+  }
+}
+
 /** Summary figures of a simulation, for text and --json output. */
 export function simulationFigures(result: SimulationResult): Record<string, unknown> {
   const warpInstructions = totalWarpInstructions(result.counters);
@@ -202,6 +228,7 @@ export function simCommand(args: readonly string[], io: CliIo): number {
     KernelArgument
   >;
   const budget = { bytes: MAX_SIM_BYTES };
+  const scalarKinds = new Map<string, string>();
   for (const assignment of parsed.strings('arg')) {
     const match = /^([A-Za-z_$][\w$]*)=(.+)$/.exec(assignment);
     if (match === null || match[1] === undefined || match[2] === undefined)
@@ -209,6 +236,7 @@ export function simCommand(args: readonly string[], io: CliIo): number {
     if (Object.hasOwn(kernelArgs, match[1]))
       throw new UsageError(`--arg: '${match[1]}' is given twice`);
     kernelArgs[match[1]] = argument(match[1], match[2], io.cwd, budget);
+    scalarKinds.set(match[1], match[2].split(':')[0] ?? '');
   }
   const dumpRequests = parsed.strings('dump').map((assignment) => {
     const match = /^([A-Za-z_$][\w$]*)=(.+)$/.exec(assignment);
@@ -222,6 +250,7 @@ export function simCommand(args: readonly string[], io: CliIo): number {
   const planned = planOutputs(dumpRequests, io.cwd);
   const module = parsePtx(text);
   const entry = parsed.string('entry');
+  checkScalarKinds(module, entry, kernelArgs, scalarKinds);
   const result = simulate(module, {
     ...(entry === undefined ? {} : { entry }),
     grid,
