@@ -20,10 +20,12 @@ export function parseCommandArgs(
   try {
     parsed = parseArgs({ args: [...args], options, allowPositionals: true, strict: true });
   } catch (error) {
-    const message = (error as Error).message.split('\n')[0] ?? 'bad arguments';
-    throw new UsageError(
-      `${message.replace(/\. To specify a positional.*$/, '')}; usage: ${usage}`,
-    );
+    // node's message runs over several lines; keep the first and its hint on how to pass '-x'.
+    const lines = (error as Error).message.split('\n');
+    const first = (lines[0] ?? 'bad arguments').replace(/\. To specify a positional.*$/, '');
+    const dash = lines.find((line) => line.startsWith('To specify an option argument'));
+    const hint = dash === undefined ? '' : `; ${dash.replace(/^To/, 'to').replace(/\.$/, '')}`;
+    throw new UsageError(`${first.replace(/\.$/, '')}${hint}; usage: ${usage}`);
   }
   const { values, positionals } = parsed;
   return {

@@ -101,14 +101,16 @@ describe('forge run --gguf', () => {
   ])('refuses %s (%s) for q8_0-gemv, naming both types', async (tensor, type) => {
     const result = await forge('run', 'q8_0-gemv', '--gguf', GGUF, '--tensor', tensor);
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe(`forge: --tensor ${tensor} is ${type}, but q8_0-gemv takes q8_0\n`);
+    expect(result.stderr).toBe(
+      `forge run: --tensor ${tensor} is ${type}, but q8_0-gemv takes q8_0\n`,
+    );
   });
 
   it('lists the tensors when the name is unknown', async () => {
     const result = await forge('run', 'q8_0-gemv', '--gguf', GGUF, '--tensor', 'nope');
     expect(result.code).toBe(2);
     expect(result.stderr).toBe(
-      `forge: --tensor: ${GGUF} has no tensor 'nope' (tensors: blk.0.ffn_down.weight, output.weight, blk.0.attn_norm.weight)\n`,
+      `forge run: --tensor: ${GGUF} has no tensor 'nope' (tensors: blk.0.ffn_down.weight, output.weight, blk.0.attn_norm.weight)\n`,
     );
   });
 
@@ -116,7 +118,7 @@ describe('forge run --gguf', () => {
     const missing = await forge('run', 'q8_0-gemv', '--gguf', 'missing.gguf', '--tensor', 'w');
     expect(missing.code).toBe(2);
     expect(missing.stderr).toBe(
-      `forge: --gguf: cannot read ${join(work, 'missing.gguf')}: ENOENT\n`,
+      `forge run: --gguf: cannot read ${join(work, 'missing.gguf')}: ENOENT\n`,
     );
     const notGguf = await forge(
       'run',
@@ -127,16 +129,16 @@ describe('forge run --gguf', () => {
       'w',
     );
     expect(notGguf.code).toBe(2);
-    expect(notGguf.stderr).toMatch(/^forge: --gguf: cannot read .*README\.md: .*magic.*\n$/);
+    expect(notGguf.stderr).toMatch(/^forge run: --gguf: cannot read .*README\.md: .*magic.*\n$/);
     const half = await forge('run', 'q8_0-gemv', '--gguf', GGUF);
-    expect([half.code, half.stderr]).toEqual([2, 'forge: --gguf FILE needs --tensor NAME\n']);
+    expect([half.code, half.stderr]).toEqual([2, 'forge run: --gguf FILE needs --tensor NAME\n']);
   });
 
   it('refuses a kernel without quantized weights', async () => {
     const result = await forge('run', 'rmsnorm', '--gguf', GGUF, '--tensor', 'output.weight');
     expect([result.code, result.stderr]).toEqual([
       2,
-      'forge: --gguf: rmsnorm takes no quantized weights\n',
+      'forge run: --gguf: rmsnorm takes no quantized weights\n',
     ]);
   });
 
@@ -203,7 +205,7 @@ describe('forge run --gguf', () => {
     );
     expect([conflict.code, conflict.stderr]).toEqual([
       2,
-      'forge: --shape n_out=32 conflicts with --tensor blk.0.w, whose ne [512, 64] gives n_out=64\n',
+      'forge run: --shape n_out=32 conflicts with --tensor blk.0.w, whose ne [512, 64] gives n_out=64\n',
     ]);
   });
 
@@ -248,7 +250,7 @@ describe('forge run --gguf', () => {
     const result = await forge('run', 'q4k-gemv', '--gguf', GGUF, '--tensor', 'output.weight');
     expect([result.code, result.stderr]).toEqual([
       2,
-      'forge: --tensor output.weight is q6_K, but q4k-gemv takes q4_K\n',
+      'forge run: --tensor output.weight is q6_K, but q4k-gemv takes q4_K\n',
     ]);
   });
 });

@@ -99,7 +99,9 @@ describe('an installed forge has no golden directory of its own', () => {
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(
-      /^forge: no golden directory: this forge is an installed package, not a Forge checkout; pass --dir DIR\n$/,
+      new RegExp(
+        `^forge ${args[0]}: no golden directory: this forge is an installed package, not a Forge checkout; pass --dir DIR\n$`,
+      ),
     );
     expect(listProject()).toEqual(before);
   });
@@ -130,7 +132,7 @@ describe('without the optional peer dependency webgpu', () => {
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
     expect(result.stderr).toBe(
-      'forge: no WebGPU adapter: the package `webgpu` is not installed; install the optional peer dependency beside @forge/wgsl: `npm install webgpu@0.6.2` (Dawn for Node.js)\n',
+      'forge run: no WebGPU adapter: the package `webgpu` is not installed; install the optional peer dependency beside @forge/wgsl: `npm install webgpu@0.6.2` (Dawn for Node.js)\n',
     );
   });
 

@@ -1,9 +1,8 @@
-import { ForgeError, IR_PACKAGE, ValidationError, formatIssue, ready } from '@forge/ir';
-import { PTX_SIM_PACKAGE, PtxSyntaxError, SimulationInputError } from '@forge/ptx-sim';
+import { IR_PACKAGE, ready } from '@forge/ir';
+import { PTX_SIM_PACKAGE } from '@forge/ptx-sim';
 import { PTX_PACKAGE } from '@forge/ptx';
 import { WGSL_PACKAGE } from '@forge/wgsl';
 import { BUILD_INFO } from './build-info.js';
-import { PtxasMissingError } from '@forge/ptx/ptxas';
 import { EMIT_USAGE, emitCommand } from './commands/emit.js';
 import { GOLDEN_USAGE, goldenCommand } from './commands/golden.js';
 import { LIST_USAGE, listCommand } from './commands/list.js';
@@ -12,7 +11,8 @@ import { HASH_USAGE, SPEC_USAGE, hashCommand, specCommand } from './commands/spe
 import { RUN_USAGE, runCommand } from './commands/run.js';
 import { SIM_USAGE, simCommand } from './commands/sim.js';
 import { VALIDATE_USAGE, validateCommand } from './commands/validate.js';
-import { EXIT_BAD_INPUT, EXIT_CHECK_FAILED, EXIT_OK } from './errors.js';
+import { describeFailure, oneLine } from './error-line.js';
+import { EXIT_BAD_INPUT, EXIT_OK } from './errors.js';
 import type { CliIo } from './io.js';
 
 type Command = (args: readonly string[], io: CliIo) => number | Promise<number>;
@@ -39,7 +39,11 @@ const HELP = [
   '',
 ].join('\n');
 
-/** Runs one command line; user mistakes print one line and return 2, never a stack trace. */
+/**
+ * Runs one command line. Every failure that is the user's or the machine's doing prints one line,
+ * `forge <command>: <message>` with control characters escaped, and returns 2 (bad input) or 1 (a
+ * check failed, a tool or adapter is missing, a run hit --max-steps); only a bug keeps its stack.
+ */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   const [name, ...args] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
@@ -48,7 +52,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   }
   if (name === '--version' || name === '-v') {
     if (args.length > 0) {
-      io.stderr(`forge: unexpected argument '${args[0]}' after ${name}\n`);
+      io.stderr(`forge: unexpected argument '${oneLine(args[0] ?? '')}' after ${name}\n`);
       return EXIT_BAD_INPUT;
     }
     // Each backend's version is part of its cache keys, so all of them are shown.
@@ -58,38 +62,18 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   }
   const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (command === undefined) {
-    io.stderr(`forge: unknown command '${name}' (known: ${Object.keys(COMMANDS).join(', ')})\n`);
+    io.stderr(
+      `forge: unknown command '${oneLine(name)}' (known: ${Object.keys(COMMANDS).join(', ')})\n`,
+    );
     return EXIT_BAD_INPUT;
   }
   try {
     await ready();
     return await command.run(args, io);
   } catch (error) {
-    // A missing tool or GPU adapter is the machine's problem, not the input's: exit 1 with the fix.
-    if (
-      error instanceof PtxasMissingError ||
-      (error instanceof Error && error.name === 'WebGpuUnavailableError')
-    ) {
-      io.stderr(`forge: ${error.message}\n`);
-      return EXIT_CHECK_FAILED;
-    }
-    if (error instanceof ValidationError) {
-      const more =
-        error.issues.length > 1 ? ` (and ${error.issues.length - 1} more problem(s))` : '';
-      io.stderr(
-        `forge: invalid input: ${formatIssue(error.issues[0] ?? { path: '', message: 'invalid' })}${more}\n`,
-      );
-      return EXIT_BAD_INPUT;
-    }
-    // The simulator depends on no other Forge package, so its input errors are not ForgeErrors.
-    if (
-      error instanceof ForgeError ||
-      error instanceof PtxSyntaxError ||
-      error instanceof SimulationInputError
-    ) {
-      io.stderr(`forge: ${error.message.split('\n')[0]}\n`);
-      return EXIT_BAD_INPUT;
-    }
-    throw error;
+    const failure = describeFailure(error);
+    if (failure === undefined) throw error;
+    io.stderr(`forge ${name}: ${oneLine(failure.message)}\n`);
+    return failure.code;
   }
 }

@@ -23,7 +23,7 @@ describe('forge run q8_0-gemv', () => {
     expectBadInput(cli, [
       [
         ['run', 'q8_0-gemv', '--shape', 'n_in=100'],
-        /^forge: invalid input: n_in: 100 is not a multiple of 32, the q8_0 block size$/m,
+        /^forge run: invalid input: n_in: 100 is not a multiple of 32, the q8_0 block size$/m,
       ],
       [
         ['run', 'q8_0-gemv', '--shape', 'n_in=32', '--shape', 'n_out=3', '--input', 'w=@short.bin'],

@@ -27,7 +27,7 @@ describe('forge run q6k-gemv', () => {
     expectBadInput(cli, [
       [
         ['run', 'q6k-gemv', '--shape', 'n_in=100'],
-        /^forge: invalid input: n_in: 100 is not a multiple of 256, the q6_K block size$/m,
+        /^forge run: invalid input: n_in: 100 is not a multiple of 256, the q6_K block size$/m,
       ],
       [
         ['run', 'q6k-gemv', '--shape', 'n_in=256', '--shape', 'n_out=3', '--input', 'w=@short.bin'],

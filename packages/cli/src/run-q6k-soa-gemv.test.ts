@@ -43,7 +43,7 @@ describe('forge run q6k-soa-gemv', () => {
     expectBadInput(cli, [
       [
         ['run', 'q6k-soa-gemv', '--shape', 'n_in=100'],
-        /^forge: invalid input: n_in: 100 is not a multiple of 256, the q6_K block size$/m,
+        /^forge run: invalid input: n_in: 100 is not a multiple of 256, the q6_K block size$/m,
       ],
       [
         ['run', 'q6k-soa-gemv', ...SHAPE, '--input', `w=@${join(ORACLE, 'Q6_K_64x512.w.bin')}`],

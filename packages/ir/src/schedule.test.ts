@@ -206,6 +206,15 @@ describe('parseScheduleAssignments', () => {
     expect(parseScheduleAssignments([])).toEqual({});
   });
 
+  it('keeps __proto__ and constructor as knob names, which resolveSchedule then rejects', () => {
+    const schedule = parseScheduleAssignments(['__proto__=1', 'constructor=2']);
+    expect(Object.keys(schedule)).toEqual(['__proto__', 'constructor']);
+    expect(issuesOf(() => resolveSchedule(rmsnorm, 'ptx', schedule))).toEqual([
+      { path: 'schedule.__proto__', message: 'unknown schedule knob (known: workgroupSize)' },
+      { path: 'schedule.constructor', message: 'unknown schedule knob (known: workgroupSize)' },
+    ]);
+  });
+
   it('lets a later assignment win', () => {
     expect(parseScheduleAssignments(['a=1', 'a=2'])).toEqual({ a: 2 });
   });

@@ -22,7 +22,8 @@ export const TARGET_LIMITS: Readonly<
 
 /** Parses `key=value` pairs as given on a command line; a malformed pair is a ValidationError. */
 export function parseScheduleAssignments(assignments: readonly string[]): Record<string, number> {
-  const schedule: Record<string, number> = {};
+  // No prototype: `__proto__=1` must become a knob that resolveSchedule reports, not a no-op.
+  const schedule = Object.create(null) as Record<string, number>;
   for (const assignment of assignments) {
     const match = /^([A-Za-z_][A-Za-z0-9_]*)=(\d{1,9})$/.exec(assignment);
     if (match === null || match[1] === undefined || match[2] === undefined) {

@@ -1,4 +1,3 @@
-import { resolve } from 'node:path';
 import { parseScheduleAssignments } from '@forge/ir';
 import { ptxTarget } from '@forge/ptx';
 import { parseWgslFeatures } from '@forge/wgsl';
@@ -6,8 +5,9 @@ import { parseCommandArgs, type ParsedArgs } from '../args.js';
 import { emitFor } from '../emitters.js';
 import { EXIT_OK, UsageError } from '../errors.js';
 import type { GoldenTarget } from '../golden/entries.js';
-import { writeFileAtomic, type CliIo } from '../io.js';
+import type { CliIo } from '../io.js';
 import { loadSpec } from '../load-spec.js';
+import { planOutput, writeOutputs } from '../output.js';
 
 export const EMIT_USAGE =
   'forge emit <kernel-id | spec.json> --target ptx|wgsl [--arch sm_XX] [--features f16,subgroups] [--schedule key=value]... [--out FILE] [--json]';
@@ -57,11 +57,12 @@ export function emitCommand(args: readonly string[], io: CliIo): number {
   if (subject === undefined || extra.length > 0)
     throw new UsageError(`expected one kernel id or spec file; usage: ${EMIT_USAGE}`);
   const target = targetFromArgs(parsed);
+  const outPath = parsed.string('out');
+  const out = outPath === undefined ? undefined : planOutput('--out', outPath, io.cwd);
   const spec = loadSpec(subject, io.cwd);
   const shader = emitFor(spec, parseScheduleAssignments(parsed.strings('schedule')), target);
   const output = parsed.flag('json') ? `${JSON.stringify(shader, null, 2)}\n` : shader.source;
-  const out = parsed.string('out');
   if (out === undefined) io.stdout(output);
-  else writeFileAtomic(resolve(io.cwd, out), output);
+  else writeOutputs([{ output: out, data: output }]);
   return EXIT_OK;
 }

@@ -1,12 +1,14 @@
 import { CATALOG, PTX_ARCHS, WGSL_FEATURES, semanticHash } from '@forge/ir';
 import { parseCommandArgs } from '../args.js';
-import { EXIT_OK } from '../errors.js';
+import { EXIT_OK, UsageError } from '../errors.js';
 import type { CliIo } from '../io.js';
 
 export const LIST_USAGE = 'forge list [--json]';
 
 export function listCommand(args: readonly string[], io: CliIo): number {
   const parsed = parseCommandArgs(args, { json: { type: 'boolean' } }, LIST_USAGE);
+  if (parsed.positionals.length > 0)
+    throw new UsageError(`unexpected argument '${parsed.positionals[0]}'; usage: ${LIST_USAGE}`);
   const kernels = [...CATALOG.values()].map((kernel) => ({
     id: kernel.spec.id,
     semanticVersion: kernel.spec.semanticVersion,

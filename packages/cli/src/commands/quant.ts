@@ -15,7 +15,9 @@ import {
 } from '@forge/ir';
 import { parseCommandArgs } from '../args.js';
 import { EXIT_OK, InputError, UsageError } from '../errors.js';
-import { writeFileAtomic, type CliIo } from '../io.js';
+import { escapeControl } from '../error-line.js';
+import type { CliIo } from '../io.js';
+import { planOutput, writeOutputs } from '../output.js';
 
 export const QUANT_USAGE =
   'forge quant quantize|dequantize|repack|unpack --type q4_K|q6_K|q8_0|q4_0 --rows R --cols C --in FILE --out FILE';
@@ -115,6 +117,7 @@ export function quantCommand(args: readonly string[], io: CliIo): number {
     );
   const inPath = requiredPath('--in', parsed.string('in'));
   const outPath = requiredPath('--out', parsed.string('out'));
+  const out = planOutput('--out', outPath, io.cwd);
   const input = readInput(inPath, io.cwd);
   const [expected, holds] = inputSize(action, format, rows, cols);
   if (input.length !== expected)
@@ -129,9 +132,9 @@ export function quantCommand(args: readonly string[], io: CliIo): number {
         : action === 'repack'
           ? repack(type, input, rows, cols)
           : unpack(type, input, rows, cols);
-  writeFileAtomic(resolve(io.cwd, outPath), output);
+  writeOutputs([{ output: out, data: output }]);
   io.stdout(
-    `${action} ${type} ${rows}×${cols}: ${input.length} → ${output.length} bytes in ${outPath}\n`,
+    `${action} ${type} ${rows}×${cols}: ${input.length} → ${output.length} bytes in ${escapeControl(outPath)}\n`,
   );
   return EXIT_OK;
 }

@@ -1,6 +1,7 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import {
+  ELEMENT_BYTES,
   compareWithReference,
   formatSchedule,
   getKernel,
@@ -11,7 +12,7 @@ import {
 } from '@forge/ir';
 import { parseCommandArgs } from '../args.js';
 import { ENGINES } from '../engines.js';
-import { EXIT_CHECK_FAILED, EXIT_OK, InputError, UsageError } from '../errors.js';
+import { EXIT_CHECK_FAILED, EXIT_OK, InputError, UsageError, errnoCode } from '../errors.js';
 import {
   fillGgufWeights,
   ggufOptions,
@@ -20,6 +21,7 @@ import {
   loadGgufInput,
 } from '../gguf-input.js';
 import type { CliIo } from '../io.js';
+import { planOutputs, writeOutputs } from '../output.js';
 import { TARGET_OPTIONS, targetFromArgs } from './emit.js';
 
 export const RUN_USAGE =
@@ -38,7 +40,10 @@ function pairs(values: readonly string[], option: string, pattern: RegExp): [str
 
 function shapeFromArgs(kernel: CatalogKernel, values: readonly string[]): Record<string, number> {
   const shape: Record<string, number> = { ...kernel.defaultShape };
+  const given = new Set<string>();
   for (const [name, value] of pairs(values, '--shape', /^([A-Za-z_]\w*)=(\d{1,10})$/)) {
+    if (given.has(name)) throw new UsageError(`--shape: '${name}' is given twice`);
+    given.add(name);
     if (!kernel.shapeNames.includes(name))
       throw new UsageError(
         `--shape: unknown shape '${name}' for ${kernel.spec.id} (known: ${kernel.shapeNames.join(', ')})`,
@@ -49,6 +54,26 @@ function shapeFromArgs(kernel: CatalogKernel, values: readonly string[]): Record
     shape[name] = size;
   }
   return shape;
+}
+
+/** Most bytes a run's buffers may take together (inputs, outputs and their copies aside): 1 GiB. */
+export const MAX_RUN_BYTES = 2 ** 30;
+
+/** Refuses a shape whose buffers would not fit in MAX_RUN_BYTES, before anything is allocated. */
+function checkBufferBytes(kernel: CatalogKernel, shape: Readonly<Record<string, number>>): void {
+  const lengths = kernel.bufferLengths(shape);
+  const bytes = kernel.spec.buffers.reduce(
+    (total, buffer) => total + (lengths[buffer.name] ?? 0) * ELEMENT_BYTES[buffer.element],
+    0,
+  );
+  if (bytes > MAX_RUN_BYTES) {
+    const shapeText = Object.entries(shape)
+      .map(([name, value]) => `${name}=${value}`)
+      .join(' ');
+    throw new UsageError(
+      `--shape: ${kernel.spec.id} at ${shapeText} needs ${bytes} bytes of buffers, over the ${MAX_RUN_BYTES} (1 GiB) a run may take`,
+    );
+  }
 }
 
 /** Runs a catalog kernel on seeded (or given) inputs and compares it with the float64 reference. */
@@ -101,6 +126,7 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
     throw new UsageError(`--seed: '${seedText}' is not a non-negative integer`);
   const seed = Number(seedText);
   kernel.checkShape?.(shape);
+  checkBufferBytes(kernel, shape);
   const buffers = makeCaseInputs(kernel, {
     name: `${id} cli`,
     kernelId: id,
@@ -110,8 +136,12 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
     magnitude: 1,
   });
   if (tensor !== undefined) fillGgufWeights(kernel, buffers, shape, tensor);
+  const inputNames = new Set<string>();
   for (const [name, path] of pairs(parsed.strings('input'), '--input', /^([A-Za-z_]\w*)=@(.+)$/)) {
-    const buffer = buffers[name];
+    // Own properties only: `constructor` or `__proto__` must not find Object's.
+    const buffer = Object.hasOwn(buffers, name) ? buffers[name] : undefined;
+    if (inputNames.has(name)) throw new UsageError(`--input: '${name}' is given twice`);
+    inputNames.add(name);
     if (buffer === undefined || kernel.outputs.includes(name)) {
       throw new UsageError(
         `--input: '${name}' is not an input buffer of ${id} (inputs: ${Object.keys(buffers)
@@ -123,9 +153,7 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
     try {
       bytes = readFileSync(resolve(io.cwd, path));
     } catch (error) {
-      throw new InputError(
-        `--input ${name}: cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`,
-      );
+      throw new InputError(`--input ${name}: cannot read ${path}: ${errnoCode(error)}`);
     }
     // Quantized weights are raw blocks; the buffer holds them zero-padded to whole words.
     const element = kernel.spec.buffers.find((declaration) => declaration.name === name)?.element;
@@ -147,12 +175,20 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
     target.set(bytes);
   }
   const outputs = pairs(parsed.strings('output'), '--output', /^([A-Za-z_]\w*)=(.+)$/);
+  const outputNames = new Set<string>();
   for (const [name] of outputs) {
-    if (buffers[name] === undefined)
+    if (!Object.hasOwn(buffers, name))
       throw new UsageError(
         `--output: '${name}' is not a buffer of ${id} (buffers: ${Object.keys(buffers).join(', ')})`,
       );
+    if (outputNames.has(name)) throw new UsageError(`--output: '${name}' is given twice`);
+    outputNames.add(name);
   }
+  // Every output path is checked before the kernel runs; all are written together at the end.
+  const planned = planOutputs(
+    outputs.map(([name, path]) => ({ option: `--output ${name}`, given: path })),
+    io.cwd,
+  );
   const inputs = Object.fromEntries(
     Object.entries(buffers).map(([name, data]) => [name, data.slice()]),
   );
@@ -161,13 +197,12 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
   const { milliseconds } = outcome;
   const findings = outcome.findings ?? [];
   const check = compareWithReference(kernel, inputs, params, buffers);
-  for (const [name, path] of outputs) {
-    const data = buffers[name] as ElementArray;
-    writeFileSync(
-      resolve(io.cwd, path),
-      new Uint8Array(data.buffer, data.byteOffset, data.byteLength),
-    );
-  }
+  writeOutputs(
+    planned.map((output, index) => {
+      const data = buffers[outputs[index]?.[0] ?? ''] as ElementArray;
+      return { output, data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength) };
+    }),
+  );
   const pass = check.nmse <= check.tolerance && findings.length === 0;
   const targetText =
     target === undefined

@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import {
   dramBytesRead,
@@ -8,89 +8,151 @@ import {
   simulate,
   totalWarpInstructions,
   type KernelArgument,
+  type PtxModule,
   type SimulationResult,
 } from '@forge/ptx-sim';
 import { parseCommandArgs } from '../args.js';
-import { EXIT_CHECK_FAILED, EXIT_OK, InputError, UsageError } from '../errors.js';
+import { EXIT_CHECK_FAILED, EXIT_OK, InputError, UsageError, errnoCode } from '../errors.js';
 import type { CliIo } from '../io.js';
+import { countOption, integerIn, typedValue } from '../numbers.js';
+import { planOutputs, writeOutputs } from '../output.js';
+
+/** Default --max-steps: about three seconds of simulation, so an endless loop ends quickly. */
+export const DEFAULT_MAX_STEPS = 100_000_000;
+/** Largest --max-steps. */
+export const MAX_STEPS_LIMIT = 1e12;
+/** Most bytes all buffer arguments together may hold (zeros:BYTES and @FILE): 1 GiB. */
+export const MAX_SIM_BYTES = 2 ** 30;
 
 export const SIM_USAGE =
-  'forge sim FILE.ptx [--entry NAME] --grid X[,Y,Z] --block X[,Y,Z] [--arg NAME=SPEC]... [--dump NAME=FILE]... [--json]  (SPEC: @FILE, zeros:BYTES, u32:V, i32:V, u64:V, f32:V, pack:T:V,T:V,...)';
+  'forge sim FILE.ptx [--entry NAME] --grid X[,Y,Z] --block X[,Y,Z] [--arg NAME=SPEC]... [--dump NAME=FILE]... [--max-steps N] [--json]  (SPEC: @FILE, zeros:BYTES, u32:V, i32:V, u64:V, f32:V, pack:T:V,T:V,... with T one of u8, u16, u32, i32, u64, f32; buffers at most 1 GiB in all; N thread instructions, default 1e8)';
 
-function dims(text: string | undefined, option: string): [number, number, number] {
+// CUDA's limits: grid x up to 2^31-1, y and z up to 65535; at most 1024 threads a block.
+const GRID_MAX = [2 ** 31 - 1, 65535, 65535] as const;
+const BLOCK_MAX = [1024, 1024, 64] as const;
+
+function dims(text: string | undefined, option: '--grid' | '--block'): [number, number, number] {
   if (text === undefined) throw new UsageError(`${option} is required; usage: ${SIM_USAGE}`);
   const parts = text.split(',').map((part) => part.trim());
-  if (parts.length > 3 || parts.some((part) => !/^\d{1,7}$/.test(part) || Number(part) < 1)) {
+  const limits = option === '--grid' ? GRID_MAX : BLOCK_MAX;
+  if (parts.length > 3)
     throw new UsageError(`${option}: '${text}' is not 1 to 3 positive integers X[,Y,Z]`);
-  }
-  const [x = 1, y = 1, z = 1] = parts.map(Number);
+  const values = parts.map((part, axis) =>
+    countOption(`${option} ${'xyz'[axis]}`, part, 1, limits[axis] ?? 1),
+  );
+  const [x = 1, y = 1, z = 1] = values;
+  if (option === '--block' && x * y * z > 1024)
+    throw new UsageError(`--block: ${x}×${y}×${z} is ${x * y * z} threads, over 1024`);
   return [x, y, z];
 }
 
-const PACK_TYPES: Readonly<
-  Record<string, { bytes: number; write: (view: DataView, offset: number, value: string) => void }>
-> = {
-  u8: { bytes: 1, write: (view, offset, value) => view.setUint8(offset, Number(value)) },
-  u16: { bytes: 2, write: (view, offset, value) => view.setUint16(offset, Number(value), true) },
-  u32: { bytes: 4, write: (view, offset, value) => view.setUint32(offset, Number(value), true) },
-  i32: { bytes: 4, write: (view, offset, value) => view.setInt32(offset, Number(value), true) },
-  u64: { bytes: 8, write: (view, offset, value) => view.setBigUint64(offset, BigInt(value), true) },
-  f32: { bytes: 4, write: (view, offset, value) => view.setFloat32(offset, Number(value), true) },
+const PACK_BYTES: Readonly<Record<string, number>> = {
+  u8: 1,
+  u16: 2,
+  u32: 4,
+  i32: 4,
+  u64: 8,
+  f32: 4,
 };
 
-/** Parses one --arg SPEC into what the simulator passes for that parameter. */
-function argument(name: string, spec: string, cwd: string): KernelArgument {
+function packValue(view: DataView, offset: number, type: string, value: number | bigint): void {
+  if (type === 'f32') view.setFloat32(offset, Number(value), true);
+  else if (type === 'u64') view.setBigUint64(offset, BigInt(value), true);
+  else if (type === 'i32') view.setInt32(offset, Number(value), true);
+  else if (type === 'u32') view.setUint32(offset, Number(value), true);
+  else if (type === 'u16') view.setUint16(offset, Number(value), true);
+  else view.setUint8(offset, Number(value));
+}
+
+/** Parses one --arg SPEC into what the simulator passes for that parameter; `budget` holds the bytes left. */
+function argument(
+  name: string,
+  spec: string,
+  cwd: string,
+  budget: { bytes: number },
+): KernelArgument {
   const bad = (why: string): never => {
     throw new UsageError(
       `--arg ${name}: ${why} (SPEC is @FILE, zeros:BYTES, u32:V, i32:V, u64:V, f32:V or pack:T:V,...)`,
     );
   };
+  const take = (bytes: number): number => {
+    if (bytes > budget.bytes)
+      bad(`${bytes} bytes would take the buffers over ${MAX_SIM_BYTES} bytes (1 GiB) in all`);
+    budget.bytes -= bytes;
+    return bytes;
+  };
   if (spec.startsWith('@')) {
+    const path = resolve(cwd, spec.slice(1));
     try {
-      return { kind: 'buffer', bytes: new Uint8Array(readFileSync(resolve(cwd, spec.slice(1)))) };
+      take(statSync(path).size);
+      return { kind: 'buffer', bytes: new Uint8Array(readFileSync(path)) };
     } catch (error) {
-      throw new InputError(
-        `--arg ${name}: cannot read ${spec.slice(1)}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`,
-      );
+      if (error instanceof UsageError) throw error;
+      throw new InputError(`--arg ${name}: cannot read ${spec.slice(1)}: ${errnoCode(error)}`);
     }
   }
-  const [kind, ...rest] = spec.split(':');
+  const [kind = '', ...rest] = spec.split(':');
   const value = rest.join(':');
   switch (kind) {
-    case 'zeros':
-      return /^\d{1,10}$/.test(value)
-        ? { kind: 'buffer', bytes: new Uint8Array(Number(value)) }
-        : bad(`'${value}' is not a byte count`);
+    case 'zeros': {
+      const bytes = integerIn(value, 0n, BigInt(MAX_SIM_BYTES));
+      if (bytes === undefined)
+        return bad(`'${value}' is not a byte count in [0, ${MAX_SIM_BYTES}]`);
+      return { kind: 'buffer', bytes: new Uint8Array(take(Number(bytes))) };
+    }
     case 'u32':
     case 'i32':
     case 'u64':
-      return /^-?\d+$/.test(value)
-        ? { kind: 'scalar', value: BigInt(value) }
-        : bad(`'${value}' is not an integer`);
-    case 'f32':
-      return Number.isFinite(Number(value)) && value !== ''
-        ? { kind: 'scalar', value: Number(value) }
-        : bad(`'${value}' is not a number`);
+    case 'f32': {
+      const scalar = typedValue(kind, value);
+      return typeof scalar === 'string' ? bad(scalar) : { kind: 'scalar', value: scalar };
+    }
     case 'pack': {
-      const items = value.split(',').map((item) => item.split(':'));
-      const size = items.reduce(
-        (total, [type]) =>
-          total + (PACK_TYPES[type ?? '']?.bytes ?? bad(`unknown pack type '${type}'`)),
-        0,
-      );
-      const bytes = new Uint8Array(size);
+      const items = value.split(',').map((item) => {
+        const [type = '', text = '', ...extra] = item.split(':');
+        const bytes = Object.hasOwn(PACK_BYTES, type) ? PACK_BYTES[type] : undefined;
+        if (bytes === undefined || extra.length > 0)
+          return bad(`'${item}' is not T:V with T one of ${Object.keys(PACK_BYTES).join(', ')}`);
+        const parsed = typedValue(type, text);
+        return typeof parsed === 'string' ? bad(parsed) : { type, bytes, value: parsed };
+      });
+      const bytes = new Uint8Array(items.reduce((total, item) => total + item.bytes, 0));
       const view = new DataView(bytes.buffer);
       let offset = 0;
-      for (const [type = '', text = ''] of items) {
-        const packer = PACK_TYPES[type] as (typeof PACK_TYPES)[string];
-        if (!/^-?[\d.e+-]+$/.test(text)) bad(`'${text}' is not a number`);
-        packer.write(view, offset, text);
-        offset += packer.bytes;
+      for (const item of items) {
+        packValue(view, offset, item.type, item.value);
+        offset += item.bytes;
       }
       return { kind: 'bytes', bytes };
     }
     default:
       return bad(`unknown kind '${kind}'`);
+  }
+}
+
+/**
+ * A float given for an integer parameter (or the reverse) would be converted, not passed as
+ * written: `f32:1.5` for a `.u32` is refused rather than run as 1. `.b` parameters take either.
+ */
+function checkScalarKinds(
+  module: PtxModule,
+  entryName: string | undefined,
+  args: Readonly<Record<string, KernelArgument>>,
+  kinds: ReadonlyMap<string, string>,
+): void {
+  const entry =
+    entryName === undefined && module.entries.length === 1
+      ? module.entries[0]
+      : module.entries.find((candidate) => candidate.name === entryName);
+  for (const parameter of entry?.params ?? []) {
+    const kind = kinds.get(parameter.name);
+    if (!Object.hasOwn(args, parameter.name) || args[parameter.name]?.kind !== 'scalar') continue;
+    if (kind === undefined || parameter.type.startsWith('b')) continue;
+    if (kind.startsWith('f') !== parameter.type.startsWith('f'))
+      throw new UsageError(
+        `--arg ${parameter.name}: ${/^[if]/.test(kind) ? 'an' : 'a'} ${kind} value for a .${parameter.type} parameter would be converted; give ${parameter.type.startsWith('f') ? 'f32:V' : 'an integer kind (u32:V, i32:V, u64:V)'}`,
+      );
   }
 }
 
@@ -139,6 +201,7 @@ export function simCommand(args: readonly string[], io: CliIo): number {
       block: { type: 'string' },
       arg: { type: 'string', multiple: true },
       dump: { type: 'string', multiple: true },
+      'max-steps': { type: 'string' },
       json: { type: 'boolean' },
     },
     SIM_USAGE,
@@ -150,37 +213,57 @@ export function simCommand(args: readonly string[], io: CliIo): number {
   try {
     text = readFileSync(resolve(io.cwd, file), 'utf8');
   } catch (error) {
-    throw new InputError(
-      `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`,
-    );
+    throw new InputError(`cannot read ${file}: ${errnoCode(error)}`);
   }
   const grid = dims(parsed.string('grid'), '--grid');
   const block = dims(parsed.string('block'), '--block');
-  const kernelArgs: Record<string, KernelArgument> = {};
+  const maxStepsText = parsed.string('max-steps');
+  const maxSteps =
+    maxStepsText === undefined
+      ? DEFAULT_MAX_STEPS
+      : countOption('--max-steps', maxStepsText, 1, MAX_STEPS_LIMIT);
+  // No prototype: an argument named __proto__ or constructor is just a name the simulator rejects.
+  const kernelArgs: Record<string, KernelArgument> = Object.create(null) as Record<
+    string,
+    KernelArgument
+  >;
+  const budget = { bytes: MAX_SIM_BYTES };
+  const scalarKinds = new Map<string, string>();
   for (const assignment of parsed.strings('arg')) {
     const match = /^([A-Za-z_$][\w$]*)=(.+)$/.exec(assignment);
     if (match === null || match[1] === undefined || match[2] === undefined)
       throw new UsageError(`--arg: '${assignment}' is not NAME=SPEC`);
-    kernelArgs[match[1]] = argument(match[1], match[2], io.cwd);
+    if (Object.hasOwn(kernelArgs, match[1]))
+      throw new UsageError(`--arg: '${match[1]}' is given twice`);
+    kernelArgs[match[1]] = argument(match[1], match[2], io.cwd, budget);
+    scalarKinds.set(match[1], match[2].split(':')[0] ?? '');
   }
-  const dumps = parsed.strings('dump').map((assignment) => {
+  const dumpRequests = parsed.strings('dump').map((assignment) => {
     const match = /^([A-Za-z_$][\w$]*)=(.+)$/.exec(assignment);
     if (match === null || match[1] === undefined || match[2] === undefined)
       throw new UsageError(`--dump: '${assignment}' is not NAME=FILE`);
-    const target = kernelArgs[match[1]];
+    const target = Object.hasOwn(kernelArgs, match[1]) ? kernelArgs[match[1]] : undefined;
     if (target?.kind !== 'buffer')
       throw new UsageError(`--dump: '${match[1]}' is not a buffer argument`);
-    return { bytes: target.bytes, path: resolve(io.cwd, match[2]) };
+    return { bytes: target.bytes, option: `--dump ${match[1]}`, given: match[2] };
   });
+  const planned = planOutputs(dumpRequests, io.cwd);
   const module = parsePtx(text);
   const entry = parsed.string('entry');
+  checkScalarKinds(module, entry, kernelArgs, scalarKinds);
   const result = simulate(module, {
     ...(entry === undefined ? {} : { entry }),
     grid,
     block,
     args: kernelArgs,
+    maxThreadInstructions: maxSteps,
   });
-  for (const { bytes, path } of dumps) writeFileSync(path, bytes);
+  writeOutputs(
+    planned.map((output, index) => ({
+      output,
+      data: dumpRequests[index]?.bytes ?? new Uint8Array(),
+    })),
+  );
   if (parsed.flag('json')) io.stdout(`${JSON.stringify(simulationFigures(result), null, 2)}\n`);
   else {
     for (const finding of result.findings) io.stdout(`${formatFinding(finding)}\n`);

@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { assemblePtx, ptxTargetArch } from '@forge/ptx/ptxas';
 import { parseCommandArgs } from '../args.js';
 import { EXIT_CHECK_FAILED, EXIT_OK, InputError } from '../errors.js';
+import { escapeControl } from '../error-line.js';
 import type { CliIo } from '../io.js';
 import { readManifest } from '../golden/golden.js';
 import { goldenDirectory } from './golden.js';
@@ -75,7 +76,11 @@ export async function validateCommand(args: readonly string[], io: CliIo): Promi
     VALIDATE_USAGE,
   );
   const kind = checkTarget(parsed.string('target'));
-  let files = parsed.positionals.map((file) => ({ name: file, path: resolve(io.cwd, file) }));
+  // Names are echoed in the report: control characters in them are shown escaped.
+  let files = parsed.positionals.map((file) => ({
+    name: escapeControl(file),
+    path: resolve(io.cwd, file),
+  }));
   if (files.length === 0) {
     const directory = goldenDirectory(parsed.string('dir'), io.cwd);
     const manifest = readManifest(directory);

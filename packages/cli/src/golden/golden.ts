@@ -1,9 +1,9 @@
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { blake3Hex, getKernel, isRecord, type GeneratedShader } from '@forge/ir';
 import { emitFor } from '../emitters.js';
-import { writeFileAtomic } from '../io.js';
 import { GOLDEN_ENTRIES, goldenFileName, type GoldenEntrySpec } from './entries.js';
+import { checkGoldenDirectoryPath, recoverGoldenDirectory, replaceGoldenDirectory } from './swap.js';
 import { unifiedDiff } from './unified-diff.js';
 
 /** A row of golden/manifest.json. */
@@ -69,6 +69,9 @@ export interface GoldenProblem {
 
 /** Re-emits every entry and compares bytes and hashes with the pinned files; returns every problem. */
 export function checkGolden(directory: string, entries: readonly GoldenEntrySpec[] = GOLDEN_ENTRIES): { checked: number; problems: GoldenProblem[] } {
+  checkGoldenDirectoryPath(directory);
+  // Finishes a swap a killed update committed to; leftovers beside the directory are not read.
+  recoverGoldenDirectory(directory, false);
   const problems: GoldenProblem[] = [];
   const manifest = readManifest(directory);
   if (manifest === undefined) {
@@ -109,32 +112,32 @@ export function checkGolden(directory: string, entries: readonly GoldenEntrySpec
   return { checked: entries.length, problems };
 }
 
-/** Rewrites only entries whose bytes changed (each atomically), drops stale files, then the manifest. */
+/**
+ * Re-emits every entry and, when any byte differs, replaces the directory as a whole (swap.ts): a
+ * kill at any moment leaves the complete old tree or the complete new one. Unchanged files keep
+ * their inode and mtime.
+ */
 export function updateGolden(directory: string, entries: readonly GoldenEntrySpec[] = GOLDEN_ENTRIES): { written: string[]; removed: string[]; unchanged: number } {
+  checkGoldenDirectoryPath(directory);
+  recoverGoldenDirectory(directory, true);
   const emitted = entries.map(emitEntry);
-  const written: string[] = [];
-  for (const { shader, row } of emitted) {
-    const path = join(directory, row.file);
-    if (existsSync(path) && readFileSync(path, 'utf8') === shader.source) continue;
-    mkdirSync(dirname(path), { recursive: true });
-    writeFileAtomic(path, shader.source);
-    written.push(row.file);
-  }
-  const keep = new Set(emitted.map(({ row }) => row.file));
-  const removed: string[] = [];
-  for (const file of listFiles(directory)) {
-    if (file !== MANIFEST_FILE && !keep.has(file)) {
-      rmSync(join(directory, file));
-      removed.push(file);
-    }
-  }
-  const manifestText = formatManifest({ format: 1, entries: emitted.map(({ row }) => row) });
-  const manifestPath = join(directory, MANIFEST_FILE);
-  if (!existsSync(manifestPath) || readFileSync(manifestPath, 'utf8') !== manifestText) {
-    writeFileAtomic(manifestPath, manifestText);
-    written.push(MANIFEST_FILE);
+  const files = new Map(emitted.map(({ shader, row }) => [row.file, shader.source]));
+  files.set(MANIFEST_FILE, formatManifest({ format: 1, entries: emitted.map(({ row }) => row) }));
+  const written = [...files].filter(([file, text]) => readOrUndefined(join(directory, file)) !== text).map(([file]) => file);
+  const removed = listFiles(directory).filter((file) => !files.has(file));
+  if (written.length > 0 || removed.length > 0) {
+    const unchanged = new Set([...files.keys()].filter((file) => !written.includes(file)));
+    replaceGoldenDirectory(directory, files, unchanged);
   }
   return { written, removed, unchanged: emitted.length - written.filter((file) => file !== MANIFEST_FILE).length };
+}
+
+function readOrUndefined(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
 }
 
 function listFiles(directory: string): string[] {

@@ -15,6 +15,16 @@ import {
 /** Raised when a kernel runs past the instruction budget (an endless loop, most likely). */
 export class StepLimitError extends Error {
   override readonly name = 'StepLimitError';
+  constructor(
+    /** The budget in thread instructions (`maxThreadInstructions`). */
+    readonly limit: number,
+    /** The PTX line of the instruction that went over it. */
+    readonly line: number,
+  ) {
+    super(
+      `more than ${limit} thread instructions executed (last at line ${line}); an endless loop?`,
+    );
+  }
 }
 
 function createWarp(program: Program, index: number, size: number): WarpState {
@@ -81,9 +91,7 @@ function runWarp(program: Program, context: ExecutionContext, limit: number): vo
     simulation.counters.threadInstructions += active.length;
     simulation.clock += active.length;
     if (simulation.counters.threadInstructions > limit) {
-      throw new StepLimitError(
-        `more than ${limit} thread instructions executed (last at line ${instruction.location.line}); an endless loop?`,
-      );
+      throw new StepLimitError(limit, instruction.location.line);
     }
     if (active.length > 0 || instruction.collective === true)
       instruction.execute(context, active, skipped);

@@ -66,6 +66,15 @@ function scalarBits(value: number | bigint, type: string, bytes: number): number
   return bytes === 8 ? big : Number(big);
 }
 
+/** Whether an integer parameter can hold the value, read as signed or unsigned (floats always can). */
+function fitsInteger(value: number | bigint, type: string, bytes: number): boolean {
+  if (type.startsWith('f')) return true;
+  if (typeof value === 'number' && !Number.isFinite(value)) return false;
+  const big = typeof value === 'bigint' ? value : BigInt(Math.trunc(value));
+  const bits = BigInt(bytes * 8);
+  return big >= -(1n << (bits - 1n)) && big < 1n << bits;
+}
+
 /**
  * Runs a kernel of a parsed module on the CPU: every CTA of the grid, warps of 32 lanes, with the
  * sanitizer's findings and the memory counters. Buffers passed as arguments are updated in place.
@@ -87,6 +96,11 @@ export function simulate(module: PtxModule, options: SimulateOptions): Simulatio
   const l2Bytes = options.l2Bytes ?? DEFAULT_L2_BYTES;
   if (!Number.isInteger(l2Bytes) || l2Bytes < 0)
     throw new SimulationInputError(`l2Bytes must be a non-negative integer, got ${l2Bytes}`);
+  const limit = options.maxThreadInstructions ?? 2e9;
+  if (!Number.isSafeInteger(limit) || limit < 1)
+    throw new SimulationInputError(
+      `maxThreadInstructions must be a positive integer, got ${limit}`,
+    );
   const threads = options.block[0] * options.block[1] * options.block[2];
   if (threads > 1024) throw new SimulationInputError(`a block of ${threads} threads exceeds 1024`);
 
@@ -125,7 +139,10 @@ export function simulate(module: PtxModule, options: SimulateOptions): Simulatio
   }
   const bufferNames: string[] = [];
   for (const { declaration, offset, size } of program.params) {
-    const argument = options.args[declaration.name];
+    // Own properties only: a parameter named `constructor` must not find Object's.
+    const argument = Object.hasOwn(options.args, declaration.name)
+      ? options.args[declaration.name]
+      : undefined;
     if (argument === undefined)
       throw new SimulationInputError(
         `missing argument for parameter '${declaration.name}' (.${declaration.type}${declaration.length === undefined ? '' : `[${declaration.length}]`})`,
@@ -148,12 +165,12 @@ export function simulate(module: PtxModule, options: SimulateOptions): Simulatio
         throw new SimulationInputError(
           `parameter '${declaration.name}' is an array; pass its bytes`,
         );
-      writeBits(
-        params,
-        offset,
-        typeBytes(declaration.type),
-        scalarBits(argument.value, declaration.type, typeBytes(declaration.type)),
-      );
+      const bytes = typeBytes(declaration.type);
+      if (!fitsInteger(argument.value, declaration.type, bytes))
+        throw new SimulationInputError(
+          `parameter '${declaration.name}' is .${declaration.type}; ${argument.value} does not fit in ${bytes * 8} bits`,
+        );
+      writeBits(params, offset, bytes, scalarBits(argument.value, declaration.type, bytes));
     }
   }
 
@@ -168,7 +185,6 @@ export function simulate(module: PtxModule, options: SimulateOptions): Simulatio
     sanitize: options.sanitize !== false,
     clock: 0,
   };
-  const limit = options.maxThreadInstructions ?? 2e9;
   for (let z = 0; z < options.grid[2]; z++) {
     for (let y = 0; y < options.grid[1]; y++) {
       for (let x = 0; x < options.grid[0]; x++) runCta(program, state, [x, y, z], limit);

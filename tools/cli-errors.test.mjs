@@ -1,0 +1,28 @@
+// Every failure path of the CLI in CASES: its exit code, exactly one stderr line matching the
+// case (no stack trace, no Dawn log, no raw control character), an empty stdout unless a check's
+// report is the point, and no file created in the working directory.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { CASES, prepareScratch, runCase, shown } from './cli-error-cases.mjs';
+
+const work = mkdtempSync(join(tmpdir(), 'forge-cli-errors-'));
+prepareScratch(work);
+
+describe('forge failure paths: one line, the right exit code, nothing written', () => {
+  it.each(CASES.map((testCase) => [shown(testCase.args), testCase]))('%s', (_, testCase) => {
+    const result = runCase(testCase, work);
+    expect(result.code).toBe(testCase.exit);
+    if (testCase.stderr === null) expect(result.stderr).toBe('');
+    else {
+      expect(result.stderr).toMatch(/^[^\n]*\n$/);
+      expect(result.stderr.trimEnd()).toMatch(testCase.stderr);
+    }
+    // eslint-disable-next-line no-control-regex
+    expect(result.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f]/);
+    if (testCase.stdout === undefined) expect(result.stdout).toBe('');
+    else expect(result.stdout).toMatch(testCase.stdout);
+    expect(result.created).toEqual([]);
+  });
+});
