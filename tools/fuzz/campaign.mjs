@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { FAILING, OUTCOMES, openOracle } from './oracle.mjs';
+import { reduceCase } from './reduce.mjs';
 import { fuzzCaseArbitrary } from './spec-arbitrary.mjs';
 
 // A campaign: fuzz cases through the oracle until a count or a time limit, tallied per outcome.
@@ -9,6 +10,7 @@ export function messageSignature(message) {
   return String(message)
     .replace(/'[^']*'/g, "'…'")
     .replace(/"[^"]*"/g, '"…"')
+    .replace(/\b0x[0-9a-f]+\b/gi, 'N')
     .replace(/\b\d+(\.\d+)?(e[+-]?\d+)?\b/g, 'N')
     .slice(0, 160);
 }
@@ -26,13 +28,20 @@ export async function runCampaign({ seed, numRuns = 1e9, timeLimitMs, onProgress
   const counts = Object.fromEntries([['tried', 0], ...OUTCOMES.map((o) => [o, 0])]);
   const groups = new Map();
   const spills = new Map();
-  const info = { longestRejection: 0, longMessages: 0, slowest: { ms: 0, tags: [] } };
+  const info = {
+    longestRejection: 0,
+    longMessages: 0,
+    slowest: { ms: 0, tags: [] },
+    slowestValidation: { ms: 0, tags: [] },
+  };
   let runIndex = 0;
   const property = fc.asyncProperty(fuzzCaseArbitrary(), async (fuzzCase) => {
     const index = runIndex++;
     const verdict = await oracle.check(fuzzCase);
     counts.tried++;
     counts[verdict.outcome]++;
+    if (verdict.validateMs > info.slowestValidation.ms)
+      info.slowestValidation = { ms: Math.round(verdict.validateMs), tags: fuzzCase.tags };
     if (verdict.ms > info.slowest.ms) info.slowest = { ms: Math.round(verdict.ms), tags: fuzzCase.tags }; // prettier-ignore
     for (const r of verdict.results) {
       if (r.outcome === 'rejected') {
@@ -76,26 +85,36 @@ export async function runCampaign({ seed, numRuns = 1e9, timeLimitMs, onProgress
 }
 
 /**
- * Replays run `index` of `seed` and lets fast-check shrink it while it still fails with the same
- * outcome and message signature; returns the smallest case found within `timeLimitMs`.
+ * Shrinks a failing case while it still fails with the same outcome and message signature: first
+ * fast-check's own shrinking from run `index` of `seed`, then structural reduction of the spec
+ * (reduce.mjs). Returns the smallest case found within `timeLimitMs`.
  */
-export async function minimize({ seed, index, outcome, signature, timeLimitMs = 30_000 }) {
+export async function minimize({
+  seed,
+  index,
+  fuzzCase,
+  outcome,
+  signature,
+  timeLimitMs = 30_000,
+}) {
   const oracle = await openOracle();
+  const fails = async (candidate) =>
+    (await oracle.check(candidate)).results.some(
+      (r) => r.outcome === outcome && messageSignature(r.message) === signature,
+    );
   try {
-    const property = fc.asyncProperty(fuzzCaseArbitrary(), async (fuzzCase) => {
-      const verdict = await oracle.check(fuzzCase);
-      return !verdict.results.some(
-        (r) => r.outcome === outcome && messageSignature(r.message) === signature,
-      );
-    });
+    let best = fuzzCase;
+    const property = fc.asyncProperty(fuzzCaseArbitrary(), async (c) => !(await fails(c)));
     const details = await fc.check(property, {
       seed,
       path: String(index),
       numRuns: 1,
-      interruptAfterTimeLimit: timeLimitMs,
+      interruptAfterTimeLimit: timeLimitMs / 3,
       markInterruptAsFailure: false,
     });
-    return details.counterexample?.[0];
+    const shrunk = details.counterexample?.[0];
+    if (shrunk !== undefined && jsonSize(shrunk.spec) < jsonSize(best.spec)) best = shrunk;
+    return await reduceCase(best, fails, (timeLimitMs * 2) / 3);
   } finally {
     oracle.close();
   }

@@ -104,8 +104,8 @@ export class ExpressionGenerator {
   /** An expression of `type` at most `depth` deep (deeper only through planted edge cases). */
   expr(type, depth) {
     const { p, ctx } = this;
-    if (ctx.plan.has('fold') && p.chance(0.08)) return this.foldTrap(type);
-    if (ctx.plan.has('dag') && p.chance(0.05)) return this.dag(type, ctx.dagDepth);
+    if (ctx.plan.has('fold') && p.chance(0.12)) return this.foldTrap(type);
+    if (ctx.plan.has('dag') && ctx.dags < 2 && p.chance(0.05)) return this.dag(type, ctx.dagDepth);
     if (depth <= 0 || p.chance(0.3)) return this.leaf(type);
     const d = depth - 1;
     if (type === 'bool') {
@@ -166,7 +166,10 @@ export class ExpressionGenerator {
   /** A sub-expression shared 2^k times: `e = op(e, e)` k times over one leaf object. */
   dag(type, depth) {
     this.ctx.tag(`dag:${depth}`);
-    let e = type === 'bool' ? bin('lt', this.leaf('u32'), this.leaf('u32')) : this.leaf(type);
+    this.ctx.dags++;
+    // The shared leaf must not hold a DAG itself, or the tree grows as 2^(depth * nesting).
+    const simple = (t) => (t === 'u32' ? this.builtin() : this.constant(t));
+    let e = type === 'bool' ? bin('lt', this.builtin(), simple('u32')) : simple(type);
     const op = type === 'bool' ? 'and' : this.p.one(['add', 'max', 'min']);
     for (let k = 0; k < depth; k++) e = bin(op, e, e);
     return e;

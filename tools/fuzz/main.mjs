@@ -4,7 +4,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ready } from '@forge/ir';
+import { printKernel, ready } from '@forge/ir';
 import { messageSignature, minimize, runCampaign } from './campaign.mjs';
 import { FAILING, OUTCOMES } from './oracle.mjs';
 
@@ -46,10 +46,20 @@ function parse(argv) {
   };
 }
 
-const excerpt = (value, limit) => {
-  const text = JSON.stringify(value);
-  return text.length > limit ? `${text.slice(0, limit)}… (${text.length} chars)` : text;
-};
+/** The case as Forge's printer shows it (a few lines), or its JSON when it cannot print it. */
+function printed(fuzzCase) {
+  let text;
+  try {
+    text = printKernel(fuzzCase.spec);
+  } catch {
+    text = JSON.stringify(fuzzCase.spec);
+  }
+  const lines = text
+    .split('\n')
+    .map((line) => (line.length > 240 ? `${line.slice(0, 240)}…` : line));
+  const shown = lines.slice(0, 25).join('\n');
+  return lines.length > 25 ? `${shown}\n… (${lines.length - 25} more lines)` : shown;
+}
 
 function topTags(group, limit = 6) {
   return [...group.tags]
@@ -72,7 +82,7 @@ function markdown(campaign, minimized) {
     lines.push(`- smallest: run ${index}, ${fuzzCase.source}, schedule ${JSON.stringify(fuzzCase.schedule)}`); // prettier-ignore
     const shrunk = minimized.get(group.key);
     const shown = shrunk ?? fuzzCase;
-    lines.push('', '```json', excerpt({ ...shown.spec, description: undefined }, 1500), '```');
+    lines.push('', '```', printed(shown), '```');
   }
   if (campaign.spills.size > 0) {
     lines.push('', '### spills (info)', '');
@@ -109,6 +119,7 @@ async function main() {
     const shrunk = await minimize({
       seed,
       index: group.example.index,
+      fuzzCase: group.example.fuzzCase,
       outcome: group.outcome,
       signature: messageSignature(group.example.message),
       timeLimitMs: 20_000,
@@ -122,6 +133,8 @@ async function main() {
     process.stdout.write(`  ${outcome.padEnd(width)}  ${count}\n`);
   process.stdout.write(`  spilling kernel configurations (info): ${campaign.spills.size}\n`);
   process.stdout.write(`  longest rejection message: ${campaign.info.longestRejection} chars (${campaign.info.longMessages} over 300)\n`); // prettier-ignore
+  const { slowest, slowestValidation } = campaign.info;
+  process.stdout.write(`  slowest case: ${slowest.ms} ms (${slowest.tags.join(' ')}); slowest validation: ${slowestValidation.ms} ms (${slowestValidation.tags.join(' ')})\n`); // prettier-ignore
   if (ordered.length > 0) {
     mkdirSync(out, { recursive: true });
     process.stdout.write(`\nfailures (smallest case of each group saved in ${out}):\n`);

@@ -140,7 +140,7 @@ export async function openOracle() {
   }
 
   /**
-   * `{ outcome, results, spills, ms }`: the case's outcome is the most severe over its targets;
+   * `{ outcome, results, spills, validateMs, ms }`: the case's outcome is the most severe over its targets;
    * `rejected` only when validation or every emission rejected it.
    */
   async function check(fuzzCase) {
@@ -156,6 +156,7 @@ export async function openOracle() {
     } catch (error) {
       results.push({ target: 'spec', ...classifyThrow(error, 'validate') });
     }
+    const validateMs = performance.now() - started;
     if (spec !== undefined) {
       for (const arch of fuzzCase.ptxArchs) checkPtx(spec, fuzzCase, arch, results, spills);
       await checkWgsl(spec, fuzzCase, results);
@@ -165,7 +166,7 @@ export async function openOracle() {
         ? results.every((r) => r.outcome === 'rejected')
         : results.some((r) => r.outcome === candidate),
     );
-    return { outcome, results, spills, ms: performance.now() - started };
+    return { outcome, results, spills, validateMs, ms: performance.now() - started };
   }
 
   return {

@@ -19,7 +19,8 @@ class Context {
     this.tags = new Set(plan);
     this.useF16 = plan.has('f16') || p.chance(0.1);
     this.edgeRate = plan.size > 0 ? 0.05 : 0.01;
-    this.dagDepth = p.chance(0.9) ? p.int(3, 12) : p.int(13, 16);
+    this.dagDepth = p.chance(0.9) ? p.int(3, 10) : p.int(11, 14);
+    this.dags = 0;
     this.scope = [];
     this.names = new Set();
     this.counter = 0;
@@ -227,7 +228,8 @@ export function grammarCase(p, index) {
     [2, 2],
   ]);
   const plan = new Set();
-  for (let k = 0; k < planCount; k++) plan.add(p.one(PLANS));
+  // Constant folding has the most variants, so it is drawn three times as often.
+  for (let k = 0; k < planCount; k++) plan.add(p.one([...PLANS, 'fold', 'fold']));
   const ctx = new Context(p, plan);
   const spec = declarations(ctx, `fuzz-${index}`);
   const statements = new StatementGenerator(ctx);
