@@ -33,6 +33,7 @@ export async function runCampaign({ seed, numRuns = 1e9, timeLimitMs, onProgress
     longMessages: 0,
     slowest: { ms: 0, tags: [] },
     slowestValidation: { ms: 0, tags: [] },
+    rejections: new Map(),
   };
   let runIndex = 0;
   const property = fc.asyncProperty(fuzzCaseArbitrary(), async (fuzzCase) => {
@@ -45,6 +46,8 @@ export async function runCampaign({ seed, numRuns = 1e9, timeLimitMs, onProgress
     if (verdict.ms > info.slowest.ms) info.slowest = { ms: Math.round(verdict.ms), tags: fuzzCase.tags }; // prettier-ignore
     for (const r of verdict.results) {
       if (r.outcome === 'rejected') {
+        const kind = `${r.stage}:${r.errorClass}`;
+        info.rejections.set(kind, (info.rejections.get(kind) ?? 0) + 1);
         info.longestRejection = Math.max(info.longestRejection, r.length);
         if (r.length > 300) info.longMessages++;
       }

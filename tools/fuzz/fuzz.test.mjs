@@ -6,7 +6,7 @@ import { runCampaign } from './campaign.mjs';
 // `pnpm fuzz --minutes N` runs the same campaign for longer from any seed.
 
 const SEED = 20261201;
-const RUNS = 250;
+const RUNS = 300;
 
 beforeAll(() => ready());
 

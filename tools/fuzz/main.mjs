@@ -133,6 +133,8 @@ async function main() {
     process.stdout.write(`  ${outcome.padEnd(width)}  ${count}\n`);
   process.stdout.write(`  spilling kernel configurations (info): ${campaign.spills.size}\n`);
   process.stdout.write(`  longest rejection message: ${campaign.info.longestRejection} chars (${campaign.info.longMessages} over 300)\n`); // prettier-ignore
+  const rejections = [...campaign.info.rejections].map(([kind, n]) => `${kind} ${n}`).join(', ');
+  process.stdout.write(`  rejections by stage and error (per target): ${rejections || 'none'}\n`);
   const { slowest, slowestValidation } = campaign.info;
   process.stdout.write(`  slowest case: ${slowest.ms} ms (${slowest.tags.join(' ')}); slowest validation: ${slowestValidation.ms} ms (${slowestValidation.tags.join(' ')})\n`); // prettier-ignore
   if (ordered.length > 0) {

@@ -19,7 +19,8 @@ class Context {
     this.tags = new Set(plan);
     this.useF16 = plan.has('f16') || p.chance(0.1);
     this.edgeRate = plan.size > 0 ? 0.05 : 0.01;
-    this.dagDepth = p.chance(0.9) ? p.int(3, 10) : p.int(11, 14);
+    // Emitters expand shared sub-expressions: at depth 14 Dawn spends ~100 s creating the pipeline.
+    this.dagDepth = p.chance(0.9) ? p.int(3, 10) : p.int(11, 12);
     this.dags = 0;
     this.scope = [];
     this.names = new Set();
@@ -142,7 +143,9 @@ class StatementGenerator {
     }
     if (budget > 0) options.push([2, () => this.if(budget, depth)], [2, () => this.for(budget)]);
     options.push([1, () => this.loadVector()]);
-    if (top) options.push([1, () => ({ op: 'barrier' })], [1, () => this.warpOp()]);
+    // Nested barriers and warp ops probe Forge's uniformity analysis against Tint's.
+    const sync = top ? 2 : 1;
+    options.push([sync, () => ({ op: 'barrier' })], [sync, () => this.warpOp()]);
     return p.weighted(options)();
   }
 
