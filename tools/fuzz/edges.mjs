@@ -199,3 +199,16 @@ export const EDGE_GRIDS = [
   '9007199254740993',
   '1e3',
 ];
+
+/** Descriptions land in `//` comments of both targets: comment and escape characters, full length. */
+export const EDGE_DESCRIPTIONS = [
+  'fuzz',
+  '*/ } fn x() { /*',
+  '// \\ "quoted" \'single\'',
+  '~`!@#$%^&*()_+{}|:<>?[];,./',
+  '\\',
+  '/*',
+  'x'.repeat(300),
+  ' leading and trailing spaces ',
+  '',
+];

@@ -1,5 +1,5 @@
 import { PTX_ARCHS } from '@forge/ir';
-import { EDGE_GRIDS, EDGE_NAMES } from './edges.mjs';
+import { EDGE_DESCRIPTIONS, EDGE_GRIDS, EDGE_NAMES } from './edges.mjs';
 import { ExpressionGenerator } from './expressions.mjs';
 
 // KernelSpecs from the IR grammar: mostly well typed, with planted edges vendor tools may reject.
@@ -99,7 +99,7 @@ function declarations(ctx, id) {
     id,
     semanticVersion: 1,
     entryPoint: ctx.name('k', 0.5),
-    description: 'fuzz',
+    description: plan.has('names') ? p.one(EDGE_DESCRIPTIONS) : 'fuzz',
     buffers: ctx.buffers.map(({ group, binding, name, element, access }) => ({ group, binding, name, element, access })), // prettier-ignore
     params: ctx.params.map(({ name, type }) => ({ name, type })),
     shared: ctx.shared.map(({ name, element, text }) => ({ name, element, length: text })),
