@@ -22,7 +22,8 @@ describe('fuzz case generator', () => {
       'fold:i32-min-div-minus-one', 'shared-const-index-oob', 'deep-expr-depth:64-126',
       'deep-if-depth:64-126', 'deep-for-depth:64-126', 'name:k', 'name:s', 'params:1080+',
       'binding:1000', 'many-buffers', 'dag:', 'negative-zero', 'grid', 'schedule-out-of-bounds',
-      'mutation:entryPoint', 'mutation:foldTrap', 'mutation:manyParams',
+      'mutation:entryPoint', 'mutation:foldTrap', 'mutation:manyParams', 'json:replace', 'json:delete',
+      'json:extra', 'json:op',
     ]; // prettier-ignore
     const missing = required.filter((prefix) => tagged(prefix).length === 0);
     expect(missing).toEqual([]);
@@ -44,7 +45,7 @@ describe('fuzz case generator', () => {
         expect.unreachable(`checkSpec threw ${error instanceof ForgeError ? 'ForgeError' : error}`);
       }
     }
-    expect(accepted / cases.length).toBeGreaterThan(0.6);
+    expect(accepted / cases.length).toBeGreaterThan(0.55);
   });
 
   it('replays a case exactly from its seed and path', () => {
