@@ -21,7 +21,7 @@ describe('bounded fuzz campaign', () => {
     const { counts } = campaign;
     expect(counts.tried).toBe(RUNS);
     // The generator must keep exercising the vendor tools, not just the validator.
-    expect(counts.accepted / counts.tried).toBeGreaterThan(0.4);
+    expect(counts.accepted / counts.tried).toBeGreaterThan(0.25);
     expect(counts.rejected).toBeGreaterThan(0);
   }, 300_000);
 });
