@@ -17,8 +17,8 @@ describe('bounded fuzz campaign', () => {
       (group) =>
         `${group.count}× ${group.key} (e.g. run ${group.example.index}: ${group.example.message})`,
     );
-    expect(failures).toEqual([]);
     const { counts } = campaign;
+    expect(failures, `counts ${JSON.stringify(counts)}`).toEqual([]);
     expect(counts.tried).toBe(RUNS);
     // The generator must keep exercising the vendor tools, not just the validator.
     expect(counts.accepted / counts.tried).toBeGreaterThan(0.25);
