@@ -75,12 +75,14 @@ export async function runCampaign({ seed, numRuns = 1e9, timeLimitMs, onProgress
   });
   const started = Date.now();
   try {
-    await fc.check(property, {
+    const details = await fc.check(property, {
       seed,
       numRuns,
       interruptAfterTimeLimit: timeLimitMs,
       markInterruptAsFailure: false,
     });
+    // The property never returns false: a failure is the harness's own (no ptxas, no Dawn).
+    if (details.failed) throw details.errorInstance ?? new Error(String(details.error));
   } finally {
     oracle.close();
   }

@@ -4,7 +4,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { printKernel, ready } from '@forge/ir';
+import { ForgeError, printKernel, ready } from '@forge/ir';
 import { messageSignature, minimize, runCampaign } from './campaign.mjs';
 import { FAILING, OUTCOMES } from './oracle.mjs';
 
@@ -100,10 +100,24 @@ async function main() {
     return 2;
   }
   await ready();
-  const { seed, minutes, runs, out } = options;
+  const { seed, minutes, runs } = options;
   process.stdout.write(`fuzz: seed ${seed}, ${minutes !== undefined ? `${minutes} min` : `${runs} runs`}\n`); // prettier-ignore
+  let campaign;
+  try {
+    campaign = await run(seed, minutes, runs);
+  } catch (error) {
+    // A missing ptxas or WebGPU is a setup problem, said in one line; anything else is a bug.
+    if (!(error instanceof ForgeError)) throw error;
+    process.stderr.write(`fuzz: ${error.message}\n`);
+    return 2;
+  }
+  return report(options, campaign);
+}
+
+/** The campaign, with a progress line on stderr every 30 s. */
+function run(seed, minutes, runs) {
   let last = Date.now();
-  const campaign = await runCampaign({
+  return runCampaign({
     seed,
     numRuns: runs,
     timeLimitMs: minutes === undefined ? undefined : minutes * 60_000,
@@ -113,6 +127,10 @@ async function main() {
       process.stderr.write(`fuzz: ${OUTCOMES.map((o) => `${o} ${counts[o]}`).join(', ')}\n`);
     },
   });
+}
+
+async function report(options, campaign) {
+  const { seed, out } = options;
   const minimized = new Map();
   const ordered = campaign.groups.sort((a, b) => b.count - a.count);
   for (const group of ordered.slice(0, options.minimize)) {
