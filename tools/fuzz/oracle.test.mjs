@@ -1,4 +1,4 @@
-import { getKernel, ready } from '@forge/ir';
+import { ForgeError, getKernel, ready } from '@forge/ir';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openOracle } from './oracle.mjs';
 
@@ -59,6 +59,18 @@ describe('fuzz oracle', () => {
     const verdict = await oracle.check(caseOf(spec));
     expect(verdict.outcome).toBe('crash');
     expect(verdict.results[0].message).toMatch(/^TypeError: getter exploded/);
+  });
+
+  it('counts a multi-line ForgeError as bad-message', async () => {
+    const spec = {
+      ...getKernel('affine-f32').spec,
+      get body() {
+        throw new ForgeError('first line\nsecond line');
+      },
+    };
+    const verdict = await oracle.check(caseOf(spec));
+    expect(verdict.outcome).toBe('bad-message');
+    expect(verdict.results[0].message).toBe(JSON.stringify('first line\nsecond line'));
   });
 
   it('rebuilds builder cases through defineKernel', async () => {

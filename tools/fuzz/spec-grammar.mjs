@@ -86,7 +86,8 @@ function declarations(ctx, id) {
         [1, 2],
       ]);
   for (let k = 0; k < sharedCount; k++) {
-    const [text, length] = p.one([['32', 32], ['64', 64], ['1', 1], ['wg', knobValue], ['wg / 32', knobValue / 32]]); // prettier-ignore
+    // Big arrays probe the workgroup-memory limits (32 KiB WGSL incl. warp scratch, 48 KiB PTX).
+    const [text, length] = p.one([['32', 32], ['64', 64], ['1', 1], ['wg', knobValue], ['wg / 32', knobValue / 32], ['8192', 8192], ['wg * 48', knobValue * 48], ['12288', 12288]]); // prettier-ignore
     const element = p.one(['f32', 'u32', 'i32']);
     ctx.shared.push({ name: ctx.name('t', 0.3), element, text: text.replace('wg', ctx.knobs[0].name), length, shared: true }); // prettier-ignore
   }
