@@ -200,7 +200,7 @@ describe('shared sub-objects', () => {
       defineKernel({ ...getKernel('affine-f32').spec, id: 'dag' }, (b) =>
         b.store('y', b.localId(), value),
       ),
-    ).toThrow(/expands to more than 1000000 values/);
+    ).toThrow(`expands to more than ${MAX_SPEC_NODES} values`);
     expect(performance.now() - started).toBeLessThan(2000);
   });
 
@@ -209,7 +209,7 @@ describe('shared sub-objects', () => {
       value !== null && typeof value === 'object'
         ? 1 + Object.values(value).reduce((sum: number, child) => sum + count(child), 0)
         : 1;
-    expect(count(getKernel('q6k-soa-gemv').spec) * 100).toBeLessThan(MAX_SPEC_NODES);
+    expect(count(getKernel('q6k-soa-gemv').spec) * 15).toBeLessThan(MAX_SPEC_NODES);
   });
 });
 
