@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError, affineF32, countReads, semanticHash } from '@forge/ir';
 import { emitPtx } from './emit.js';
-import { checkPtxTarget, ptxTarget } from './targets.js';
+import { assemblePtx } from './ptxas.js';
+import { PTX_ISA_VERSIONS, PTX_VERSIONS, checkPtxTarget, ptxTarget } from './targets.js';
 
 const INJECTED = 'evil()\n{\n\tret;\n}\n.visible .entry evil';
 
@@ -85,11 +86,22 @@ describe('checkPtxTarget', () => {
     );
   });
 
+  it('every ISA version it accepts for sm_80 assembles with ptxas', () => {
+    const accepted = PTX_ISA_VERSIONS.filter((version) => version >= PTX_VERSIONS.sm_80);
+    for (const ptxVersion of accepted) {
+      const { source } = emitPtx(affineF32.spec, {}, { kind: 'ptx', arch: 'sm_80', ptxVersion });
+      expect(assemblePtx(source, 'sm_80').ok, ptxVersion).toBe(true);
+    }
+    expect(accepted).toHaveLength(19);
+  });
+
   it.each([
     [{ kind: 'wgsl', arch: 'sm_80', ptxVersion: '7.0' }, 'target.kind'],
     [{ kind: 'ptx', arch: 'sm_70', ptxVersion: '7.0' }, 'target.arch'],
     [{ kind: 'ptx', arch: 'sm_80', ptxVersion: '7.0\n.target sm_90' }, 'target.ptxVersion'],
     [{ kind: 'ptx', arch: 'sm_90', ptxVersion: '7.0' }, 'target.ptxVersion'],
+    [{ kind: 'ptx', arch: 'sm_80', ptxVersion: '9.1' }, 'target.ptxVersion'],
+    [{ kind: 'ptx', arch: 'sm_80', ptxVersion: '7.9' }, 'target.ptxVersion'],
     [{ kind: 'ptx', arch: 'sm_80', ptxVersion: '7.0', extra: 1 }, 'target.extra'],
     ['sm_80', 'target'],
   ])('rejects %j at %s', (target, path) => {

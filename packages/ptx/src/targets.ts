@@ -17,6 +17,17 @@ export const PTX_VERSIONS: Readonly<Record<PtxArch, string>> = {
   sm_90: '7.8',
 };
 
+/**
+ * Every PTX ISA version from the oldest an arch needs (6.3) to the newest CUDA 13.0's ptxas reads
+ * (9.0); ptxas rejects any other `.version` ("Unsupported .version 7.9").
+ */
+export const PTX_ISA_VERSIONS: readonly string[] = [
+  '6.3', '6.4', '6.5',
+  '7.0', '7.1', '7.2', '7.3', '7.4', '7.5', '7.6', '7.7', '7.8',
+  '8.0', '8.1', '8.2', '8.3', '8.4', '8.5', '8.6', '8.7', '8.8',
+  '9.0',
+]; // prettier-ignore
+
 /** The target for an arch name; an unknown arch is a ValidationError on `arch`. */
 export function ptxTarget(arch: string): PtxTarget {
   const known = PTX_ARCHS.find((candidate) => candidate === arch);
@@ -30,7 +41,7 @@ export function ptxTarget(arch: string): PtxTarget {
 
 /**
  * `value` checked as a PtxTarget and read once (emission prints its fields into the module): kind
- * `ptx`, a known arch, and an ISA version `major.minor` no older than the arch needs.
+ * `ptx`, a known arch, and an ISA version ptxas reads (PTX_ISA_VERSIONS) no older than the arch needs.
  */
 export function checkPtxTarget(value: unknown): PtxTarget {
   const copy = takeSnapshot(value, 'target');
@@ -54,6 +65,11 @@ export function checkPtxTarget(value: unknown): PtxTarget {
     return fail(
       'target.ptxVersion',
       `must be a PTX ISA version like "7.0", got ${describeJson(version)}`,
+    );
+  if (!PTX_ISA_VERSIONS.includes(version))
+    fail(
+      'target.ptxVersion',
+      `${version} is not a PTX ISA version ptxas reads (${PTX_ISA_VERSIONS[0]} to ${PTX_ISA_VERSIONS.at(-1)}, no 6.6-6.9 or 7.9)`,
     );
   const target: PtxTarget = { kind: 'ptx', arch, ptxVersion: version };
   if (isaVersion(target) < isaVersion(ptxTarget(arch)))
