@@ -10,6 +10,8 @@ import {
 } from './size-expression.js';
 import { BUFFER_ACCESSES, TARGET_KINDS, type BufferAccess, type KernelSpec } from './spec.js';
 import { checkBody, type BodyContext } from './typecheck.js';
+import { constantFaults } from './constant-faults.js';
+import type { Stmt } from './body.js';
 import { ELEMENT_TYPES, PARAM_TYPES, type ScalarType } from './types.js';
 
 const SPEC_FIELDS = [
@@ -155,6 +157,14 @@ function analyze(value: unknown): { issues: ValidationIssue[]; warpUniformOnly: 
   if (issues.issues.length > 0) return done();
   const context: BodyContext = { params, knobs, buffers, shared, reserved: new Set(names.keys()) };
   const warpUniformOnly = checkBody(spec['body'], 'body', context, issues);
+  if (issues.issues.length > 0) return done();
+  // Faults constant on their own; bindConstants finds those that need the schedule's values.
+  for (const issue of constantFaults(
+    spec['body'] as readonly Stmt[],
+    'body',
+    constantLengths(spec),
+  ))
+    issues.add(issue.path, issue.message);
   return { issues: issues.issues, warpUniformOnly };
 }
 
@@ -163,6 +173,16 @@ export function validateSpec(value: unknown): KernelSpec {
   const issues = checkSpec(value);
   if (issues.length > 0) throw new ValidationError(issues);
   return value as KernelSpec;
+}
+
+/** Lengths of the shared arrays whose length needs no schedule knob. */
+function constantLengths(spec: JsonRecord): Map<string, number> {
+  const lengths = new Map<string, number>();
+  for (const array of spec['shared'] as readonly JsonRecord[]) {
+    const parsed = bindSizeExpression(parseSizeExpression(array['length'] as string), {});
+    if (parsed.kind === 'number') lengths.set(array['name'] as string, parsed.value);
+  }
+  return lengths;
 }
 
 /** WebGPU's default binding limits and ptxas's parameter space, for a spec whose buffers parsed. */
