@@ -49,4 +49,5 @@ export { OP_ZOO } from './testing/op-zoo.js';
 export * from './quant/index.js';
 export * from './testing/load-vector-probe.js';
 export * from './testing/unpack-half-probe.js';
+export * from './testing/limit-specs.js';
 export { BUILD_INFO as IR_PACKAGE } from './build-info.js';
