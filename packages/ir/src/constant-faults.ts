@@ -1,4 +1,4 @@
-import type { Expr, Stmt } from './body.js';
+import { BINARY_OPS, UNARY_OPS, type Expr, type Stmt } from './body.js';
 import type { ValidationIssue } from './errors.js';
 import { f16FromBits } from './f16.js';
 import {
@@ -19,6 +19,7 @@ import { isFloatType, type ScalarType } from './types.js';
 // infinity or a NaN. A `let` is not a constant in WGSL, so only the operands written inline count.
 
 const F16_MAX = 65504;
+const I32_MIN = -(2 ** 31);
 
 /** A constant's value, or undefined when the expression is not constant (or faulted). */
 type Folded = Value | undefined;
@@ -27,6 +28,8 @@ class ConstantFolder {
   readonly issues: ValidationIssue[] = [];
   // Each distinct node is folded once, so shared sub-expressions cost nothing more.
   private readonly folded = new Map<Expr, Folded>();
+  // Nodes bindConstants turns into a literal (integer and bool ops on literals).
+  private readonly literal = new Set<Expr>();
 
   constructor(private readonly sharedLengths: ReadonlyMap<string, number>) {}
 
@@ -110,6 +113,7 @@ class ConstantFolder {
   private fold(expression: Expr, path: string): Folded {
     if (expression.op === 'const') {
       const value = expression.value;
+      if (!isFloatType(expression.type)) this.literal.add(expression);
       // Literals are rounded to their type as the emitters print them.
       if (typeof value === 'number' && isFloatType(expression.type))
         return convertValue(value, 'f32', expression.type);
@@ -123,11 +127,21 @@ class ConstantFolder {
       this.index(expression.memory, args[0], joinPath(joinPath(path, 'args'), 0));
       return undefined;
     }
-    if (args.some((arg) => arg === undefined)) return undefined;
-    const [a, b, c] = args as Value[];
     const type = expression.type;
     const operandType = expression.args[0].type;
     const number = (value: Value | undefined): number => value as number;
+    const op = expression.op;
+    // A constant divisor or shift amount is checked whatever the other operand is.
+    if ((op === 'div' || op === 'rem') && !isFloatType(operandType) && args[1] === 0)
+      return this.fault(path, `integer ${op === 'div' ? 'division' : 'remainder'} by constant 0`);
+    if ((op === 'shl' || op === 'shr') && number(args[1]) >= 32)
+      return this.fault(path, `shift by constant ${number(args[1])} (must be below 32)`);
+    if (args.some((arg) => arg === undefined)) return undefined;
+    const [a, b, c] = args as Value[];
+    if (!expression.args.every((arg) => this.literal.has(arg))) {
+      const fault = integerOverflow(op, number(a), number(b), operandType);
+      if (fault !== undefined) return this.fault(path, fault);
+    } else if (FOLDED_BY_BINDING.has(op)) this.literal.add(expression);
     switch (expression.op) {
       case 'select':
         return a === true ? b : c;
@@ -179,11 +193,7 @@ class ConstantFolder {
           return UNARY_SEMANTICS[expression.op as 'neg'](x, type);
       }
     }
-    const op = expression.op as keyof typeof BINARY_SEMANTICS;
-    if ((op === 'div' || op === 'rem') && !isFloatType(operandType) && b === 0)
-      return this.fault(path, `integer ${op === 'div' ? 'division' : 'remainder'} by constant 0`);
-    if ((op === 'shl' || op === 'shr') && number(b) >= 32)
-      return this.fault(path, `shift by constant ${number(b)} (must be below 32)`);
+    const binary = op as keyof typeof BINARY_SEMANTICS;
     if (
       isFloatType(operandType) &&
       (op === 'add' || op === 'sub' || op === 'mul' || op === 'div')
@@ -192,8 +202,24 @@ class ConstantFolder {
       const exact = op === 'add' ? x + y : op === 'sub' ? x - y : op === 'mul' ? x * y : x / y;
       return this.float(exact, type, path, `constant ${op}(${x}, ${y})`);
     }
-    return BINARY_SEMANTICS[op](a as Value, b as Value, operandType);
+    return BINARY_SEMANTICS[binary](a as Value, b as Value, operandType);
   }
+}
+
+// bindConstants folds integer and bool ops on literals itself, wrapping; Tint only evaluates (and
+// checks for overflow) what is left: ops with an operand behind convert, bitcast, select…
+const FOLDED_BY_BINDING = new Set<string>([...UNARY_OPS, ...BINARY_OPS]);
+
+/** The overflow Tint's constant evaluation reports for an integer op it evaluates itself. */
+function integerOverflow(op: string, a: number, b: number, type: ScalarType): string | undefined {
+  if (type === 'i32' && (op === 'div' || op === 'rem') && a === I32_MIN && b === -1)
+    return `constant ${op}(${a}, -1) overflows i32`;
+  if (op !== 'shl' || b === 0) return undefined;
+  // u32 may not shift out a 1 bit; i32 may not shift out a bit that differs from the sign.
+  const lost = type === 'u32' ? a >>> (32 - b) !== 0 : ![0, -1].includes(a >> (31 - b));
+  return lost && (type === 'u32' || type === 'i32')
+    ? `constant shl(${a}, ${b}) overflows ${type}`
+    : undefined;
 }
 
 /**

@@ -30,6 +30,7 @@ const bin = (op: 'add' | 'mul' | 'div' | 'rem' | 'shl' | 'shr', a: Expr, b: Expr
   type: a.type,
   args: [a, b],
 });
+const localId: Expr = { op: 'builtin', type: 'u32', name: 'local_id' };
 const toF32 = (arg: Expr): Expr => ({ op: 'convert', type: 'f32', args: [arg] });
 const storeU32 = (value: Expr): Stmt => ({
   op: 'store',
@@ -64,6 +65,11 @@ describe('constant expressions Tint rejects', () => {
     ['convert<f16>(70000)', storeF32(toF32({ op: 'convert', type: 'f16', args: [c('f32', 70000)] })), /f16 cannot represent/], // prettier-ignore
     ['f16 65504 + 1', storeF32(toF32(bin('add', c('f16', 65504), c('f16', 1)))), /f16 cannot/],
     ['fma product overflow', storeF32({ op: 'fma', type: 'f32', args: [c('f32', 3e38), c('f32', 10), c('f32', -3e38)] }), /fma/], // prettier-ignore
+    ['run-time u32 / 0', storeU32(bin('div', localId, c('u32', 0))), /division by constant 0/],
+    ['run-time u32 << 40', storeU32(bin('shl', localId, c('u32', 40))), /shift by constant 40/],
+    ['constant 3 << 31 behind a bitcast', storeU32(bin('shl', toU32(c('i32', 3)), c('u32', 31))), /shl\(3, 31\) overflows u32/], // prettier-ignore
+    ['constant i32 1 << 31 behind a bitcast', storeU32(toU32(bin('shl', { op: 'bitcast', type: 'i32', args: [c('u32', 1)] }, c('u32', 31)))), /overflows i32/], // prettier-ignore
+    ['constant i32 min / -1 behind a bitcast', storeU32(toU32(bin('div', { op: 'bitcast', type: 'i32', args: [c('u32', 0x80000000)] }, c('i32', -1)))), /overflows i32/], // prettier-ignore
     ['shared t[32] of 32', { op: 'store', memory: 't', index: c('u32', 32), value: c('f32', 0) }, /out of bounds of 't' \(length 32\)/], // prettier-ignore
   ];
   it.each(rejected)('%s is rejected, naming the expression', (_name, statement, message) => {

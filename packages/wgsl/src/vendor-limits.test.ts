@@ -50,6 +50,11 @@ describe('Tint rejects the constant expressions Forge rejects', () => {
   const snippets: [string, RegExp][] = [
     ['let a = 5u / 0u;', /division by zero/],
     ['let a = 5i % 0i;', /division by zero/],
+    ['let a = i / 0u;', /division by zero/],
+    ['let a = i << 40u;', /less than the bit width/],
+    ['let a = bitcast<u32>(3i) << 31u;', /cannot be represented as 'u32'/],
+    ['let a = bitcast<i32>(1u) << 31u;', /sign change/],
+    ['let a = bitcast<i32>(0x80000000u) / -1i;', /cannot be represented as 'i32'/],
     ['let a = 1u << 32u;', /less than the bit width/],
     ['let a = 1.0f / 0.0f;', /cannot be represented/],
     ['let a = sqrt(-1.0f);', /sqrt must be called with a value >= 0/],
@@ -64,7 +69,7 @@ describe('Tint rejects the constant expressions Forge rejects', () => {
     ['t[32] = 0.0f;', /out of bounds/],
   ];
   it.each(snippets)('%s', async (statement, message) => {
-    const source = `enable f16;\nvar<workgroup> t: array<f32, 32>;\n@compute @workgroup_size(1) fn main() {\n  ${statement}\n}\n`;
+    const source = `enable f16;\nvar<workgroup> t: array<f32, 32>;\n@compute @workgroup_size(1) fn main(@builtin(local_invocation_index) i: u32) {\n  ${statement}\n}\n`;
     const [error] = await tintErrors(source);
     expect(error).toMatch(message);
   });

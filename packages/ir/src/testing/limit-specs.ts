@@ -99,6 +99,22 @@ export const CONSTANT_BOUNDARY_CASES: Readonly<Record<string, Expr>> = {
     type: 'f32',
     args: [{ op: 'shl', type: 'u32', args: [c('u32', 1), c('u32', 31)] }],
   },
+  'i32 literal 1 << 31 (folded by Forge, wrapping)': {
+    op: 'bitcast',
+    type: 'f32',
+    args: [{ op: 'shl', type: 'i32', args: [c('i32', 1), c('u32', 31)] }],
+  },
+  'u32 constant 1 << 31 behind a bitcast': {
+    op: 'convert',
+    type: 'f32',
+    args: [
+      {
+        op: 'shl',
+        type: 'u32',
+        args: [{ op: 'bitcast', type: 'u32', args: [c('i32', 1)] }, c('u32', 31)],
+      },
+    ],
+  },
   'unpack_half of finite halves': {
     op: 'unpack_half',
     type: 'f32',
