@@ -19,6 +19,10 @@ import { isFloatType, type ScalarType } from './types.js';
 // infinity or a NaN. A `let` is not a constant in WGSL, so only the operands written inline count.
 
 const F16_MAX = 65504;
+
+/** A number for a message: at most 7 significant digits (`3e+38`, not `3.0000000054977558e+38`). */
+const show = (value: Value | undefined): string =>
+  typeof value === 'number' ? String(Number(value.toPrecision(7))) : String(value);
 const I32_MIN = -(2 ** 31);
 
 /** A constant's value, or undefined when the expression is not constant (or faulted). */
@@ -83,7 +87,7 @@ class ConstantFolder {
   }
 
   private fault(path: string, message: string): undefined {
-    this.issues.push({ path, message: `${message} (Tint evaluates constant expressions)` });
+    this.issues.push({ path, message: `${message} (Tint folds constants)` });
     return undefined;
   }
 
@@ -101,12 +105,12 @@ class ConstantFolder {
   private float(value: number, type: ScalarType, path: string, what: string): Folded {
     if (type === 'f16') {
       if (!Number.isFinite(value) || Math.abs(value) > F16_MAX)
-        return this.fault(path, `${what} gives ${value}, which f16 cannot represent`);
+        return this.fault(path, `${what} gives ${show(value)}, which f16 cannot represent`);
       return convertValue(value, 'f32', 'f16');
     }
     const rounded = Math.fround(value);
     if (!Number.isFinite(rounded))
-      return this.fault(path, `${what} gives ${value}, which f32 cannot represent`);
+      return this.fault(path, `${what} gives ${show(value)}, which f32 cannot represent`);
     return rounded;
   }
 
@@ -146,12 +150,22 @@ class ConstantFolder {
       case 'select':
         return a === true ? b : c;
       case 'fma': {
-        const product = this.float(number(a) * number(b), type, path, `fma's ${a} * ${b}`);
+        const product = this.float(
+          number(a) * number(b),
+          type,
+          path,
+          `fma's ${show(a)} * ${show(b)}`,
+        );
         if (product === undefined) return undefined;
-        return this.float(number(product) + number(c), type, path, `fma(${a}, ${b}, ${c})`);
+        return this.float(
+          number(product) + number(c),
+          type,
+          path,
+          `fma(${show(a)}, ${show(b)}, ${show(c)})`,
+        );
       }
       case 'convert':
-        if (type === 'f16') return this.float(number(a), type, path, `convert of ${a}`);
+        if (type === 'f16') return this.float(number(a), type, path, `convert of ${show(a)}`);
         return convertValue(number(a), operandType, type);
       case 'bitcast': {
         const value = bitcastValue(number(a), operandType, type);
@@ -173,22 +187,22 @@ class ConstantFolder {
       if (!isFloatType(type)) return UNARY_SEMANTICS[expression.op as 'neg'](x, type);
       switch (expression.op) {
         case 'sqrt':
-          if (x < 0) return this.fault(path, `sqrt of constant ${x} (needs a value >= 0)`);
-          return this.float(Math.sqrt(x), type, path, `sqrt(${x})`);
+          if (x < 0) return this.fault(path, `sqrt of constant ${show(x)} (needs a value >= 0)`);
+          return this.float(Math.sqrt(x), type, path, `sqrt(${show(x)})`);
         case 'log2':
         case 'rsqrt':
           if (!(x > 0))
-            return this.fault(path, `${expression.op} of constant ${x} (needs a value > 0)`);
+            return this.fault(path, `${expression.op} of constant ${show(x)} (needs a value > 0)`);
           return this.float(
             expression.op === 'log2' ? Math.log2(x) : 1 / Math.sqrt(x),
             type,
             path,
-            `${expression.op}(${x})`,
+            `${expression.op}(${show(x)})`,
           );
         case 'rcp':
-          return this.float(1 / x, type, path, `rcp(${x})`);
+          return this.float(1 / x, type, path, `rcp(${show(x)})`);
         case 'exp2':
-          return this.float(2 ** x, type, path, `exp2(${x})`);
+          return this.float(2 ** x, type, path, `exp2(${show(x)})`);
         default:
           return UNARY_SEMANTICS[expression.op as 'neg'](x, type);
       }
@@ -200,7 +214,7 @@ class ConstantFolder {
     ) {
       const [x, y] = [number(a), number(b)];
       const exact = op === 'add' ? x + y : op === 'sub' ? x - y : op === 'mul' ? x * y : x / y;
-      return this.float(exact, type, path, `constant ${op}(${x}, ${y})`);
+      return this.float(exact, type, path, `constant ${op}(${show(x)}, ${show(y)})`);
     }
     return BINARY_SEMANTICS[binary](a as Value, b as Value, operandType);
   }

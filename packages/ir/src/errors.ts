@@ -64,8 +64,9 @@ export function formatIssue(issue: ValidationIssue): string {
   return issue.path === '' ? issue.message : `${abbreviatePath(issue.path)}: ${issue.message}`;
 }
 
-const PATH_STEP = /\.[A-Za-z_$][A-Za-z0-9_$]*|\[[^\]]*\]/g;
-const MAX_PATH_LENGTH = 100;
+// A step is a key with its indices (`.then[0]`), so an abbreviated path never splits one.
+const PATH_STEP = /\.[A-Za-z_$][A-Za-z0-9_$]*(?:\[[^\]]*\])*|\[[^\]]*\]/g;
+const MAX_PATH_LENGTH = 80;
 
 /**
  * A JSON path short enough for a one-line message: a deep path keeps its first and last steps and

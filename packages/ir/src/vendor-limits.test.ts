@@ -111,7 +111,7 @@ describe('constant expressions Tint rejects', () => {
     const error = catchError(() => bindConstants(body, { wg: 32 }, 32));
     expect(error).toBeInstanceOf(ValidationError);
     expect(error?.message).toBe(
-      'body[0].value: integer division by constant 0 (Tint evaluates constant expressions) with schedule wg=32',
+      'body[0].value: integer division by constant 0 (Tint folds constants) with schedule wg=32',
     );
     const index: Stmt = { op: 'store', memory: 't', index: wg, value: c('f32', 0) };
     const shared = [{ name: 't', element: 'f32', length: 'wg / 2' } as const];
