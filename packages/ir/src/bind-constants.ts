@@ -1,17 +1,39 @@
 import type { BinaryOp, Expr, Stmt, UnaryOp } from './body.js';
+import { constantFaults } from './constant-faults.js';
+import { ValidationError } from './errors.js';
+import { formatSchedule } from './schedule.js';
+import { evaluateSizeExpression } from './size-expression.js';
 import { BINARY_SEMANTICS, UNARY_SEMANTICS } from './interpreter/scalar-ops.js';
 import { rewriteBody } from './rewrite.js';
-import type { Schedule } from './spec.js';
+import type { Schedule, SharedDecl } from './spec.js';
 
 /**
  * Replaces schedule knobs and the workgroup size with constants, then folds integer and bool
  * arithmetic on constants with the IR's own semantics, so no backend computes `256 / 32` at run time.
+ * A constant expression that faults at these values (Tint would reject it), or a constant index past
+ * a `shared` array's length, is a ValidationError naming the body path and the schedule.
  */
 export function bindConstants(
   body: readonly Stmt[],
   schedule: Schedule,
   workgroupSize: number,
+  shared: readonly SharedDecl[] = [],
 ): Stmt[] {
+  const bound = foldConstants(body, schedule, workgroupSize);
+  const lengths = new Map(
+    shared.map((array) => [array.name, evaluateSizeExpression(array.length, schedule)]),
+  );
+  const faults = constantFaults(bound, 'body', lengths);
+  if (faults.length > 0) {
+    const suffix = ` with schedule ${formatSchedule(schedule)}`;
+    throw new ValidationError(
+      faults.map((fault) => ({ path: fault.path, message: `${fault.message}${suffix}` })),
+    );
+  }
+  return bound;
+}
+
+function foldConstants(body: readonly Stmt[], schedule: Schedule, workgroupSize: number): Stmt[] {
   return rewriteBody(body, {
     expression: (expression): Expr => {
       if (expression.op === 'schedule')

@@ -61,5 +61,33 @@ export class ExecutionError extends ForgeError {
  * uses.
  */
 export function formatIssue(issue: ValidationIssue): string {
-  return issue.path === '' ? issue.message : `${issue.path}: ${issue.message}`;
+  return issue.path === '' ? issue.message : `${abbreviatePath(issue.path)}: ${issue.message}`;
+}
+
+// A step is a key with its indices (`.then[0]`), so an abbreviated path never splits one.
+const PATH_STEP = /\.[A-Za-z_$][A-Za-z0-9_$]*(?:\[[^\]]*\])*|\[[^\]]*\]/g;
+const MAX_PATH_LENGTH = 80;
+
+/**
+ * A JSON path short enough for a one-line message: a deep path keeps its first and last steps and
+ * says how many it left out (`body[0].then[0]...(+57 levels)....args[0]`).
+ */
+export function abbreviatePath(path: string): string {
+  if (path.length <= MAX_PATH_LENGTH) return path;
+  const head = /^[^.[]*/.exec(path)?.[0] ?? '';
+  const steps = path.slice(head.length).match(PATH_STEP) ?? [];
+  let front = 0;
+  let back = 0;
+  let length = head.length;
+  // Keep steps from both ends, alternating, while they fit in the budget.
+  while (front + back < steps.length) {
+    const next = front <= back ? steps[front] : steps[steps.length - 1 - back];
+    if (next === undefined || length + next.length > MAX_PATH_LENGTH - 20) break;
+    length += next.length;
+    if (front <= back) front++;
+    else back++;
+  }
+  const hidden = steps.length - front - back;
+  if (hidden <= 0) return path;
+  return `${head}${steps.slice(0, front).join('')}...(+${hidden} levels)...${steps.slice(steps.length - back).join('')}`;
 }

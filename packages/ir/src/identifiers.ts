@@ -38,7 +38,42 @@ entry func reg tex version target address_size
 WARP_SZ laneid tid ntid ctaid nctaid warpid nwarpid smid nsmid gridid lanemask_eq lanemask_le
 lanemask_lt lanemask_ge lanemask_gt clock clock64 globaltimer`;
 
+// WGSL's predeclared functions and type aliases: an entry point with such a name makes a call to it
+// in the generated code a "cyclic dependency" in Tint.
+const WGSL_BUILTINS = `bitcast all any select arrayLength abs acos acosh asin asinh atan atanh atan2 ceil
+clamp cos cosh countLeadingZeros countOneBits countTrailingZeros cross degrees determinant distance
+dot dot4U8Packed dot4I8Packed exp exp2 extractBits faceForward firstLeadingBit firstTrailingBit
+floor fma fract frexp insertBits inverseSqrt ldexp length log log2 max min mix modf normalize pow
+quantizeToF16 radians reflect refract reverseBits round saturate sign sin sinh smoothstep sqrt step
+tan tanh transpose trunc dpdx dpdxCoarse dpdxFine dpdy dpdyCoarse dpdyFine fwidth fwidthCoarse
+fwidthFine textureDimensions textureGather textureGatherCompare textureLoad textureNumLayers
+textureNumLevels textureNumSamples textureSample textureSampleBias textureSampleCompare
+textureSampleCompareLevel textureSampleGrad textureSampleLevel textureSampleBaseClampToEdge
+textureStore atomicLoad atomicStore atomicAdd atomicSub atomicMax atomicMin atomicAnd atomicOr
+atomicXor atomicExchange atomicCompareExchangeWeak pack4x8snorm pack4x8unorm pack4xI8 pack4xU8
+pack4xI8Clamp pack4xU8Clamp pack2x16snorm pack2x16unorm pack2x16float unpack4x8snorm unpack4x8unorm
+unpack4xI8 unpack4xU8 unpack2x16snorm unpack2x16unorm unpack2x16float storageBarrier textureBarrier
+workgroupBarrier workgroupUniformLoad subgroupAdd subgroupExclusiveAdd subgroupInclusiveAdd
+subgroupAll subgroupAnd subgroupAny subgroupBallot subgroupBroadcast subgroupBroadcastFirst
+subgroupElect subgroupMax subgroupMin subgroupMul subgroupExclusiveMul subgroupInclusiveMul
+subgroupOr subgroupShuffle subgroupShuffleDown subgroupShuffleUp subgroupShuffleXor subgroupXor
+quadBroadcast quadSwapDiagonal quadSwapX quadSwapY
+vec2i vec3i vec4i vec2u vec3u vec4u vec2f vec3f vec4f vec2h vec3h vec4h mat2x2f mat2x3f mat2x4f
+mat3x2f mat3x3f mat3x4f mat4x2f mat4x3f mat4x4f mat2x2h mat2x3h mat2x4h mat3x2h mat3x3h mat3x4h
+mat4x2h mat4x3h mat4x4h texture_storage_1d texture_storage_2d texture_storage_2d_array
+texture_storage_3d texture_depth_2d texture_depth_2d_array texture_depth_cube
+texture_depth_cube_array texture_depth_multisampled_2d texture_multisampled_2d texture_2d_array
+texture_cube texture_cube_array texture_external sampler_comparison`;
+
 const RESERVED = new Set([...WGSL_WORDS.split(/\s+/), ...PTX_WORDS.split(/\s+/)].filter(Boolean));
+const BUILTIN_FUNCTIONS = new Set(WGSL_BUILTINS.split(/\s+/).filter(Boolean));
+
+/**
+ * Names the backends generate at module scope next to the entry point (WGSL's buf_/wg_/v_/forge_
+ * prefixes, the params struct, the entry's builtin arguments; PTX's param_/shared_ symbols).
+ */
+const GENERATED_ENTRY_NAME =
+  /^(?:buf_|wg_|v_|forge_|param_|shared_|ForgeParams$|local_index$|workgroup_id$|num_workgroups$|subgroup_size$)/;
 
 /** Why `name` cannot be an identifier, or undefined when it can. */
 export function identifierProblem(name: unknown): string | undefined {
@@ -48,14 +83,31 @@ export function identifierProblem(name: unknown): string | undefined {
   }
   if (name.length > MAX_IDENTIFIER_LENGTH)
     return `is longer than ${MAX_IDENTIFIER_LENGTH} characters`;
+  // A lone '_' is WGSL's phony-assignment token and a PTX syntax error.
+  if (name === '_') return `"_" alone is not an identifier in WGSL or PTX`;
   if (name.startsWith('__')) return `${JSON.stringify(name)} starts with '__', which WGSL reserves`;
   if (RESERVED.has(name)) return `${JSON.stringify(name)} is a reserved word of PTX or WGSL`;
   return undefined;
 }
 
 /**
+ * Why `name` cannot be an entry point: the identifier rules, WGSL builtin function names and names
+ * the backends generate. Other names are emitted with a prefix (`v_`, `buf_`…), so only the entry
+ * point can shadow a builtin the generated code calls.
+ */
+export function entryPointProblem(name: unknown): string | undefined {
+  const problem = identifierProblem(name);
+  if (problem !== undefined) return problem;
+  if (BUILTIN_FUNCTIONS.has(name as string))
+    return `${JSON.stringify(name)} is a WGSL builtin function name`;
+  return GENERATED_ENTRY_NAME.test(name as string)
+    ? `${JSON.stringify(name)} collides with names the backends generate (buf_, wg_, v_, forge_, param_, shared_ …)`
+    : undefined;
+}
+
+/**
  * Whether `name` is a PTX or WGSL reserved word, which identifierProblem rejects as a spec name.
  */
 export function isReservedWord(name: string): boolean {
-  return RESERVED.has(name);
+  return RESERVED.has(name) || name === '_';
 }

@@ -50,5 +50,6 @@ export { OP_ZOO } from './testing/op-zoo.js';
 export * from './quant/index.js';
 export * from './testing/load-vector-probe.js';
 export * from './testing/unpack-half-probe.js';
+export * from './testing/limit-specs.js';
 export { BUILD_INFO as IR_PACKAGE } from './build-info.js';
 export * from './testing/read-counter.js';

@@ -72,6 +72,9 @@ export function describeJson(value: unknown): string {
   if (Array.isArray(value)) return 'an array';
   if (value === null) return 'null';
   if (typeof value === 'object') return 'an object';
+  // JSON.stringify turns Infinity (JSON's 1e400) and NaN into "null".
+  if (typeof value === 'number' && !Number.isFinite(value))
+    return Number.isNaN(value) ? 'NaN' : `a number too large for a double (${value})`;
   const text = JSON.stringify(value) ?? String(value);
   return text.length > 40 ? `${text.slice(0, 37)}...` : text;
 }

@@ -64,6 +64,7 @@ describe('parseSizeExpression', () => {
     ['n % 2', /unexpected character at offset 1/],
     ['1.5', /unexpected character/],
     ['99999999999999999999', /too large/],
+    ['4294967296', /too large \(max 4294967295\)/],
     ['n + '.repeat(100) + 'n', /longer than 256 characters/],
   ])('rejects %j', (text, message) => {
     expect(() => parseSizeExpression(text)).toThrow(SizeExpressionError);
@@ -76,6 +77,14 @@ describe('parseSizeExpression', () => {
 });
 
 describe('evaluateSizeExpression', () => {
+  it('keeps every intermediate result in the u32 range', () => {
+    expect(evaluateSizeExpression('65535 * 65537', {})).toBe(0xffffffff);
+    expect(() => evaluateSizeExpression('65536 * 65536 / 2', {})).toThrow(
+      /65536 \* 65536 exceeds the u32 range/,
+    );
+    expect(() => evaluateSizeExpression('n * n', { n: 1 << 20 })).toThrow(SizeExpressionError);
+  });
+
   it('evaluates ceil_div, min and max', () => {
     expect(evaluate('ceil_div(n, 256)', { n: 1000 })).toBe(4);
     expect(evaluate('ceil_div(n, 256)', { n: 1024 })).toBe(4);
@@ -177,6 +186,12 @@ describe('formatSizeExpression', () => {
 
   /** Evaluates directly from the tree (an oracle independent of the text form). */
   function oracle(node: SizeExpression, values: Record<string, number>): number {
+    const value = oracleUnchecked(node, values);
+    // Every intermediate result must stay in the u32 range.
+    return value > 0xffffffff ? Number.NaN : value;
+  }
+
+  function oracleUnchecked(node: SizeExpression, values: Record<string, number>): number {
     switch (node.kind) {
       case 'number':
         return node.value;

@@ -38,6 +38,9 @@ export class SizeExpressionError extends ForgeError {
   override readonly name = 'SizeExpressionError';
 }
 
+/** Size expressions are u32 on the targets: literals and every intermediate result stay below 2^32. */
+export const MAX_SIZE_VALUE = 0xffffffff;
+
 const TOKEN = /\s*(?:(\d+)|([A-Za-z_][A-Za-z0-9_]*)|([-+*/(),]))/y;
 const MAX_LENGTH = 256;
 
@@ -61,8 +64,10 @@ function tokenize(text: string): Token[] {
       );
     if (match[1] !== undefined) {
       const value = Number(match[1]);
-      if (!Number.isSafeInteger(value))
-        throw new SizeExpressionError(`number ${match[1]} is too large`);
+      if (!Number.isSafeInteger(value) || value > MAX_SIZE_VALUE)
+        throw new SizeExpressionError(
+          `number ${match[1].slice(0, 20)} is too large (max ${MAX_SIZE_VALUE})`,
+        );
       tokens.push({ kind: 'number', value });
     } else if (match[2] !== undefined) tokens.push({ kind: 'name', name: match[2] });
     else tokens.push({ kind: 'punct', text: match[3] ?? '' });
@@ -162,6 +167,15 @@ export function sizeExpressionNames(expression: SizeExpression): string[] {
 }
 
 function apply(op: SizeOperator | SizeFunction, left: number, right: number): number {
+  const value = applyUnchecked(op, left, right);
+  if (value > MAX_SIZE_VALUE)
+    throw new SizeExpressionError(
+      `${left} ${op} ${right} exceeds the u32 range (max ${MAX_SIZE_VALUE})`,
+    );
+  return value;
+}
+
+function applyUnchecked(op: SizeOperator | SizeFunction, left: number, right: number): number {
   switch (op) {
     case '+':
       return left + right;

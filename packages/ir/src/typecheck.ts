@@ -32,7 +32,12 @@ interface Local {
   readonly mutable: boolean;
 }
 
-const MAX_DEPTH = 200;
+// Tint stops at 62 nested if/for (statement depth 127, two per level) and its parser at 128
+// levels of expression and block nesting together, where a prefix `-x`/`~x`/`!x` takes two.
+// Forge keeps a margin: 50 nested blocks, and a nesting cost of 100 for any expression.
+const MAX_BLOCK_DEPTH = 50;
+const MAX_NESTING = 100;
+const PREFIX_UNARY: readonly UnaryOp[] = ['neg', 'not'];
 const I32_MIN = -(2 ** 31);
 const F16_MAX = 65504;
 
@@ -68,7 +73,8 @@ class BodyChecker {
   block(value: unknown, path: string, outer: ReadonlyMap<string, Local>, depth: number): void {
     const statements = this.issues.array(value, path);
     if (statements === undefined) return;
-    if (depth > MAX_DEPTH) return this.issues.add(path, `nested deeper than ${MAX_DEPTH} levels`);
+    if (depth > MAX_BLOCK_DEPTH)
+      return this.issues.add(path, `nested deeper than ${MAX_BLOCK_DEPTH} if/for levels`);
     const scope = new Map(outer);
     statements.forEach((statement, index) =>
       this.statement(statement, joinPath(path, index), scope, depth),
@@ -127,7 +133,7 @@ class BodyChecker {
     switch (op) {
       case 'let': {
         const type = this.issues.oneOf(node['type'], joinPath(path, 'type'), SCALAR_TYPES);
-        this.expect(node['value'], joinPath(path, 'value'), scope, type);
+        this.expect(depth, node['value'], joinPath(path, 'value'), scope, type);
         if (type !== undefined)
           this.declare(node['name'], joinPath(path, 'name'), scope, type, true);
         return;
@@ -142,7 +148,7 @@ class BodyChecker {
             joinPath(path, 'name'),
             `'${String(name)}' cannot be assigned (loop index or warp-op result)`,
           );
-        this.expect(node['value'], joinPath(path, 'value'), scope, local?.type);
+        this.expect(depth, node['value'], joinPath(path, 'value'), scope, local?.type);
         return;
       }
       case 'store': {
@@ -154,8 +160,8 @@ class BodyChecker {
             `buffer '${String(memory)}' is ${target.access}-only`,
           );
         }
-        this.expect(node['index'], joinPath(path, 'index'), scope, 'u32');
-        this.expect(node['value'], joinPath(path, 'value'), scope, target?.element);
+        this.expect(depth, node['index'], joinPath(path, 'index'), scope, 'u32');
+        this.expect(depth, node['value'], joinPath(path, 'value'), scope, target?.element);
         return;
       }
       case 'load_vector': {
@@ -166,7 +172,7 @@ class BodyChecker {
             joinPath(path, 'type'),
             `is ${type} but '${String(node['memory'])}' holds ${target.element}`,
           );
-        this.expect(node['index'], joinPath(path, 'index'), scope, 'u32');
+        this.expect(depth, node['index'], joinPath(path, 'index'), scope, 'u32');
         const names = node['names'];
         if (!Array.isArray(names) || !(VECTOR_WIDTHS as readonly number[]).includes(names.length))
           return this.issues.add(
@@ -180,7 +186,7 @@ class BodyChecker {
         return;
       }
       case 'if':
-        this.expect(node['condition'], joinPath(path, 'condition'), scope, 'bool');
+        this.expect(depth, node['condition'], joinPath(path, 'condition'), scope, 'bool');
         this.block(node['then'], joinPath(path, 'then'), scope, depth + 1);
         this.block(node['else'], joinPath(path, 'else'), scope, depth + 1);
         return;
@@ -190,7 +196,7 @@ class BodyChecker {
           'i32',
         ] as const);
         for (const key of ['start', 'end', 'step'])
-          this.expect(node[key], joinPath(path, key), scope, type);
+          this.expect(depth, node[key], joinPath(path, key), scope, type);
         const step = node['step'] as JsonRecord | undefined;
         if (step?.['op'] === 'const' && typeof step['value'] === 'number' && step['value'] <= 0) {
           this.issues.add(joinPath(path, 'step'), 'must be positive');
@@ -209,10 +215,10 @@ class BodyChecker {
           op === 'shuffle' ? (['f32', 'i32', 'u32'] as const) : (['f32', 'i32', 'u32'] as const);
         if (op === 'shuffle') {
           this.issues.oneOf(node['mode'], joinPath(path, 'mode'), SHUFFLE_MODES);
-          this.expect(node['lane'], joinPath(path, 'lane'), scope, 'u32');
+          this.expect(depth, node['lane'], joinPath(path, 'lane'), scope, 'u32');
         } else this.issues.oneOf(node['reduction'], joinPath(path, 'reduction'), REDUCTIONS);
         const type = this.issues.oneOf(node['type'], joinPath(path, 'type'), allowedTypes);
-        this.expect(node['value'], joinPath(path, 'value'), scope, type);
+        this.expect(depth, node['value'], joinPath(path, 'value'), scope, type);
         if (type !== undefined)
           this.declare(node['name'], joinPath(path, 'name'), scope, type, false);
         return;
@@ -236,12 +242,13 @@ class BodyChecker {
 
   /** Checks an expression and that its type is `expected` (when known). */
   private expect(
+    blockDepth: number,
     value: unknown,
     path: string,
     scope: ReadonlyMap<string, Local>,
     expected: ScalarType | undefined,
   ): void {
-    const type = this.expression(value, path, scope, 0);
+    const type = this.expression(value, path, scope, blockDepth);
     if (type !== undefined && expected !== undefined && type !== expected) {
       this.issues.add(path, `has type ${type} but ${expected} is required`);
     }
@@ -254,8 +261,11 @@ class BodyChecker {
     scope: ReadonlyMap<string, Local>,
     depth: number,
   ): ScalarType | undefined {
-    if (depth > MAX_DEPTH) {
-      this.issues.add(path, `nested deeper than ${MAX_DEPTH} levels`);
+    if (depth > MAX_NESTING) {
+      this.issues.add(
+        path,
+        `nests deeper than ${MAX_NESTING} (each enclosing if/for and expression level counts 1, neg/not 2)`,
+      );
       return undefined;
     }
     const op = (value as JsonRecord | null)?.['op'];
@@ -410,7 +420,8 @@ class BodyChecker {
       }
     }
     if (isOneOf(UNARY_OPS, op)) {
-      const [operand] = this.args(node, path, 1, scope, depth) ?? [];
+      const cost = PREFIX_UNARY.includes(op) ? depth + 1 : depth;
+      const [operand] = this.args(node, path, 1, scope, cost) ?? [];
       if (operand === undefined) return undefined;
       const ok =
         op === 'not' ? operand === 'bool' || isIntegerType(operand)

@@ -1,15 +1,18 @@
 import { ValidationError, type ValidationIssue } from './errors.js';
-import { KERNEL_ID_PATTERN, identifierProblem } from './identifiers.js';
+import { KERNEL_ID_PATTERN, entryPointProblem, identifierProblem } from './identifiers.js';
 import { memoizeSealed } from './sealed.js';
 import { snapshotJson } from './snapshot.js';
 import { IssueCollector, describeJson, joinPath, type JsonRecord } from './json-shape.js';
 import {
+  bindSizeExpression,
   parseSizeExpression,
   sizeExpressionNames,
   type SizeExpression,
 } from './size-expression.js';
 import { BUFFER_ACCESSES, TARGET_KINDS, type BufferAccess, type KernelSpec } from './spec.js';
 import { checkBody, type BodyContext } from './typecheck.js';
+import { constantFaults } from './constant-faults.js';
+import type { Stmt } from './body.js';
 import { ELEMENT_TYPES, PARAM_TYPES, type ScalarType } from './types.js';
 
 const SPEC_FIELDS = [
@@ -25,7 +28,12 @@ const SPEC_FIELDS = [
   'body',
 ];
 const MAX_DESCRIPTION = 300;
-const MAX_BINDING = 1000;
+// WebGPU's maxBindingsPerBindGroup is 1000, so bindings run 0..999 (the params struct takes one).
+const MAX_BINDING = 999;
+// WebGPU's default maxStorageBuffersPerShaderStage: a kernel must run on any conforming device.
+const MAX_STORAGE_BUFFERS = 8;
+// ptxas's kernel parameter space (0x1100 bytes); buffers are u64 addresses, scalars 4 bytes.
+const MAX_PTX_PARAM_BYTES = 4352;
 const MAX_KNOB = 1 << 20;
 /** Descriptions are printed into comments, so they must stay on one line of printable text. */
 const PRINTABLE = /^[\x20-\x7e]*$/;
@@ -62,7 +70,7 @@ function analyze(value: unknown): { issues: ValidationIssue[]; warpUniformOnly: 
     );
   }
   issues.integer(spec['semanticVersion'], 'semanticVersion', 1, 1_000_000);
-  const entryProblem = identifierProblem(spec['entryPoint']);
+  const entryProblem = entryPointProblem(spec['entryPoint']);
   if (entryProblem !== undefined) issues.add('entryPoint', entryProblem);
   const description = spec['description'];
   if (
@@ -126,6 +134,7 @@ function analyze(value: unknown): { issues: ValidationIssue[]; warpUniformOnly: 
     if (claim(param['name'], joinPath(path, 'name')) && type !== undefined)
       params.set(param['name'], type);
   });
+  checkBindingLimits(spec, bindings, params.size > 0, issues);
   const shared = new Map<string, ScalarType>();
   eachRecord(issues, spec['shared'], 'shared', ['name', 'element', 'length'], (array, path) => {
     const element = issues.oneOf(array['element'], joinPath(path, 'element'), ELEMENT_TYPES);
@@ -151,6 +160,14 @@ function analyze(value: unknown): { issues: ValidationIssue[]; warpUniformOnly: 
   if (issues.issues.length > 0) return done();
   const context: BodyContext = { params, knobs, buffers, shared, reserved: new Set(names.keys()) };
   const warpUniformOnly = checkBody(spec['body'], 'body', context, issues);
+  if (issues.issues.length > 0) return done();
+  // Faults constant on their own; bindConstants finds those that need the schedule's values.
+  for (const issue of constantFaults(
+    spec['body'] as readonly Stmt[],
+    'body',
+    constantLengths(spec),
+  ))
+    issues.add(issue.path, issue.message);
   return { issues: issues.issues, warpUniformOnly };
 }
 
@@ -165,6 +182,48 @@ export function validateSpec(value: unknown): KernelSpec {
   const { issues } = analyzeSpec(snapshot.value);
   if (issues.length > 0) throw new ValidationError(issues);
   return snapshot.value as KernelSpec;
+}
+
+/** Lengths of the shared arrays whose length needs no schedule knob. */
+function constantLengths(spec: JsonRecord): Map<string, number> {
+  const lengths = new Map<string, number>();
+  for (const array of spec['shared'] as readonly JsonRecord[]) {
+    const parsed = bindSizeExpression(parseSizeExpression(array['length'] as string), {});
+    if (parsed.kind === 'number') lengths.set(array['name'] as string, parsed.value);
+  }
+  return lengths;
+}
+
+/** WebGPU's default binding limits and ptxas's parameter space, for a spec whose buffers parsed. */
+function checkBindingLimits(
+  spec: JsonRecord,
+  bindings: ReadonlySet<string>,
+  hasParams: boolean,
+  issues: IssueCollector,
+): void {
+  const buffers = Array.isArray(spec['buffers']) ? spec['buffers'].length : 0;
+  const scalars = Array.isArray(spec['params']) ? spec['params'].length : 0;
+  if (buffers > MAX_STORAGE_BUFFERS)
+    issues.add(
+      'buffers',
+      `${buffers} storage buffers exceed WebGPU's default maxStorageBuffersPerShaderStage (${MAX_STORAGE_BUFFERS})`,
+    );
+  const bytes = 8 * buffers + 4 * scalars;
+  if (bytes > MAX_PTX_PARAM_BYTES)
+    issues.add(
+      'params',
+      `${buffers} buffers and ${scalars} params take ${bytes} bytes of PTX parameter space, over ptxas's ${MAX_PTX_PARAM_BYTES}`,
+    );
+  // The WGSL backend binds the params struct in group 0 after the highest buffer binding there.
+  if (hasParams && bindings.has(`0:${MAX_BINDING}`)) {
+    const index = (spec['buffers'] as readonly JsonRecord[]).findIndex(
+      (buffer) => buffer['group'] === 0 && buffer['binding'] === MAX_BINDING,
+    );
+    issues.add(
+      `buffers[${index}].binding`,
+      `group 0 binding ${MAX_BINDING} leaves no binding below 1000 for the params struct`,
+    );
+  }
 }
 
 function eachRecord(
@@ -260,6 +319,8 @@ function checkSizeExpression(
   let parsed: SizeExpression;
   try {
     parsed = parseSizeExpression(value);
+    // Folding the constant parts finds a literal product or sum past the u32 range now.
+    bindSizeExpression(parsed, {});
   } catch (error) {
     issues.add(path, (error as Error).message);
     return undefined;

@@ -41,7 +41,10 @@ export function emitPtx(
   const schedule = resolveSchedule(spec, 'ptx', scheduleOverrides);
   const launch = ptxLaunchInfo(spec, schedule);
   const workgroupSize = launch.workgroupSize[0];
-  const body = legalizeForPtx(bindConstants(spec.body, schedule, workgroupSize), target);
+  const body = legalizeForPtx(
+    bindConstants(spec.body, schedule, workgroupSize, spec.shared),
+    target,
+  );
 
   const used = { params: new Set<string>(), memories: new Set<string>() };
   // A shared array read by vector loads is aligned to the widest of them.

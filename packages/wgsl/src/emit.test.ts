@@ -190,7 +190,7 @@ describe('WGSL legality', () => {
   it('rejects an entry point that collides with generated names', () => {
     const spec = { ...halfKernel(), entryPoint: 'forge_main' };
     expect(() => emitWgsl(spec, {}, wgslTarget(['f16']))).toThrow(
-      /^entryPoint: 'forge_main' collides/,
+      /^entryPoint: "forge_main" collides with names the backends generate/,
     );
   });
 });

@@ -65,5 +65,5 @@ export function legalizeForWgsl(
   schedule: Schedule,
   workgroupSize: number,
 ): Stmt[] {
-  return bindConstants(spec.body, schedule, workgroupSize);
+  return bindConstants(spec.body, schedule, workgroupSize, spec.shared);
 }
