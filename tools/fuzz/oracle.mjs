@@ -25,7 +25,7 @@ export const FAILING = new Set(OUTCOMES.slice(0, 5));
 const firstLine = (text) => String(text).split('\n')[0];
 
 /** How an exception thrown by Forge code classifies: a typed one-line rejection or a crash. */
-function classifyThrow(error, stage) {
+export function classifyThrow(error, stage) {
   if (error instanceof ForgeError) {
     const message = String(error.message);
     if (message.includes('\n'))

@@ -1,6 +1,6 @@
 import { ForgeError, getKernel, ready } from '@forge/ir';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openOracle } from './oracle.mjs';
+import { classifyThrow, openOracle } from './oracle.mjs';
 
 // The oracle's verdicts on hand-made cases: accepted, rejected, crash, and per-target results.
 
@@ -49,7 +49,7 @@ describe('fuzz oracle', () => {
     expect(verdict.results.map((r) => r.stage)).toEqual(['emit-ptx', 'emit-wgsl']);
   });
 
-  it('counts any other exception as a crash', async () => {
+  it('rejects a spec whose getter throws (validation snapshots the input)', async () => {
     const spec = {
       ...getKernel('affine-f32').spec,
       get body() {
@@ -57,20 +57,21 @@ describe('fuzz oracle', () => {
       },
     };
     const verdict = await oracle.check(caseOf(spec));
-    expect(verdict.outcome).toBe('crash');
-    expect(verdict.results[0].message).toMatch(/^TypeError: getter exploded/);
+    expect(verdict.outcome).toBe('rejected');
+    expect(verdict.results[0].message).toMatch(/^body: could not be read: getter exploded/);
   });
 
-  it('counts a multi-line ForgeError as bad-message', async () => {
-    const spec = {
-      ...getKernel('affine-f32').spec,
-      get body() {
-        throw new ForgeError('first line\nsecond line');
-      },
-    };
-    const verdict = await oracle.check(caseOf(spec));
-    expect(verdict.outcome).toBe('bad-message');
-    expect(verdict.results[0].message).toBe(JSON.stringify('first line\nsecond line'));
+  it('counts any other exception as a crash, a multi-line ForgeError as bad-message', () => {
+    expect(classifyThrow(new TypeError('exploded'), 'validate')).toMatchObject({
+      outcome: 'crash',
+      stage: 'validate',
+      message: expect.stringMatching(/^TypeError: exploded/),
+    });
+    expect(classifyThrow(new ForgeError('first line\nsecond line'), 'emit-ptx')).toEqual({
+      outcome: 'bad-message',
+      stage: 'emit-ptx',
+      message: JSON.stringify('first line\nsecond line'),
+    });
   });
 
   it('rebuilds builder cases through defineKernel', async () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { Expr } from './body.js';
 import { defineKernel } from './builder.js';
 import { ValidationError } from './errors.js';
 import * as ir from './expressions.js';
@@ -184,7 +185,7 @@ describe('shared sub-objects', () => {
   it('below the limit become an unshared tree that hashes and validates like its JSON copy', () => {
     const spec = withLet(sharedAdd(10));
     const copy = validateSpec(spec);
-    const value = (copy.body[0] as { value: { args: unknown[] } }).value;
+    const value = (copy.body[0] as unknown as { value: { args: unknown[] } }).value;
     expect(value.args[0]).not.toBe(value.args[1]);
     expect(value.args[0]).toEqual(value.args[1]);
     const parsed: unknown = JSON.parse(JSON.stringify(spec));
@@ -193,7 +194,7 @@ describe('shared sub-objects', () => {
   });
 
   it('built with defineKernel, a DAG 30 levels deep is a ValidationError, quickly', () => {
-    let value = ir.f32(1);
+    let value: Expr = ir.f32(1);
     for (let level = 0; level < 30; level++) value = ir.add(value, value);
     const started = performance.now();
     expect(() =>
