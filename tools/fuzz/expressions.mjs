@@ -1,3 +1,4 @@
+import { AXES, AXIS_BUILTINS, BUILTIN_NAMES } from '@forge/ir';
 import { EDGE_VALUES } from './edges.mjs';
 
 // Well-typed expression generation over a scope, with traps vendor tools fold at compile time.
@@ -62,16 +63,9 @@ export class ExpressionGenerator {
 
   builtin() {
     const { p } = this;
-    const name = p.one([
-      'local_id',
-      'workgroup_id',
-      'num_workgroups',
-      'workgroup_size',
-      'lane_id',
-      'warp_id',
-    ]);
-    return name === 'workgroup_id' || name === 'num_workgroups'
-      ? { op: 'builtin', type: 'u32', name, axis: p.one(['x', 'y', 'z']) }
+    const name = p.one(BUILTIN_NAMES);
+    return AXIS_BUILTINS.includes(name)
+      ? { op: 'builtin', type: 'u32', name, axis: p.one(AXES) }
       : { op: 'builtin', type: 'u32', name };
   }
 
