@@ -76,6 +76,11 @@ class ConstantFolder {
         return;
       case 'barrier':
         return;
+      default: {
+        // A new statement op must be walked here too; the compiler names this line until it is.
+        const unhandled: never = statement;
+        return unhandled;
+      }
     }
   }
 
