@@ -19,17 +19,33 @@ const PINNED_FEATURE_SETS: readonly (readonly WgslFeature[])[] = [[], ['f16', 's
 /** Everything `golden/` pins: every catalog kernel per pinned arch and feature set, plus non-default schedules. */
 export const GOLDEN_ENTRIES: readonly GoldenEntrySpec[] = [
   ...KERNELS.flatMap((kernelId) =>
-    PINNED_ARCHS.map((arch): GoldenEntrySpec => ({ kernelId, target: { kind: 'ptx', arch }, schedule: {} })),
+    PINNED_ARCHS.map((arch): GoldenEntrySpec => ({
+      kernelId,
+      target: { kind: 'ptx', arch },
+      schedule: {},
+    })),
   ),
   { kernelId: 'rmsnorm', target: { kind: 'ptx', arch: 'sm_80' }, schedule: { workgroupSize: 128 } },
   ...KERNELS.flatMap((kernelId) =>
-    PINNED_FEATURE_SETS.map((features): GoldenEntrySpec => ({ kernelId, target: { kind: 'wgsl', features }, schedule: {} })),
+    PINNED_FEATURE_SETS.map((features): GoldenEntrySpec => ({
+      kernelId,
+      target: { kind: 'wgsl', features },
+      schedule: {},
+    })),
   ),
 ];
 
 /** `ptx/rmsnorm.sm_80.ptx`, `ptx/rmsnorm.sm_80.workgroupSize-128.ptx`, `wgsl/rmsnorm.f16-subgroups.wgsl`. */
 export function goldenFileName(entry: GoldenEntrySpec): string {
-  const variant = entry.target.kind === 'ptx' ? [entry.target.arch] : entry.target.features.length > 0 ? [entry.target.features.join('-')] : [];
-  const schedule = Object.keys(entry.schedule).length === 0 ? [] : [formatSchedule(entry.schedule).replace(/=/g, '-').replace(/,/g, '.')];
+  const variant =
+    entry.target.kind === 'ptx'
+      ? [entry.target.arch]
+      : entry.target.features.length > 0
+        ? [entry.target.features.join('-')]
+        : [];
+  const schedule =
+    Object.keys(entry.schedule).length === 0
+      ? []
+      : [formatSchedule(entry.schedule).replace(/=/g, '-').replace(/,/g, '.')];
   return `${entry.target.kind}/${[entry.kernelId, ...variant, ...schedule].join('.')}.${entry.target.kind}`;
 }

@@ -21,7 +21,9 @@ function copyOfGolden(): string {
 describe('golden files', () => {
   it('match what the backends emit now, byte for byte and hash for hash', () => {
     const { checked, problems } = checkGolden(DEFAULT_GOLDEN_DIR);
-    expect(problems.map((problem) => `${problem.file}: ${problem.message}\n${problem.diff ?? ''}`)).toEqual([]);
+    expect(
+      problems.map((problem) => `${problem.file}: ${problem.message}\n${problem.diff ?? ''}`),
+    ).toEqual([]);
     expect(checked).toBe(GOLDEN_ENTRIES.length);
   });
 
@@ -32,7 +34,10 @@ describe('golden files', () => {
       it(`${entry.file} compiles in Dawn (Tint) with zero errors and warnings`, async () => {
         const source = readFileSync(join(DEFAULT_GOLDEN_DIR, entry.file), 'utf8');
         expect(blake3Hex(source)).toBe(entry.sourceHash);
-        const features = [/^enable f16;/m.test(source) ? ['shader-f16'] : [], /^enable subgroups;/m.test(source) ? ['subgroups'] : []].flat();
+        const features = [
+          /^enable f16;/m.test(source) ? ['shader-f16'] : [],
+          /^enable subgroups;/m.test(source) ? ['subgroups'] : [],
+        ].flat();
         expect(await wgslDiagnostics(await sharedWebGpu(features), source)).toEqual([]);
       });
       continue;
@@ -56,7 +61,9 @@ describe('golden files', () => {
     writeFileSync(file, readFileSync(file, 'utf8').replace('bar.sync 0;', 'bar.sync 1;'));
     const { problems } = checkGolden(directory);
     expect(problems).toHaveLength(1);
-    expect(problems[0]?.message).toMatch(/bytes differ: pinned sourceHash [0-9a-f]{64}, file [0-9a-f]{64}, emitted [0-9a-f]{64}/);
+    expect(problems[0]?.message).toMatch(
+      /bytes differ: pinned sourceHash [0-9a-f]{64}, file [0-9a-f]{64}, emitted [0-9a-f]{64}/,
+    );
     expect(problems[0]?.diff).toMatch(/^-\tbar\.sync 1;$/m);
     expect(problems[0]?.diff).toMatch(/^\+\tbar\.sync 0;$/m);
     expect(problems[0]?.diff).toMatch(/^@@ -\d+,\d+ \+\d+,\d+ @@$/m);
@@ -80,7 +87,9 @@ describe('golden files', () => {
 
   it('fails clearly without a manifest', () => {
     const directory = mkdtempSync(join(tmpdir(), 'forge-golden-empty-'));
-    expect(checkGolden(directory).problems[0]?.message).toMatch(/missing or malformed; run `pnpm forge golden update`/);
+    expect(checkGolden(directory).problems[0]?.message).toMatch(
+      /missing or malformed; run `pnpm forge golden update`/,
+    );
   });
 });
 
@@ -89,7 +98,19 @@ describe('unifiedDiff', () => {
     const before = Array.from({ length: 20 }, (_, index) => `line ${index}`).join('\n');
     const after = before.replace('line 10', 'line ten');
     expect(unifiedDiff(before, after, 'a', 'b')).toBe(
-      ['--- a', '+++ b', '@@ -8,7 +8,7 @@', 'line 7', 'line 8', 'line 9', '-line 10', '+line ten', 'line 11', 'line 12', 'line 13']
+      [
+        '--- a',
+        '+++ b',
+        '@@ -8,7 +8,7 @@',
+        'line 7',
+        'line 8',
+        'line 9',
+        '-line 10',
+        '+line ten',
+        'line 11',
+        'line 12',
+        'line 13',
+      ]
         .map((line) => (line.startsWith('line') ? ` ${line}` : line))
         .join('\n'),
     );

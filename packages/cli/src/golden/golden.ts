@@ -3,7 +3,11 @@ import { join, relative } from 'node:path';
 import { blake3Hex, getKernel, isRecord, type GeneratedShader } from '@forge/ir';
 import { emitFor } from '../emitters.js';
 import { GOLDEN_ENTRIES, goldenFileName, type GoldenEntrySpec } from './entries.js';
-import { checkGoldenDirectoryPath, recoverGoldenDirectory, replaceGoldenDirectory } from './swap.js';
+import {
+  checkGoldenDirectoryPath,
+  recoverGoldenDirectory,
+  replaceGoldenDirectory,
+} from './swap.js';
 import { unifiedDiff } from './unified-diff.js';
 
 /** A row of golden/manifest.json. */
@@ -52,7 +56,8 @@ export function formatManifest(manifest: Manifest): string {
 export function readManifest(directory: string): Manifest | undefined {
   try {
     const value: unknown = JSON.parse(readFileSync(join(directory, MANIFEST_FILE), 'utf8'));
-    if (isRecord(value) && value['format'] === 1 && Array.isArray(value['entries'])) return value as unknown as Manifest;
+    if (isRecord(value) && value['format'] === 1 && Array.isArray(value['entries']))
+      return value as unknown as Manifest;
   } catch {
     return undefined;
   }
@@ -68,14 +73,22 @@ export interface GoldenProblem {
 }
 
 /** Re-emits every entry and compares bytes and hashes with the pinned files; returns every problem. */
-export function checkGolden(directory: string, entries: readonly GoldenEntrySpec[] = GOLDEN_ENTRIES): { checked: number; problems: GoldenProblem[] } {
+export function checkGolden(
+  directory: string,
+  entries: readonly GoldenEntrySpec[] = GOLDEN_ENTRIES,
+): { checked: number; problems: GoldenProblem[] } {
   checkGoldenDirectoryPath(directory);
   // Finishes a swap a killed update committed to; leftovers beside the directory are not read.
   recoverGoldenDirectory(directory, false);
   const problems: GoldenProblem[] = [];
   const manifest = readManifest(directory);
   if (manifest === undefined) {
-    return { checked: 0, problems: [{ file: MANIFEST_FILE, message: 'missing or malformed; run `pnpm forge golden update`' }] };
+    return {
+      checked: 0,
+      problems: [
+        { file: MANIFEST_FILE, message: 'missing or malformed; run `pnpm forge golden update`' },
+      ],
+    };
   }
   const pinned = new Map(manifest.entries.map((row) => [row.file, row]));
   const expectedFiles = new Set<string>();
@@ -94,20 +107,33 @@ export function checkGolden(directory: string, entries: readonly GoldenEntrySpec
       problems.push({
         file: row.file,
         message: `bytes differ: pinned sourceHash ${pinnedRow.sourceHash}, file ${fileHash}, emitted ${shader.sourceHash}`,
-        diff: unifiedDiff(bytes, shader.source, `golden/${row.file} (pinned)`, `golden/${row.file} (emitted)`),
+        diff: unifiedDiff(
+          bytes,
+          shader.source,
+          `golden/${row.file} (pinned)`,
+          `golden/${row.file} (emitted)`,
+        ),
       });
     } else if (fileHash !== pinnedRow.sourceHash) {
-      problems.push({ file: row.file, message: `manifest sourceHash ${pinnedRow.sourceHash} does not match the file's ${fileHash}` });
+      problems.push({
+        file: row.file,
+        message: `manifest sourceHash ${pinnedRow.sourceHash} does not match the file's ${fileHash}`,
+      });
     }
     if (pinnedRow.semanticHash !== row.semanticHash) {
-      problems.push({ file: row.file, message: `semantic hash changed: pinned ${pinnedRow.semanticHash}, emitted ${row.semanticHash}` });
+      problems.push({
+        file: row.file,
+        message: `semantic hash changed: pinned ${pinnedRow.semanticHash}, emitted ${row.semanticHash}`,
+      });
     }
   }
   for (const file of pinned.keys()) {
-    if (!expectedFiles.has(file)) problems.push({ file, message: 'stale manifest entry: no golden entry produces it' });
+    if (!expectedFiles.has(file))
+      problems.push({ file, message: 'stale manifest entry: no golden entry produces it' });
   }
   for (const file of listFiles(directory)) {
-    if (file !== MANIFEST_FILE && !pinned.has(file)) problems.push({ file, message: 'file is not in the manifest' });
+    if (file !== MANIFEST_FILE && !pinned.has(file))
+      problems.push({ file, message: 'file is not in the manifest' });
   }
   return { checked: entries.length, problems };
 }
@@ -117,19 +143,28 @@ export function checkGolden(directory: string, entries: readonly GoldenEntrySpec
  * kill at any moment leaves the complete old tree or the complete new one. Unchanged files keep
  * their inode and mtime.
  */
-export function updateGolden(directory: string, entries: readonly GoldenEntrySpec[] = GOLDEN_ENTRIES): { written: string[]; removed: string[]; unchanged: number } {
+export function updateGolden(
+  directory: string,
+  entries: readonly GoldenEntrySpec[] = GOLDEN_ENTRIES,
+): { written: string[]; removed: string[]; unchanged: number } {
   checkGoldenDirectoryPath(directory);
   recoverGoldenDirectory(directory, true);
   const emitted = entries.map(emitEntry);
   const files = new Map(emitted.map(({ shader, row }) => [row.file, shader.source]));
   files.set(MANIFEST_FILE, formatManifest({ format: 1, entries: emitted.map(({ row }) => row) }));
-  const written = [...files].filter(([file, text]) => readOrUndefined(join(directory, file)) !== text).map(([file]) => file);
+  const written = [...files]
+    .filter(([file, text]) => readOrUndefined(join(directory, file)) !== text)
+    .map(([file]) => file);
   const removed = listFiles(directory).filter((file) => !files.has(file));
   if (written.length > 0 || removed.length > 0) {
     const unchanged = new Set([...files.keys()].filter((file) => !written.includes(file)));
     replaceGoldenDirectory(directory, files, unchanged);
   }
-  return { written, removed, unchanged: emitted.length - written.filter((file) => file !== MANIFEST_FILE).length };
+  return {
+    written,
+    removed,
+    unchanged: emitted.length - written.filter((file) => file !== MANIFEST_FILE).length,
+  };
 }
 
 function readOrUndefined(path: string): string | undefined {
