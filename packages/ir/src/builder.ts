@@ -1,5 +1,5 @@
 import type { Axis, Expr, Reduction, ShuffleMode, Stmt, VarExpr } from './body.js';
-import { ForgeError } from './errors.js';
+import { BuilderScopeError, ForgeError } from './errors.js';
 import { builtin } from './expressions.js';
 import type { KernelSpec } from './spec.js';
 import type { ScalarType } from './types.js';
@@ -18,9 +18,25 @@ export interface LoopRange {
   readonly step: Expr;
 }
 
-/** Appends statements to a block; nested blocks get their own builder through callbacks. */
+/** Where a builder's block sits: a phrase for messages and the block's JSON path. */
+interface BlockScope {
+  readonly label: string;
+  readonly path: string;
+}
+
+/**
+ * Appends statements to a block; nested blocks get their own builder through callbacks. While a
+ * callback runs, only its builder may append: the enclosing ones throw BuilderScopeError, as does a
+ * nested builder used after its callback returned.
+ */
 export class BodyBuilder {
   readonly statements: Stmt[] = [];
+  // Set by the enclosing builder for a nested block; messages name the block by it.
+  private scope: BlockScope = { label: 'the kernel body', path: 'body' };
+  // The nested builder whose callback is running: appending here then would misplace the statement.
+  private open: BodyBuilder | undefined;
+  // Set once the callback (or defineKernel) that owns this builder has returned.
+  private finished = false;
 
   constructor(private readonly declarations: KernelDeclarations) {}
 
@@ -77,6 +93,7 @@ export class BodyBuilder {
 
   /** Declares `names[k]` = memory[index + k] in one aligned access; index % names.length must be 0. */
   loadVector(memory: string, index: Expr, names: readonly string[]): VarExpr[] {
+    this.assertAppendable('loadVector');
     const type = this.elementOf(memory);
     this.statements.push({ op: 'load_vector', names, type, memory, index });
     return names.map((name) => ({ op: 'var', type, name }));
@@ -87,17 +104,20 @@ export class BodyBuilder {
    * local names are unique in the whole body.
    */
   let(name: string, value: Expr, type: ScalarType = value.type): VarExpr {
+    this.assertAppendable('let');
     this.statements.push({ op: 'let', name, type, value });
     return { op: 'var', type, name };
   }
 
   /** Overwrites a local declared with `let`. */
   assign(variable: VarExpr, value: Expr): void {
+    this.assertAppendable('assign');
     this.statements.push({ op: 'assign', name: variable.name, value });
   }
 
   /** Writes `value` to element `index` of a `read_write` buffer or a shared array. */
   store(memory: string, index: Expr, value: Expr): void {
+    this.assertAppendable('store');
     this.statements.push({ op: 'store', memory, index, value });
   }
 
@@ -107,12 +127,14 @@ export class BodyBuilder {
     then: (block: BodyBuilder) => void,
     otherwise?: (block: BodyBuilder) => void,
   ): void {
-    this.statements.push({
-      op: 'if',
-      condition,
-      then: this.block(then),
-      else: otherwise === undefined ? [] : this.block(otherwise),
-    });
+    this.assertAppendable('if');
+    const path = `${this.scope.path}[${this.statements.length}]`;
+    const thenBlock = this.block({ label: 'the `then` block of `if`', path: `${path}.then` }, then);
+    const elseBlock =
+      otherwise === undefined
+        ? []
+        : this.block({ label: 'the `else` block of `if`', path: `${path}.else` }, otherwise);
+    this.statements.push({ op: 'if', condition, then: thenBlock, else: elseBlock });
   }
 
   /**
@@ -120,8 +142,14 @@ export class BodyBuilder {
    * index as a read-only local.
    */
   for(name: string, range: LoopRange, body: (block: BodyBuilder, index: VarExpr) => void): void {
+    this.assertAppendable('for');
     const type = range.start.type === 'i32' ? 'i32' : 'u32';
     const index: VarExpr = { op: 'var', type, name };
+    const scope = {
+      label: `the body of \`for ${name}\``,
+      path: `${this.scope.path}[${this.statements.length}].body`,
+    };
+    const block = this.block(scope, (nested) => body(nested, index));
     this.statements.push({
       op: 'for',
       name,
@@ -129,7 +157,7 @@ export class BodyBuilder {
       start: range.start,
       end: range.end,
       step: range.step,
-      body: this.block((block) => body(block, index)),
+      body: block,
     });
   }
 
@@ -138,6 +166,7 @@ export class BodyBuilder {
    * in workgroup-uniform control flow only.
    */
   barrier(): void {
+    this.assertAppendable('barrier');
     this.statements.push({ op: 'barrier' });
   }
 
@@ -146,6 +175,7 @@ export class BodyBuilder {
    * all 32 lanes must execute it.
    */
   shuffle(mode: ShuffleMode, name: string, value: Expr, lane: Expr): VarExpr {
+    this.assertAppendable('shuffle');
     this.statements.push({ op: 'shuffle', mode, name, type: value.type, value, lane });
     return { op: 'var', type: value.type, name };
   }
@@ -155,14 +185,50 @@ export class BodyBuilder {
    * it; all 32 lanes must execute it.
    */
   reduce(reduction: Reduction, name: string, value: Expr): VarExpr {
+    this.assertAppendable('reduce');
     this.statements.push({ op: 'reduce', reduction, name, type: value.type, value });
     return { op: 'var', type: value.type, name };
   }
 
-  private block(fill: (block: BodyBuilder) => void): Stmt[] {
+  /** Marks the builder finished: appending to it afterwards throws BuilderScopeError. */
+  finish(): void {
+    this.finished = true;
+  }
+
+  private block(scope: BlockScope, fill: (block: BodyBuilder) => void): Stmt[] {
     const nested = new BodyBuilder(this.declarations);
-    fill(nested);
+    nested.scope = scope;
+    this.open = nested;
+    try {
+      fill(nested);
+    } finally {
+      // Also on a throw, so that a caller catching the error finds this builder usable again.
+      this.open = undefined;
+      nested.finish();
+    }
     return nested.statements;
+  }
+
+  private assertAppendable(method: string): void {
+    const own = `builder: \`${method}\` on the builder of ${describe(this.scope)}`;
+    if (this.finished) {
+      const owner = this.scope.path === 'body' ? 'defineKernel' : 'its callback';
+      throw new BuilderScopeError(
+        this.scope.path,
+        undefined,
+        `${own} after ${owner} returned: a block's builder appends only while its callback runs`,
+      );
+    }
+    if (this.open === undefined) return;
+    // The innermost open block is the one whose builder the caller meant to use.
+    let inner = this.open;
+    while (inner.open !== undefined) inner = inner.open;
+    throw new BuilderScopeError(
+      this.scope.path,
+      inner.scope.path,
+      `${own} while its nested block, ${describe(inner.scope)}, is open: ` +
+        "the statement would land before that block; use the builder that block's callback was given",
+    );
   }
 
   private elementOf(memory: string): ScalarType {
@@ -175,13 +241,21 @@ export class BodyBuilder {
   }
 }
 
+function describe(scope: BlockScope): string {
+  return `${scope.label} (${scope.path})`;
+}
+
 /** Builds a kernel's body and returns the validated, deep-frozen spec; a mistake throws ValidationError. */
 export function defineKernel(
   declarations: KernelDeclarations,
   build: (body: BodyBuilder) => void,
 ): KernelSpec {
   const builder = new BodyBuilder(declarations);
-  build(builder);
+  try {
+    build(builder);
+  } finally {
+    builder.finish();
+  }
   const spec: KernelSpec = { ...declarations, body: builder.statements };
   // The snapshot is frozen, so its validation and hash are computed once however many targets emit it.
   return validateSpec(spec);
