@@ -30,7 +30,13 @@ interface BlockScope {
  * nested builder used after its callback returned.
  */
 export class BodyBuilder {
-  readonly statements: Stmt[] = [];
+  // Appended only through the checked methods below; readers get a read-only view.
+  readonly #statements: Stmt[] = [];
+
+  /** A copy of the statements appended so far, in order (pushing to it changes nothing). */
+  get statements(): readonly Stmt[] {
+    return [...this.#statements];
+  }
   // Set by the enclosing builder for a nested block; messages name the block by it.
   private scope: BlockScope = { label: 'the kernel body', path: 'body' };
   // The nested builder whose callback is running: appending here then would misplace the statement.
@@ -95,7 +101,7 @@ export class BodyBuilder {
   loadVector(memory: string, index: Expr, names: readonly string[]): VarExpr[] {
     this.assertAppendable('loadVector');
     const type = this.elementOf(memory);
-    this.statements.push({ op: 'load_vector', names, type, memory, index });
+    this.#statements.push({ op: 'load_vector', names, type, memory, index });
     return names.map((name) => ({ op: 'var', type, name }));
   }
 
@@ -105,20 +111,20 @@ export class BodyBuilder {
    */
   let(name: string, value: Expr, type: ScalarType = value.type): VarExpr {
     this.assertAppendable('let');
-    this.statements.push({ op: 'let', name, type, value });
+    this.#statements.push({ op: 'let', name, type, value });
     return { op: 'var', type, name };
   }
 
   /** Overwrites a local declared with `let`. */
   assign(variable: VarExpr, value: Expr): void {
     this.assertAppendable('assign');
-    this.statements.push({ op: 'assign', name: variable.name, value });
+    this.#statements.push({ op: 'assign', name: variable.name, value });
   }
 
   /** Writes `value` to element `index` of a `read_write` buffer or a shared array. */
   store(memory: string, index: Expr, value: Expr): void {
     this.assertAppendable('store');
-    this.statements.push({ op: 'store', memory, index, value });
+    this.#statements.push({ op: 'store', memory, index, value });
   }
 
   /** Branches per thread; `then` and `otherwise` fill their blocks through nested builders. */
@@ -128,13 +134,13 @@ export class BodyBuilder {
     otherwise?: (block: BodyBuilder) => void,
   ): void {
     this.assertAppendable('if');
-    const path = `${this.scope.path}[${this.statements.length}]`;
+    const path = `${this.scope.path}[${this.#statements.length}]`;
     const thenBlock = this.block({ label: 'the `then` block of `if`', path: `${path}.then` }, then);
     const elseBlock =
       otherwise === undefined
         ? []
         : this.block({ label: 'the `else` block of `if`', path: `${path}.else` }, otherwise);
-    this.statements.push({ op: 'if', condition, then: thenBlock, else: elseBlock });
+    this.#statements.push({ op: 'if', condition, then: thenBlock, else: elseBlock });
   }
 
   /**
@@ -147,10 +153,10 @@ export class BodyBuilder {
     const index: VarExpr = { op: 'var', type, name };
     const scope = {
       label: `the body of \`for ${name}\``,
-      path: `${this.scope.path}[${this.statements.length}].body`,
+      path: `${this.scope.path}[${this.#statements.length}].body`,
     };
     const block = this.block(scope, (nested) => body(nested, index));
-    this.statements.push({
+    this.#statements.push({
       op: 'for',
       name,
       type,
@@ -167,7 +173,7 @@ export class BodyBuilder {
    */
   barrier(): void {
     this.assertAppendable('barrier');
-    this.statements.push({ op: 'barrier' });
+    this.#statements.push({ op: 'barrier' });
   }
 
   /**
@@ -176,7 +182,7 @@ export class BodyBuilder {
    */
   shuffle(mode: ShuffleMode, name: string, value: Expr, lane: Expr): VarExpr {
     this.assertAppendable('shuffle');
-    this.statements.push({ op: 'shuffle', mode, name, type: value.type, value, lane });
+    this.#statements.push({ op: 'shuffle', mode, name, type: value.type, value, lane });
     return { op: 'var', type: value.type, name };
   }
 
@@ -186,7 +192,7 @@ export class BodyBuilder {
    */
   reduce(reduction: Reduction, name: string, value: Expr): VarExpr {
     this.assertAppendable('reduce');
-    this.statements.push({ op: 'reduce', reduction, name, type: value.type, value });
+    this.#statements.push({ op: 'reduce', reduction, name, type: value.type, value });
     return { op: 'var', type: value.type, name };
   }
 
@@ -206,7 +212,7 @@ export class BodyBuilder {
       this.open = undefined;
       nested.finish();
     }
-    return nested.statements;
+    return nested.#statements;
   }
 
   private assertAppendable(method: string): void {

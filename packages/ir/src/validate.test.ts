@@ -84,7 +84,7 @@ const DECLARATIONS: KernelDeclarations = {
 
 /** A spec with the given body, not validated (the builder would throw for invalid ones). */
 function withBody(build: (b: BodyBuilder) => void): KernelSpec {
-  let body: Stmt[] = [];
+  let body: readonly Stmt[] = [];
   try {
     defineKernel(DECLARATIONS, (b) => {
       build(b);
