@@ -21,21 +21,23 @@ export function assertNever(value: never, what: string): never {
   throw new TypeError(`unhandled ${what}: ${JSON.stringify(op ?? value)}`);
 }
 
-/** How an expression op combines its operands; the typechecker and renderers group ops by it. */
+/** What kind of node an expression op is: a leaf without operands, or how it combines its `args`. */
 export type ExprCategory =
   'leaf' | 'unary' | 'binary' | 'fma' | 'select' | 'conversion' | 'unpack' | 'memory';
 
 /** One expression op's shape: its JSON fields and argument count. */
 export interface ExprOpInfo<K extends ExprOp = ExprOp> {
+  /** The op's kind of node. */
   readonly category: ExprCategory;
   /** The node's JSON keys, in the order the IR documents them. */
   readonly fields: readonly (keyof Extract<Expr, { op: K }> & string)[];
-  /** How many operands `args` holds (0 for nodes without `args`). */
+  /** How many operands `args` must hold (0 for nodes without `args`); the type checker checks it. */
   readonly arity: 0 | 1 | 2 | 3;
 }
 
 /** One statement op's shape: its JSON fields and whether it opens nested blocks. */
 export interface StmtOpInfo<K extends StmtOp = StmtOp> {
+  /** The node's JSON keys, in the order the IR documents them. */
   readonly fields: readonly (keyof Extract<Stmt, { op: K }> & string)[];
   /** The keys holding nested statement lists. */
   readonly blocks: readonly (keyof Extract<Stmt, { op: K }> & string)[];

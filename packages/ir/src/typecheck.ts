@@ -347,7 +347,7 @@ class BodyChecker {
       }
       case 'load': {
         const target = this.memory(node['memory'], joinPath(path, 'memory'));
-        const [index] = this.args(node, path, 1, scope, depth) ?? [];
+        const [index] = this.args(node, path, EXPR_OPS[op].arity, scope, depth) ?? [];
         if (index !== undefined && index !== 'u32')
           return fail(
             `index has type ${index} but u32 is required`,
@@ -359,7 +359,7 @@ class BodyChecker {
         const half = node['half'];
         const halfOk = half === 0 || half === 1;
         if (!halfOk) fail(`must be 0 or 1, got ${describeJson(half)}`, joinPath(path, 'half'));
-        const [word] = this.args(node, path, 1, scope, depth) ?? [];
+        const [word] = this.args(node, path, EXPR_OPS[op].arity, scope, depth) ?? [];
         if (word !== undefined && word !== 'u32')
           return fail(
             `word has type ${word} but u32 is required`,
@@ -369,7 +369,7 @@ class BodyChecker {
       }
       case 'fma':
       case 'select': {
-        const args = this.args(node, path, 3, scope, depth);
+        const args = this.args(node, path, EXPR_OPS[op].arity, scope, depth);
         if (args === undefined || args.includes(undefined)) return undefined;
         const [a, b, c] = args as ScalarType[];
         if (op === 'select') {
@@ -382,7 +382,7 @@ class BodyChecker {
       }
       case 'convert':
       case 'bitcast': {
-        const [source] = this.args(node, path, 1, scope, depth) ?? [];
+        const [source] = this.args(node, path, EXPR_OPS[op].arity, scope, depth) ?? [];
         if (source === undefined) return undefined;
         if (op === 'convert') {
           if (source === 'bool' || type === 'bool')
@@ -395,7 +395,7 @@ class BodyChecker {
     }
     if (isUnaryOp(op)) {
       const cost = PREFIX_UNARY.includes(op) ? depth + 1 : depth;
-      const [operand] = this.args(node, path, 1, scope, cost) ?? [];
+      const [operand] = this.args(node, path, EXPR_OPS[op].arity, scope, cost) ?? [];
       if (operand === undefined) return undefined;
       const takes = UNARY_OPERANDS[op];
       const ok =
@@ -406,7 +406,7 @@ class BodyChecker {
     }
     if (!isBinaryOp(op)) return assertNever(op, 'expression op');
     const binaryOp = op;
-    const args = this.args(node, path, 2, scope, depth);
+    const args = this.args(node, path, EXPR_OPS[op].arity, scope, depth);
     if (args === undefined || args.includes(undefined)) return undefined;
     const [left, right] = args as [ScalarType, ScalarType];
     const takes = BINARY_OPERANDS[binaryOp];
