@@ -1,9 +1,10 @@
-import type { BinaryOp, Expr, Stmt, UnaryOp } from './body.js';
+import type { Expr, Stmt } from './body.js';
 import { constantFaults } from './constant-faults.js';
 import { ValidationError } from './errors.js';
 import { formatSchedule } from './schedule.js';
 import { evaluateSizeExpression } from './size-expression.js';
 import { BINARY_SEMANTICS, UNARY_SEMANTICS } from './interpreter/scalar-ops.js';
+import { isBinaryExpr, isUnaryExpr } from './ops.js';
 import { rewriteBody } from './rewrite.js';
 import type { Schedule, SharedDecl } from './spec.js';
 
@@ -52,16 +53,15 @@ function foldConstants(body: readonly Stmt[], schedule: Schedule, workgroupSize:
         return expression;
       const values = args.map((arg) => (arg as { value: number | boolean }).value);
       try {
-        const value =
-          args.length === 1 && expression.op in UNARY_SEMANTICS
-            ? UNARY_SEMANTICS[expression.op as UnaryOp](values[0] as number, expression.type)
-            : args.length === 2 && expression.op in BINARY_SEMANTICS
-              ? BINARY_SEMANTICS[expression.op as BinaryOp](
-                  values[0] as number,
-                  values[1] as number,
-                  args[0]?.type ?? 'u32',
-                )
-              : undefined;
+        const value = isUnaryExpr(expression)
+          ? UNARY_SEMANTICS[expression.op](values[0] as number, expression.type)
+          : isBinaryExpr(expression)
+            ? BINARY_SEMANTICS[expression.op](
+                values[0] as number,
+                values[1] as number,
+                expression.args[0].type,
+              )
+            : undefined; // other ops are not folded: they stay for the backends
         return value === undefined ? expression : { op: 'const', type: expression.type, value };
       } catch {
         return expression; // a fault such as division by zero stays for run time, as written

@@ -9,6 +9,7 @@ import {
   type Value,
 } from './interpreter/scalar-ops.js';
 import { joinPath } from './json-shape.js';
+import { assertNever, isBinaryExpr, isUnaryExpr } from './ops.js';
 import { isFloatType, type ScalarType } from './types.js';
 
 // WGSL evaluates an expression whose operands are all constants at shader-creation time, and Tint
@@ -76,11 +77,8 @@ class ConstantFolder {
         return;
       case 'barrier':
         return;
-      default: {
-        // A new statement op must be walked here too; the compiler names this line until it is.
-        const unhandled: never = statement;
-        return unhandled;
-      }
+      default:
+        return assertNever(statement, 'statement op');
     }
   }
 
@@ -187,9 +185,9 @@ class ConstantFolder {
         return f16FromBits(expression.half === 0 ? word & 0xffff : word >>> 16);
       }
     }
-    if (expression.args.length === 1) {
+    if (isUnaryExpr(expression)) {
       const x = number(a);
-      if (!isFloatType(type)) return UNARY_SEMANTICS[expression.op as 'neg'](x, type);
+      if (!isFloatType(type)) return UNARY_SEMANTICS[expression.op](x, type);
       switch (expression.op) {
         case 'sqrt':
           if (x < 0) return this.fault(path, `sqrt of constant ${show(x)} (needs a value >= 0)`);
@@ -209,10 +207,11 @@ class ConstantFolder {
         case 'exp2':
           return this.float(2 ** x, type, path, `exp2(${show(x)})`);
         default:
-          return UNARY_SEMANTICS[expression.op as 'neg'](x, type);
+          return UNARY_SEMANTICS[expression.op](x, type);
       }
     }
-    const binary = op as keyof typeof BINARY_SEMANTICS;
+    if (!isBinaryExpr(expression)) return assertNever(expression, 'expression op');
+    const binary = expression.op;
     if (
       isFloatType(operandType) &&
       (op === 'add' || op === 'sub' || op === 'mul' || op === 'div')

@@ -23,6 +23,7 @@ export { seal } from './sealed.js';
 export * from './snapshot.js';
 export * from './identifiers.js';
 export { describeJson, isRecord } from './json-shape.js';
+export * from './ops.js';
 export * from './printer.js';
 export * from './schedule.js';
 export * from './size-expression.js';

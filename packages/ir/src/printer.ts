@@ -1,10 +1,11 @@
-import type { Expr, Stmt } from './body.js';
+import type { BinaryOp, Expr, Stmt } from './body.js';
+import { assertNever, isBinaryExpr, isUnaryExpr } from './ops.js';
 import { takeSnapshot } from './snapshot.js';
 import type { KernelSpec } from './spec.js';
 
-const INFIX: Readonly<Record<string, string>> = {
+const INFIX: Readonly<Record<BinaryOp, string>> = {
   add: '+', sub: '-', mul: '*', div: '/', rem: '%', and: '&', or: '|', xor: '^', shl: '<<', shr: '>>',
-  eq: '==', ne: '!=', lt: '<', le: '<=', gt: '>', ge: '>=',
+  eq: '==', ne: '!=', lt: '<', le: '<=', gt: '>', ge: '>=', min: '', max: '',
 }; // prettier-ignore
 
 /** Shows an expression as compact text: `fma(x[i], scale, bias)`. */
@@ -30,12 +31,18 @@ export function printExpr(expression: Expr): string {
     case 'convert':
     case 'bitcast':
       return `${expression.op}<${expression.type}>(${printExpr(expression.args[0])})`;
+    case 'fma':
+    case 'select':
+      return `${expression.op}(${expression.args.map(printExpr).join(', ')})`;
     default: {
-      const infix = INFIX[expression.op];
-      const args = expression.args.map(printExpr);
-      return infix !== undefined && args.length === 2
-        ? `(${args[0]} ${infix} ${args[1]})`
-        : `${expression.op}(${args.join(', ')})`;
+      if (isUnaryExpr(expression)) return `${expression.op}(${printExpr(expression.args[0])})`;
+      if (isBinaryExpr(expression)) {
+        const [left, right] = expression.args.map(printExpr);
+        const infix = INFIX[expression.op];
+        // min and max have no infix form; they print as calls.
+        return infix === '' ? `${expression.op}(${left}, ${right})` : `(${left} ${infix} ${right})`;
+      }
+      return assertNever(expression, 'expression op');
     }
   }
 }
@@ -93,6 +100,8 @@ export function printBody(body: readonly Stmt[], indent = ''): string[] {
           `${indent}let ${statement.name}: ${statement.type} = warp_reduce_${statement.reduction}(${printExpr(statement.value)})`,
         );
         break;
+      default:
+        assertNever(statement, 'statement op');
     }
   }
   return lines;

@@ -1,4 +1,5 @@
 import type { Expr, Stmt } from './body.js';
+import { assertNever } from './ops.js';
 
 /** Rewrites expressions bottom-up: children first, then `rewrite` on the rebuilt node. */
 export function rewriteExpr(expression: Expr, rewrite: (expression: Expr) => Expr): Expr {
@@ -56,6 +57,8 @@ export function rewriteBody(body: readonly Stmt[], rewriter: BodyRewriter): Stmt
       case 'barrier':
         rebuilt = statement;
         break;
+      default:
+        return assertNever(statement, 'statement op');
     }
     return rewriter.statement === undefined ? [rebuilt] : rewriter.statement(rebuilt);
   });

@@ -6,6 +6,7 @@ import {
   parseSizeExpression,
 } from './size-expression.js';
 import { describeJson, isRecord, joinPath } from './json-shape.js';
+import { assertNever } from './ops.js';
 import { takeSnapshot } from './snapshot.js';
 import { TARGET_KINDS, type KernelSpec, type Schedule, type TargetKind } from './spec.js';
 import { isOneOf } from './types.js';
@@ -173,8 +174,14 @@ export function usesWarpOps(body: readonly Stmt[]): boolean {
         return usesWarpOps(statement.then) || usesWarpOps(statement.else);
       case 'for':
         return usesWarpOps(statement.body);
-      default:
+      case 'let':
+      case 'assign':
+      case 'store':
+      case 'load_vector':
+      case 'barrier':
         return false;
+      default:
+        return assertNever(statement, 'statement op');
     }
   });
 }

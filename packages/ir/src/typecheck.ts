@@ -1,16 +1,24 @@
 import {
   AXES,
   AXIS_BUILTINS,
-  BINARY_OPS,
   BUILTIN_NAMES,
-  COMPARISON_OPS,
   REDUCTIONS,
   SHUFFLE_MODES,
-  UNARY_OPS,
   VECTOR_WIDTHS,
-  type BinaryOp,
+  type ExprOp,
   type UnaryOp,
 } from './body.js';
+import {
+  BINARY_OPERANDS,
+  EXPR_OPS,
+  STMT_OPS,
+  UNARY_OPERANDS,
+  assertNever,
+  isBinaryOp,
+  isExprOp,
+  isStmtOp,
+  isUnaryOp,
+} from './ops.js';
 import { IssueCollector, describeJson, joinPath, type JsonRecord } from './json-shape.js';
 import { identifierProblem } from './identifiers.js';
 import type { BufferAccess } from './spec.js';
@@ -40,11 +48,6 @@ const MAX_NESTING = 100;
 const PREFIX_UNARY: readonly UnaryOp[] = ['neg', 'not'];
 const I32_MIN = -(2 ** 31);
 const F16_MAX = 65504;
-
-const FLOAT_UNARY: readonly UnaryOp[] = ['sqrt', 'rsqrt', 'rcp', 'exp2', 'log2', 'floor'];
-const SIGNED_UNARY: readonly UnaryOp[] = ['neg', 'abs'];
-const ARITHMETIC: readonly BinaryOp[] = ['add', 'sub', 'mul', 'div', 'min', 'max'];
-const BITWISE: readonly BinaryOp[] = ['and', 'or', 'xor'];
 
 /**
  * Returns the paths of warp operations in warp-uniform (not workgroup-uniform) control flow.
@@ -107,28 +110,16 @@ class BodyChecker {
 
   private statement(value: unknown, path: string, scope: Map<string, Local>, depth: number): void {
     const op = (value as JsonRecord | null)?.['op'];
-    const fields: Record<string, readonly string[]> = {
-      let: ['op', 'name', 'type', 'value'],
-      assign: ['op', 'name', 'value'],
-      store: ['op', 'memory', 'index', 'value'],
-      load_vector: ['op', 'names', 'type', 'memory', 'index'],
-      if: ['op', 'condition', 'then', 'else'],
-      for: ['op', 'name', 'type', 'start', 'end', 'step', 'body'],
-      barrier: ['op'],
-      shuffle: ['op', 'mode', 'name', 'type', 'value', 'lane'],
-      reduce: ['op', 'reduction', 'name', 'type', 'value'],
-    };
-    const allowed = typeof op === 'string' && Object.hasOwn(fields, op) ? fields[op] : undefined;
-    if (allowed === undefined) {
+    if (!isStmtOp(op)) {
       if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
         return this.issues.add(
           joinPath(path, 'op'),
-          `unknown statement op ${describeJson(op)} (known: ${Object.keys(fields).join(', ')})`,
+          `unknown statement op ${describeJson(op)} (known: ${Object.keys(STMT_OPS).join(', ')})`,
         );
       }
       return this.issues.add(path, `must be a statement object, got ${describeJson(value)}`);
     }
-    const node = this.issues.record(value, path, allowed);
+    const node = this.issues.record(value, path, STMT_OPS[op].fields);
     if (node === undefined) return;
     switch (op) {
       case 'let': {
@@ -223,6 +214,8 @@ class BodyChecker {
           this.declare(node['name'], joinPath(path, 'name'), scope, type, false);
         return;
       }
+      default:
+        return assertNever(op, 'statement op');
     }
   }
 
@@ -269,32 +262,13 @@ class BodyChecker {
       return undefined;
     }
     const op = (value as JsonRecord | null)?.['op'];
-    const leaf: Record<string, readonly string[]> = {
-      const: ['op', 'type', 'value'],
-      var: ['op', 'type', 'name'],
-      param: ['op', 'type', 'name'],
-      schedule: ['op', 'type', 'name'],
-      builtin: ['op', 'type', 'name', 'axis'],
-      load: ['op', 'type', 'memory', 'args'],
-      unpack_half: ['op', 'type', 'half', 'args'],
-    };
-    const known =
-      typeof op === 'string' &&
-      (Object.hasOwn(leaf, op) ||
-        isOneOf(UNARY_OPS, op) ||
-        isOneOf(BINARY_OPS, op) ||
-        ['fma', 'select', 'convert', 'bitcast'].includes(op));
-    if (!known) {
+    if (!isExprOp(op)) {
       if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
         this.issues.add(joinPath(path, 'op'), `unknown expression op ${describeJson(op)}`);
       } else this.issues.add(path, `must be an expression object, got ${describeJson(value)}`);
       return undefined;
     }
-    const node = this.issues.record(
-      value,
-      path,
-      (op in leaf ? leaf[op] : undefined) ?? ['op', 'type', 'args'],
-    );
+    const node = this.issues.record(value, path, EXPR_OPS[op].fields);
     if (node === undefined) return undefined;
     const declaredType = this.issues.oneOf(node['type'], joinPath(path, 'type'), SCALAR_TYPES);
     const inferred = this.infer(node, op, path, scope, depth);
@@ -329,7 +303,7 @@ class BodyChecker {
 
   private infer(
     node: JsonRecord,
-    op: string,
+    op: ExprOp,
     path: string,
     scope: ReadonlyMap<string, Local>,
     depth: number,
@@ -373,7 +347,7 @@ class BodyChecker {
       }
       case 'load': {
         const target = this.memory(node['memory'], joinPath(path, 'memory'));
-        const [index] = this.args(node, path, 1, scope, depth) ?? [];
+        const [index] = this.args(node, path, EXPR_OPS[op].arity, scope, depth) ?? [];
         if (index !== undefined && index !== 'u32')
           return fail(
             `index has type ${index} but u32 is required`,
@@ -385,7 +359,7 @@ class BodyChecker {
         const half = node['half'];
         const halfOk = half === 0 || half === 1;
         if (!halfOk) fail(`must be 0 or 1, got ${describeJson(half)}`, joinPath(path, 'half'));
-        const [word] = this.args(node, path, 1, scope, depth) ?? [];
+        const [word] = this.args(node, path, EXPR_OPS[op].arity, scope, depth) ?? [];
         if (word !== undefined && word !== 'u32')
           return fail(
             `word has type ${word} but u32 is required`,
@@ -395,7 +369,7 @@ class BodyChecker {
       }
       case 'fma':
       case 'select': {
-        const args = this.args(node, path, 3, scope, depth);
+        const args = this.args(node, path, EXPR_OPS[op].arity, scope, depth);
         if (args === undefined || args.includes(undefined)) return undefined;
         const [a, b, c] = args as ScalarType[];
         if (op === 'select') {
@@ -408,7 +382,7 @@ class BodyChecker {
       }
       case 'convert':
       case 'bitcast': {
-        const [source] = this.args(node, path, 1, scope, depth) ?? [];
+        const [source] = this.args(node, path, EXPR_OPS[op].arity, scope, depth) ?? [];
         if (source === undefined) return undefined;
         if (op === 'convert') {
           if (source === 'bool' || type === 'bool')
@@ -419,34 +393,38 @@ class BodyChecker {
         return type;
       }
     }
-    if (isOneOf(UNARY_OPS, op)) {
+    if (isUnaryOp(op)) {
       const cost = PREFIX_UNARY.includes(op) ? depth + 1 : depth;
-      const [operand] = this.args(node, path, 1, scope, cost) ?? [];
+      const [operand] = this.args(node, path, EXPR_OPS[op].arity, scope, cost) ?? [];
       if (operand === undefined) return undefined;
+      const takes = UNARY_OPERANDS[op];
       const ok =
-        op === 'not' ? operand === 'bool' || isIntegerType(operand)
-        : SIGNED_UNARY.includes(op) ? isFloatType(operand) || operand === 'i32'
-        : FLOAT_UNARY.includes(op) && isFloatType(operand); // prettier-ignore
+        takes === 'integer_or_bool' ? operand === 'bool' || isIntegerType(operand)
+        : takes === 'signed' ? isFloatType(operand) || operand === 'i32'
+        : isFloatType(operand); // prettier-ignore
       return ok ? operand : fail(`'${op}' does not take ${operand}`);
     }
-    const binaryOp = op as BinaryOp;
-    const args = this.args(node, path, 2, scope, depth);
+    if (!isBinaryOp(op)) return assertNever(op, 'expression op');
+    const binaryOp = op;
+    const args = this.args(node, path, EXPR_OPS[op].arity, scope, depth);
     if (args === undefined || args.includes(undefined)) return undefined;
     const [left, right] = args as [ScalarType, ScalarType];
-    if (binaryOp === 'shl' || binaryOp === 'shr') {
+    const takes = BINARY_OPERANDS[binaryOp];
+    if (takes === 'shift') {
       if (!isIntegerType(left) || right !== 'u32')
         return fail(`'${binaryOp}' needs an integer and a u32 shift, got ${left}, ${right}`);
       return left;
     }
     if (left !== right) return fail(`operands of '${binaryOp}' have types ${left} and ${right}`);
-    if (COMPARISON_OPS.includes(binaryOp)) {
+    if (takes === 'comparison') {
       if (left === 'bool' && binaryOp !== 'eq' && binaryOp !== 'ne')
         return fail(`'${binaryOp}' does not take bool`);
       return 'bool';
     }
-    const ok = BITWISE.includes(binaryOp)
-      ? left === 'bool' || isIntegerType(left)
-      : binaryOp === 'rem' ? isIntegerType(left) : ARITHMETIC.includes(binaryOp) && left !== 'bool'; // prettier-ignore
+    const ok =
+      takes === 'bitwise' ? left === 'bool' || isIntegerType(left)
+      : takes === 'integer' ? isIntegerType(left)
+      : left !== 'bool'; // prettier-ignore
     return ok ? left : fail(`'${binaryOp}' does not take ${left}`);
   }
 

@@ -1,4 +1,6 @@
+import type { ExprOp, StmtOp } from './body.js';
 import { joinPath, type IssueCollector, type JsonRecord } from './json-shape.js';
+import { assertNever, isBinaryOp, isUnaryOp } from './ops.js';
 import type { BodyContext } from './typecheck.js';
 
 /** How far a value (or control flow) is the same across threads. Ordered: larger is less uniform. */
@@ -55,7 +57,9 @@ class UniformityAnalysis {
     statements.forEach((statement, index) => {
       const at = joinPath(path, index);
       const level = (key: string): Uniformity => this.uniformityOf(statement[key] as JsonRecord);
-      switch (statement['op']) {
+      // The body type-checked, so every op is a known one.
+      const op = statement['op'] as StmtOp;
+      switch (op) {
         case 'let':
         case 'assign':
           return this.raise(
@@ -114,10 +118,14 @@ class UniformityAnalysis {
           if (this.reportUniformity && control === Uniformity.Warp) this.warpUniformOnly.push(at);
           return this.raise(
             statement['name'] as string,
-            statement['op'] === 'reduce'
+            op === 'reduce'
               ? (Math.max(control, Uniformity.Warp) as Uniformity)
               : Uniformity.Thread,
           );
+        case 'store':
+          return;
+        default:
+          return assertNever(op, 'statement op');
       }
     });
   }
@@ -128,7 +136,8 @@ class UniformityAnalysis {
       (level, arg) => Math.max(level, this.uniformityOf(arg)) as Uniformity,
       Uniformity.Workgroup,
     );
-    switch (expression['op']) {
+    const op = expression['op'] as ExprOp;
+    switch (op) {
       case 'var':
         return this.levels.get(expression['name'] as string) ?? Uniformity.Workgroup;
       case 'builtin': {
@@ -144,8 +153,18 @@ class UniformityAnalysis {
         const readOnly = buffer !== undefined && buffer.access !== 'read_write';
         return readOnly ? fromArgs : Uniformity.Thread;
       }
-      default:
+      case 'const':
+      case 'param':
+      case 'schedule':
+      case 'unpack_half':
+      case 'fma':
+      case 'select':
+      case 'convert':
+      case 'bitcast':
         return fromArgs;
+      default:
+        if (isUnaryOp(op) || isBinaryOp(op)) return fromArgs;
+        return assertNever(op, 'expression op');
     }
   }
 }

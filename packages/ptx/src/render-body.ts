@@ -1,7 +1,10 @@
 import {
   ELEMENT_BYTES,
   UnsupportedError,
+  assertNever,
   f16Bits,
+  isBinaryExpr,
+  isUnaryExpr,
   printBody,
   type BufferDecl,
   type Expr,
@@ -142,6 +145,8 @@ export class PtxBodyWriter {
       }
       case 'reduce':
         return this.unsupported('reduce', 'reductions must be lowered to shuffles before printing');
+      default:
+        return assertNever(statement, 'statement op');
     }
   }
 
@@ -333,9 +338,9 @@ export class PtxBodyWriter {
       default: {
         const operandType = expression.args[0].type;
         const table: Mnemonic | undefined =
-          expression.args.length === 1
-            ? UNARY_MNEMONICS[expression.op as keyof typeof UNARY_MNEMONICS]
-            : BINARY_MNEMONICS[expression.op as keyof typeof BINARY_MNEMONICS];
+          isUnaryExpr(expression) ? UNARY_MNEMONICS[expression.op]
+          : isBinaryExpr(expression) ? BINARY_MNEMONICS[expression.op]
+          : assertNever(expression, 'expression op'); // prettier-ignore
         const mnemonic = this.mnemonic(table, expression.op, operandType);
         // f16 and predicate instructions take registers only; 32-bit ones take immediates inline.
         const operands = expression.args.map((arg) => {

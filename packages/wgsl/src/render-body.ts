@@ -1,4 +1,13 @@
-import { EmissionError, printBody, type Expr, type KernelSpec, type Stmt } from '@forge/ir';
+import {
+  EmissionError,
+  assertNever,
+  isBinaryExpr,
+  isUnaryExpr,
+  printBody,
+  type Expr,
+  type KernelSpec,
+  type Stmt,
+} from '@forge/ir';
 import {
   BINARY_TEMPLATES,
   FMA_TEMPLATE,
@@ -132,6 +141,8 @@ export class WgslBodyWriter {
           ),
         );
       }
+      default:
+        return assertNever(statement, 'statement op');
     }
   }
 
@@ -176,9 +187,9 @@ export class WgslBodyWriter {
       default: {
         const args = expression.args.map((arg) => this.expression(arg));
         const operandType = expression.args[0].type;
-        return expression.args.length === 1
-          ? UNARY_TEMPLATES[expression.op as keyof typeof UNARY_TEMPLATES](args, operandType)
-          : BINARY_TEMPLATES[expression.op as keyof typeof BINARY_TEMPLATES](args, operandType);
+        if (isUnaryExpr(expression)) return UNARY_TEMPLATES[expression.op](args, operandType);
+        if (isBinaryExpr(expression)) return BINARY_TEMPLATES[expression.op](args, operandType);
+        return assertNever(expression, 'expression op');
       }
     }
   }

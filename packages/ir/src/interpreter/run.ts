@@ -1,14 +1,7 @@
-import {
-  WARP_SIZE,
-  type BinaryExpr,
-  type Expr,
-  type UnaryExpr,
-  type ReduceStmt,
-  type ShuffleStmt,
-  type Stmt,
-} from '../body.js';
+import { WARP_SIZE, type Expr, type ReduceStmt, type ShuffleStmt, type Stmt } from '../body.js';
 import { ExecutionError, ValidationError } from '../errors.js';
 import { f16FromBits } from '../f16.js';
+import { assertNever, isBinaryExpr, isUnaryExpr } from '../ops.js';
 import { takeSnapshot } from '../snapshot.js';
 import { evaluateSizeExpression } from '../size-expression.js';
 import type { KernelSpec, Schedule } from '../spec.js';
@@ -316,6 +309,8 @@ function* execute(
         thread.locals.set(statement.name, yield { kind: 'warp', statement, value, lane });
         break;
       }
+      default:
+        assertNever(statement, 'statement op');
     }
   }
 }
@@ -387,17 +382,20 @@ function evaluate(expression: Expr, thread: Thread, context: Context): Value {
         expression.type,
       );
     default:
-      if (expression.args.length === 1) {
-        return UNARY_SEMANTICS[(expression as UnaryExpr).op](
+      if (isUnaryExpr(expression)) {
+        return UNARY_SEMANTICS[expression.op](
           evaluate(expression.args[0], thread, context),
           expression.type,
         );
       }
-      return BINARY_SEMANTICS[(expression as BinaryExpr).op](
-        evaluate(expression.args[0], thread, context),
-        evaluate(expression.args[1], thread, context),
-        expression.args[0].type,
-      );
+      if (isBinaryExpr(expression)) {
+        return BINARY_SEMANTICS[expression.op](
+          evaluate(expression.args[0], thread, context),
+          evaluate(expression.args[1], thread, context),
+          expression.args[0].type,
+        );
+      }
+      return assertNever(expression, 'expression op');
   }
   throw new ExecutionError(`cannot evaluate op '${(expression as Expr).op}'`);
 }

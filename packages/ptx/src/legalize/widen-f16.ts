@@ -1,12 +1,13 @@
 import {
   COMPARISON_OPS,
+  assertNever,
   ir,
+  isBinaryExpr,
+  isUnaryExpr,
   rewriteBody,
-  type BinaryOp,
   type Expr,
   type PtxTarget,
   type Stmt,
-  type UnaryOp,
 } from '@forge/ir';
 import { BINARY_MNEMONICS, FMA_MNEMONIC, UNARY_MNEMONICS } from '../ops/arithmetic.js';
 
@@ -21,22 +22,35 @@ export function widenF16(body: readonly Stmt[], target: PtxTarget): Stmt[] {
       const widen = (arg: Expr): Expr => ir.convert('f32', arg);
       const narrow = (value: Expr): Expr =>
         value.type === 'bool' ? value : ir.convert('f16', value);
-      if (expression.op === 'fma') {
-        if (FMA_MNEMONIC('f16', target) !== undefined) return expression;
-        return narrow(ir.fma(...(expression.args.map(widen) as [Expr, Expr, Expr])));
+      switch (expression.op) {
+        case 'fma':
+          if (FMA_MNEMONIC('f16', target) !== undefined) return expression;
+          return narrow(ir.fma(...(expression.args.map(widen) as [Expr, Expr, Expr])));
+        // Conversions, selects and loads move f16 values without f16 arithmetic.
+        case 'select':
+        case 'convert':
+        case 'bitcast':
+        case 'unpack_half':
+        case 'load':
+          return expression;
+        default:
+          if (isUnaryExpr(expression)) {
+            const op = expression.op;
+            if (UNARY_MNEMONICS[op]('f16', target) !== undefined) return expression;
+            return narrow({ op, type: 'f32', args: [widen(expression.args[0])] });
+          }
+          if (isBinaryExpr(expression)) {
+            const op = expression.op;
+            if (BINARY_MNEMONICS[op]('f16', target) !== undefined) return expression;
+            const type = COMPARISON_OPS.includes(op) ? 'bool' : 'f32';
+            return narrow({
+              op,
+              type,
+              args: [widen(expression.args[0]), widen(expression.args[1])],
+            });
+          }
+          return assertNever(expression, 'expression op');
       }
-      if (expression.args.length === 1 && expression.op in UNARY_MNEMONICS) {
-        const op = expression.op as UnaryOp;
-        if (UNARY_MNEMONICS[op]('f16', target) !== undefined) return expression;
-        return narrow({ op, type: 'f32', args: [widen(expression.args[0])] });
-      }
-      if (expression.args.length === 2 && expression.op in BINARY_MNEMONICS) {
-        const op = expression.op as BinaryOp;
-        if (BINARY_MNEMONICS[op]('f16', target) !== undefined) return expression;
-        const type = COMPARISON_OPS.includes(op) ? 'bool' : 'f32';
-        return narrow({ op, type, args: [widen(expression.args[0]), widen(expression.args[1])] });
-      }
-      return expression;
     },
   });
 }

@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { BINARY_OPS, COMPARISON_OPS, UNARY_OPS, type Expr } from './body.js';
+import {
+  BINARY_OPERANDS,
+  EXPR_OPS,
+  STMT_OPS,
+  assertNever,
+  isBinaryExpr,
+  isExprOp,
+  isStmtOp,
+  isUnaryExpr,
+} from './ops.js';
+import { ir } from './index.js';
+
+describe('op registry', () => {
+  it('lists every unary and binary op as an expression op with its arity', () => {
+    for (const op of UNARY_OPS) expect(EXPR_OPS[op]).toMatchObject({ category: 'unary', arity: 1 });
+    for (const op of BINARY_OPS)
+      expect(EXPR_OPS[op]).toMatchObject({ category: 'binary', arity: 2 });
+    expect(Object.keys(EXPR_OPS)).toHaveLength(11 + UNARY_OPS.length + BINARY_OPS.length);
+  });
+
+  it('gives each op with operands an `args` field, and leaves none without', () => {
+    for (const info of Object.values(EXPR_OPS))
+      expect(info.fields.includes('args' as never)).toBe(info.arity > 0);
+  });
+
+  it('marks exactly the comparison ops as yielding bool', () => {
+    const comparisons = BINARY_OPS.filter((op) => BINARY_OPERANDS[op] === 'comparison');
+    expect(comparisons).toEqual([...COMPARISON_OPS]);
+  });
+
+  it('names the nested blocks of if and for only', () => {
+    const withBlocks = Object.entries(STMT_OPS).filter(([, info]) => info.blocks.length > 0);
+    expect(withBlocks.map(([op, info]) => [op, info.blocks])).toEqual([
+      ['if', ['then', 'else']],
+      ['for', ['body']],
+    ]);
+  });
+
+  it('tells registered ops from other values, including inherited keys', () => {
+    expect([isExprOp('fma'), isExprOp('let'), isExprOp('toString'), isExprOp(3)]).toEqual([
+      true,
+      false,
+      false,
+      false,
+    ]);
+    expect([isStmtOp('reduce'), isStmtOp('fma'), isStmtOp('constructor')]).toEqual([
+      true,
+      false,
+      false,
+    ]);
+  });
+
+  it('narrows expressions by kind', () => {
+    const x = ir.f32(2);
+    const cases: [Expr, boolean, boolean][] = [
+      [ir.sqrt(x), true, false],
+      [ir.add(x, x), false, true],
+      [ir.fma(x, x, x), false, false],
+      [x, false, false],
+    ];
+    for (const [expression, unary, binary] of cases)
+      expect([isUnaryExpr(expression), isBinaryExpr(expression)]).toEqual([unary, binary]);
+  });
+});
+
+describe('assertNever', () => {
+  it('throws naming what was unhandled and the op', () => {
+    const unknown = { op: 'dummy' } as never;
+    expect(() => assertNever(unknown, 'expression op')).toThrow('unhandled expression op: "dummy"');
+  });
+});

@@ -1,0 +1,118 @@
+import {
+  BINARY_OPS,
+  UNARY_OPS,
+  type BinaryExpr,
+  type BinaryOp,
+  type Expr,
+  type ExprOp,
+  type Stmt,
+  type StmtOp,
+  type UnaryExpr,
+  type UnaryOp,
+} from './body.js';
+
+/**
+ * Marks a switch or chain of checks as exhaustive: the argument's type must be `never`, so a new
+ * op (or any new union member) is a compile error here until it is handled; at run time (only
+ * reachable through unchecked JSON) it throws.
+ */
+export function assertNever(value: never, what: string): never {
+  const op = (value as { op?: unknown } | null)?.op;
+  throw new TypeError(`unhandled ${what}: ${JSON.stringify(op ?? value)}`);
+}
+
+/** What kind of node an expression op is: a leaf without operands, or how it combines its `args`. */
+export type ExprCategory =
+  'leaf' | 'unary' | 'binary' | 'fma' | 'select' | 'conversion' | 'unpack' | 'memory';
+
+/** One expression op's shape: its JSON fields and argument count. */
+export interface ExprOpInfo<K extends ExprOp = ExprOp> {
+  /** The op's kind of node. */
+  readonly category: ExprCategory;
+  /** The node's JSON keys, in the order the IR documents them. */
+  readonly fields: readonly (keyof Extract<Expr, { op: K }> & string)[];
+  /** How many operands `args` must hold (0 for nodes without `args`); the type checker checks it. */
+  readonly arity: 0 | 1 | 2 | 3;
+}
+
+/** One statement op's shape: its JSON fields and whether it opens nested blocks. */
+export interface StmtOpInfo<K extends StmtOp = StmtOp> {
+  /** The node's JSON keys, in the order the IR documents them. */
+  readonly fields: readonly (keyof Extract<Stmt, { op: K }> & string)[];
+  /** The keys holding nested statement lists. */
+  readonly blocks: readonly (keyof Extract<Stmt, { op: K }> & string)[];
+}
+
+const unaryInfo = { category: 'unary', fields: ['op', 'type', 'args'], arity: 1 } as const;
+const binaryInfo = { category: 'binary', fields: ['op', 'type', 'args'], arity: 2 } as const;
+
+/** The registry of expression ops; typed over every `Expr['op']`, so a new op must be added here. */
+export const EXPR_OPS: { readonly [K in ExprOp]: ExprOpInfo<K> } = {
+  const: { category: 'leaf', fields: ['op', 'type', 'value'], arity: 0 },
+  var: { category: 'leaf', fields: ['op', 'type', 'name'], arity: 0 },
+  param: { category: 'leaf', fields: ['op', 'type', 'name'], arity: 0 },
+  schedule: { category: 'leaf', fields: ['op', 'type', 'name'], arity: 0 },
+  builtin: { category: 'leaf', fields: ['op', 'type', 'name', 'axis'], arity: 0 },
+  load: { category: 'memory', fields: ['op', 'type', 'memory', 'args'], arity: 1 },
+  unpack_half: { category: 'unpack', fields: ['op', 'type', 'half', 'args'], arity: 1 },
+  fma: { category: 'fma', fields: ['op', 'type', 'args'], arity: 3 },
+  select: { category: 'select', fields: ['op', 'type', 'args'], arity: 3 },
+  convert: { category: 'conversion', fields: ['op', 'type', 'args'], arity: 1 },
+  bitcast: { category: 'conversion', fields: ['op', 'type', 'args'], arity: 1 },
+  ...(Object.fromEntries(UNARY_OPS.map((op) => [op, unaryInfo])) as Record<UnaryOp, typeof unaryInfo>), // prettier-ignore
+  ...(Object.fromEntries(BINARY_OPS.map((op) => [op, binaryInfo])) as Record<BinaryOp, typeof binaryInfo>), // prettier-ignore
+};
+
+/** The registry of statement ops, in the order error messages list them. */
+export const STMT_OPS: { readonly [K in StmtOp]: StmtOpInfo<K> } = {
+  let: { fields: ['op', 'name', 'type', 'value'], blocks: [] },
+  assign: { fields: ['op', 'name', 'value'], blocks: [] },
+  store: { fields: ['op', 'memory', 'index', 'value'], blocks: [] },
+  load_vector: { fields: ['op', 'names', 'type', 'memory', 'index'], blocks: [] },
+  if: { fields: ['op', 'condition', 'then', 'else'], blocks: ['then', 'else'] },
+  for: { fields: ['op', 'name', 'type', 'start', 'end', 'step', 'body'], blocks: ['body'] },
+  barrier: { fields: ['op'], blocks: [] },
+  shuffle: { fields: ['op', 'mode', 'name', 'type', 'value', 'lane'], blocks: [] },
+  reduce: { fields: ['op', 'reduction', 'name', 'type', 'value'], blocks: [] },
+};
+
+/** Which operand types a unary op takes: floats only, floats or i32, or integers and bool. */
+export type UnaryOperands = 'float' | 'signed' | 'integer_or_bool';
+/** The operand types of each unary op; typed over every UnaryOp, so a new one must be listed. */
+export const UNARY_OPERANDS: { readonly [K in UnaryOp]: UnaryOperands } = {
+  neg: 'signed', abs: 'signed', not: 'integer_or_bool',
+  sqrt: 'float', rsqrt: 'float', rcp: 'float', exp2: 'float', log2: 'float', floor: 'float',
+}; // prettier-ignore
+
+/**
+ * Which operand types a binary op takes: numbers (`arithmetic`), integers (`integer`), integers or
+ * bool (`bitwise`), an integer and a u32 (`shift`), or any one type, yielding bool (`comparison`).
+ */
+export type BinaryOperands = 'arithmetic' | 'integer' | 'bitwise' | 'shift' | 'comparison';
+/** The operand types of each binary op; typed over every BinaryOp, so a new one must be listed. */
+export const BINARY_OPERANDS: { readonly [K in BinaryOp]: BinaryOperands } = {
+  add: 'arithmetic', sub: 'arithmetic', mul: 'arithmetic', div: 'arithmetic', min: 'arithmetic', max: 'arithmetic',
+  rem: 'integer', and: 'bitwise', or: 'bitwise', xor: 'bitwise', shl: 'shift', shr: 'shift',
+  eq: 'comparison', ne: 'comparison', lt: 'comparison', le: 'comparison', gt: 'comparison', ge: 'comparison',
+}; // prettier-ignore
+
+/** True for a string naming an expression op (for checking unvalidated JSON). */
+export const isExprOp = (op: unknown): op is ExprOp =>
+  typeof op === 'string' && Object.hasOwn(EXPR_OPS, op);
+
+/** True for a string naming a statement op (for checking unvalidated JSON). */
+export const isStmtOp = (op: unknown): op is StmtOp =>
+  typeof op === 'string' && Object.hasOwn(STMT_OPS, op);
+
+/** True for a unary op tag. */
+export const isUnaryOp = (op: string): op is UnaryOp => (UNARY_OPS as readonly string[]).includes(op); // prettier-ignore
+
+/** True for a binary op tag. */
+export const isBinaryOp = (op: string): op is BinaryOp => (BINARY_OPS as readonly string[]).includes(op); // prettier-ignore
+
+/** Narrows an expression to a unary op node; its `else` branch keeps every other kind. */
+export const isUnaryExpr = (expression: Expr): expression is UnaryExpr => isUnaryOp(expression.op);
+
+/** Narrows an expression to a binary op node; its `else` branch keeps every other kind. */
+export const isBinaryExpr = (expression: Expr): expression is BinaryExpr =>
+  isBinaryOp(expression.op);

@@ -1,0 +1,130 @@
+// Adding an op is guided by the compiler: in a scratch copy of ir, ptx and wgsl, a dummy op added
+// to the IR makes `tsc` name every place that must handle it (registry, typechecker, interpreter,
+// printer, constant faults, uniformity, the PTX and WGSL renderers and PTX legalization).
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const PACKAGES = ['ir', 'ptx', 'wgsl'];
+const scratches = [];
+
+/** Copies the three packages' sources to a fresh temp dir, applies `edit` to ir's body.ts. */
+function scratchCopy(edit) {
+  const dir = mkdtempSync(join(tmpdir(), 'forge-new-op-'));
+  scratches.push(dir);
+  for (const name of PACKAGES) {
+    cpSync(join(root, 'packages', name, 'src'), join(dir, 'packages', name, 'src'), {
+      recursive: true,
+      filter: (source) => !/\.test\.ts$|vitest\.setup\.ts$/.test(source),
+    });
+    // Third-party imports (hash-wasm, webgpu) resolve through the real installs.
+    symlinkSync(join(root, 'packages', name, 'node_modules'), join(dir, 'packages', name, 'node_modules'), 'dir'); // prettier-ignore
+  }
+  symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'), 'dir');
+  const base = JSON.parse(readFileSync(join(root, 'tsconfig.base.json'), 'utf8'));
+  const config = {
+    compilerOptions: {
+      ...base.compilerOptions,
+      composite: false,
+      declaration: false,
+      noEmit: true,
+      // The backends see the edited IR sources, not the built @forge/ir.
+      paths: { '@forge/ir': ['./packages/ir/src/index.ts'] },
+    },
+    include: PACKAGES.map((name) => `packages/${name}/src/**/*.ts`),
+  };
+  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify(config, null, 2));
+  // The sources are ES modules, as in the packages' own package.json.
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module', private: true }));
+  const body = join(dir, 'packages', 'ir', 'src', 'body.ts');
+  const source = readFileSync(body, 'utf8');
+  const edited = edit(source);
+  expect(edited, 'the edit must change body.ts').not.toBe(source);
+  writeFileSync(body, edited);
+  return dir;
+}
+
+/** Runs tsc on a scratch copy; returns the set of files (relative to the copy) it reports errors in. */
+function filesWithErrors(dir) {
+  const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+  let output = '';
+  try {
+    execFileSync(process.execPath, [tsc, '--noEmit', '-p', dir], { cwd: dir, encoding: 'utf8' });
+  } catch (error) {
+    output = String(error.stdout);
+  }
+  const files = new Set();
+  for (const match of output.matchAll(/^(packages\/[^(\s]+\.ts)\(\d+,\d+\): error/gm))
+    files.add(match[1]);
+  return { files, output };
+}
+
+afterAll(() => {
+  if (process.env.KEEP_SCRATCH === undefined)
+    for (const dir of scratches) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('adding an op', () => {
+  it('the unedited copy typechecks (so every error below comes from the new op)', () => {
+    const { files, output } = filesWithErrors(scratchCopy((source) => `${source}\n`));
+    expect([...files], output).toEqual([]);
+  });
+
+  it('a new expression kind is a compile error at every place that must handle it', () => {
+    const dir = scratchCopy((source) =>
+      source.replace(
+        'export type Expr =\n',
+        "export interface DummyExpr {\n  readonly op: 'dummy';\n  readonly type: ScalarType;\n  readonly args: readonly [Expr];\n}\nexport type Expr =\n  | DummyExpr\n",
+      ),
+    );
+    const { files, output } = filesWithErrors(dir);
+    expect([...files].sort(), output).toEqual([
+      'packages/ir/src/constant-faults.ts',
+      'packages/ir/src/interpreter/run.ts',
+      'packages/ir/src/ops.ts',
+      'packages/ir/src/printer.ts',
+      'packages/ir/src/typecheck.ts',
+      'packages/ir/src/uniformity.ts',
+      'packages/ptx/src/legalize/widen-f16.ts',
+      'packages/ptx/src/render-body.ts',
+      'packages/wgsl/src/render-body.ts',
+    ]);
+  });
+
+  it('a new statement kind is a compile error at every place that must handle it', () => {
+    const dir = scratchCopy((source) =>
+      source.replace(
+        'export type Stmt =\n',
+        "export interface FenceStmt {\n  readonly op: 'fence';\n}\nexport type Stmt =\n  | FenceStmt\n",
+      ),
+    );
+    const { files, output } = filesWithErrors(dir);
+    expect([...files].sort(), output).toEqual([
+      'packages/ir/src/constant-faults.ts',
+      'packages/ir/src/interpreter/run.ts',
+      'packages/ir/src/ops.ts',
+      'packages/ir/src/printer.ts',
+      'packages/ir/src/rewrite.ts',
+      'packages/ir/src/schedule.ts',
+      'packages/ir/src/typecheck.ts',
+      'packages/ir/src/uniformity.ts',
+      'packages/ptx/src/render-body.ts',
+      'packages/wgsl/src/render-body.ts',
+    ]);
+  });
+
+  it('a new unary op is a compile error in every op table (typing, semantics, PTX, WGSL)', () => {
+    const dir = scratchCopy((source) => source.replace("  'floor',\n] as const;", "  'floor',\n  'sin',\n] as const;")); // prettier-ignore
+    const { files, output } = filesWithErrors(dir);
+    expect([...files].sort(), output).toEqual([
+      'packages/ir/src/interpreter/scalar-ops.ts',
+      'packages/ir/src/ops.ts',
+      'packages/ptx/src/ops/arithmetic.ts',
+      'packages/wgsl/src/ops/arithmetic.ts',
+    ]);
+  });
+});
