@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -5,5 +6,7 @@ export default defineConfig({
     include: ['src/**/*.test.ts'],
     reporters: ['default', ['json', { outputFile: '.vitest-result.json' }]],
     testTimeout: 60_000,
+    // vitest's default (cores - 1) runs one file at a time on a 2-core machine, idling a core.
+    maxWorkers: availableParallelism(),
   },
 });

@@ -5,7 +5,6 @@ import {
   executionCasesFor,
   getKernel,
   makeCaseInputs,
-  type PtxArch,
 } from '@forge/ir';
 import {
   dramBytesRead,
@@ -16,77 +15,80 @@ import {
 } from '@forge/ptx-sim';
 import { emitPtx } from './emit.js';
 import { ptxTarget } from './targets.js';
+import { bodyMismatches, distinctBodies } from './arch-bodies.test-support.js';
 
-// The execution suite shared by every engine, instantiated for the PTX simulator on each golden arch.
-const ARCHS: readonly PtxArch[] = ['sm_75', 'sm_80', 'sm_90'];
+// The execution suite shared by every engine, instantiated for the PTX simulator on each distinct
+// PTX body the golden archs emit: archs whose modules differ only in `.version`/`.target` share a run.
+const RUNS = executionCasesFor('ptx-sim').flatMap((testCase) => {
+  const kernel = getKernel(testCase.kernelId);
+  return distinctBodies((arch) => emitPtx(kernel.spec, testCase.schedule, ptxTarget(arch))).map(
+    (group) => [`${testCase.name} on ${group.archs.join('+')}`, testCase, group] as const,
+  );
+});
 
-for (const arch of ARCHS) {
-  describe(`execution cases on the PTX simulator, ${arch}`, () => {
-    it.each(executionCasesFor('ptx-sim').map((testCase) => [testCase.name, testCase] as const))(
-      '%s',
-      (_name, testCase) => {
-        const kernel = getKernel(testCase.kernelId);
-        const shader = emitPtx(kernel.spec, testCase.schedule, ptxTarget(arch));
-        const buffers = makeCaseInputs(kernel, testCase);
-        const params = kernel.params(testCase.shape);
-        const args: Record<string, KernelArgument> = {};
-        for (const parameter of shader.launch.parameters) {
-          const buffer = buffers[parameter.name];
-          args[parameter.sourceName] =
-            buffer === undefined
-              ? { kind: 'scalar', value: params[parameter.name] ?? 0 }
-              : {
-                  kind: 'buffer',
-                  bytes: new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength),
-                };
-        }
-        const sizes = { ...params, ...shader.schedule };
-        const grid = shader.launch.grid.map((axis) => evaluateSizeExpression(axis, sizes)) as [
-          number,
-          number,
-          number,
-        ];
-        const result = simulate(parsePtx(shader.source), {
-          grid,
-          block: [shader.launch.workgroupSize[0], 1, 1],
-          args,
-        });
-        expect(result.findings).toEqual([]);
-        const check = checkCase(kernel, testCase, buffers);
-        expect(check.nmse).toBeLessThanOrEqual(kernel.tolerance);
-        // Every input and output element moves at least once through global memory (the weights'
-        // alignment padding excepted: it is zero and never needed).
-        const weights = kernel.weights;
-        const padding = weights?.paddingBytes?.(testCase.shape) ?? 0;
-        for (const [name, data] of Object.entries(buffers)) {
-          const traffic = result.counters.buffers[`param_${name}`];
-          const bytes = kernel.outputs.includes(name) ? traffic?.bytesWritten : traffic?.bytesRead;
-          const skipped = name === weights?.buffer ? padding : 0;
-          expect(bytes).toBeGreaterThanOrEqual(data.byteLength - skipped);
-        }
-        // The weight stream is read once, in full sectors, where the shape allows it.
-        const bounds = testCase.weightTraffic;
-        if (weights !== undefined && bounds !== undefined) {
-          const buffer = `param_${weights.buffer}`;
-          const read = result.counters.buffers[buffer]?.bytesRead ?? Infinity;
-          const payload = weights.bytes(testCase.shape) - padding;
-          expect(read / payload).toBeLessThanOrEqual(bounds.maxReadRatio);
-          expect(sectorEfficiency(result.counters, [buffer])).toBeGreaterThanOrEqual(
-            bounds.minSectorEfficiency,
-          );
-        }
-        // Behind a modeled L2, DRAM reads stay within the weights as stored plus the other buffers;
-        // DRAM moves whole 32-byte sectors, so a buffer's size counts rounded up to one.
-        if (weights !== undefined) {
-          const sectors = (size: number): number => 32 * Math.ceil(size / 32);
-          const others = Object.entries(buffers)
-            .filter(([name]) => name !== weights.buffer)
-            .reduce((sum, [, data]) => sum + sectors(data.byteLength), 0);
-          expect(dramBytesRead(result.counters)).toBeLessThanOrEqual(
-            1.02 * sectors(weights.bytes(testCase.shape)) + others,
-          );
-        }
-      },
-    );
+describe('execution cases on the PTX simulator, once per distinct body', () => {
+  it.each(RUNS)('%s', (_name, testCase, group) => {
+    expect(bodyMismatches(group)).toEqual([]);
+    const kernel = getKernel(testCase.kernelId);
+    const shader = group.shader;
+    const buffers = makeCaseInputs(kernel, testCase);
+    const params = kernel.params(testCase.shape);
+    const args: Record<string, KernelArgument> = {};
+    for (const parameter of shader.launch.parameters) {
+      const buffer = buffers[parameter.name];
+      args[parameter.sourceName] =
+        buffer === undefined
+          ? { kind: 'scalar', value: params[parameter.name] ?? 0 }
+          : {
+              kind: 'buffer',
+              bytes: new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength),
+            };
+    }
+    const sizes = { ...params, ...shader.schedule };
+    const grid = shader.launch.grid.map((axis) => evaluateSizeExpression(axis, sizes)) as [
+      number,
+      number,
+      number,
+    ];
+    const result = simulate(parsePtx(shader.source), {
+      grid,
+      block: [shader.launch.workgroupSize[0], 1, 1],
+      args,
+    });
+    expect(result.findings).toEqual([]);
+    const check = checkCase(kernel, testCase, buffers);
+    expect(check.nmse).toBeLessThanOrEqual(kernel.tolerance);
+    // Every input and output element moves at least once through global memory (the weights'
+    // alignment padding excepted: it is zero and never needed).
+    const weights = kernel.weights;
+    const padding = weights?.paddingBytes?.(testCase.shape) ?? 0;
+    for (const [name, data] of Object.entries(buffers)) {
+      const traffic = result.counters.buffers[`param_${name}`];
+      const bytes = kernel.outputs.includes(name) ? traffic?.bytesWritten : traffic?.bytesRead;
+      const skipped = name === weights?.buffer ? padding : 0;
+      expect(bytes).toBeGreaterThanOrEqual(data.byteLength - skipped);
+    }
+    // The weight stream is read once, in full sectors, where the shape allows it.
+    const bounds = testCase.weightTraffic;
+    if (weights !== undefined && bounds !== undefined) {
+      const buffer = `param_${weights.buffer}`;
+      const read = result.counters.buffers[buffer]?.bytesRead ?? Infinity;
+      const payload = weights.bytes(testCase.shape) - padding;
+      expect(read / payload).toBeLessThanOrEqual(bounds.maxReadRatio);
+      expect(sectorEfficiency(result.counters, [buffer])).toBeGreaterThanOrEqual(
+        bounds.minSectorEfficiency,
+      );
+    }
+    // Behind a modeled L2, DRAM reads stay within the weights as stored plus the other buffers;
+    // DRAM moves whole 32-byte sectors, so a buffer's size counts rounded up to one.
+    if (weights !== undefined) {
+      const sectors = (size: number): number => 32 * Math.ceil(size / 32);
+      const others = Object.entries(buffers)
+        .filter(([name]) => name !== weights.buffer)
+        .reduce((sum, [, data]) => sum + sectors(data.byteLength), 0);
+      expect(dramBytesRead(result.counters)).toBeLessThanOrEqual(
+        1.02 * sectors(weights.bytes(testCase.shape)) + others,
+      );
+    }
   });
-}
+});

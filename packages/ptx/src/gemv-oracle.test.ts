@@ -9,11 +9,11 @@ import {
   q8_0Gemv,
   repack,
   type CatalogKernel,
-  type PtxArch,
 } from '@forge/ir';
 import { dramBytesRead, parsePtx, sectorEfficiency, simulate } from '@forge/ptx-sim';
 import { emitPtx } from './emit.js';
 import { ptxTarget } from './targets.js';
+import { bodyMismatches, distinctBodies } from './arch-bodies.test-support.js';
 
 const ORACLE = new URL('../../../fixtures/ggml/', import.meta.url);
 const bytes = (name: string): Uint8Array => new Uint8Array(readFileSync(new URL(name, ORACLE)));
@@ -73,15 +73,16 @@ const CASES: readonly OracleGemv[] = [
 
 for (const { kernel, oracle, layout, weightSectorEfficiency, xReadRatio } of CASES) {
   describe(`${kernel.spec.id} on the PTX simulator against ggml's oracle`, () => {
-    for (const arch of ['sm_75', 'sm_80', 'sm_90'] as const satisfies readonly PtxArch[]) {
-      // sm_90 runs 3 workgroups for the 16 row groups, so the grid-stride loop is covered too.
-      const grid = arch === 'sm_90' ? 3 : 16;
-      it(`64 x 512 on ${arch}, ${grid} workgroups: exact y within 1e-10 NMSE, each weight byte loaded once`, () => {
+    // Once per distinct PTX body; 3 workgroups for the 16 row groups cover the grid-stride loop.
+    const groups = distinctBodies((arch) => emitPtx(kernel.spec, {}, ptxTarget(arch)));
+    for (const [group, grid] of groups.flatMap((body) => [16, 3].map((g) => [body, g] as const))) {
+      it(`64 x 512 on ${group.archs.join('+')}, ${grid} workgroups: exact y within 1e-10 NMSE, each weight byte loaded once`, () => {
+        expect(bodyMismatches(group)).toEqual([]);
         const native = bytes(`${oracle}.w.bin`);
         const w = layout(native);
         const x = bytes(`${oracle}.x.f32`);
         const y = new Float32Array(64);
-        const shader = emitPtx(kernel.spec, {}, ptxTarget(arch));
+        const shader = group.shader;
         const result = simulate(parsePtx(shader.source), {
           grid: [grid, 1, 1],
           block: [128, 1, 1],

@@ -124,8 +124,9 @@ describe('instructions', () => {
   });
 });
 
-describe('speed', () => {
-  it('parses a 2,000-line module in a few milliseconds', () => {
+describe('a large module', () => {
+  // Its parse time is a figure of `pnpm bench` (target 100 ms): a wall-clock bound here fails under load.
+  it('parses a 2,000-line module statement by statement, lines and labels kept', () => {
     const lines: string[] = [
       '.reg .b32 %r<100>;',
       '.reg .pred %p<4>;',
@@ -140,14 +141,15 @@ describe('speed', () => {
       lines.push(`\tshfl.sync.bfly.b32 %r${i % 100}|%p2, %r2, 0x10, 31, -1;`);
       lines.push(`\tfma.rn.f32 %f5, %f1, 0f3F800000, %f${i % 20};`);
     }
-    const source = lines.join('\n');
-    const start = performance.now();
-    const entry = entryOf(source);
-    const warm = performance.now() - start;
-    expect(entry.body).toHaveLength(2000);
-    const again = performance.now();
-    entryOf(source);
-    // Generous bound for slow CI machines; a cold run on a laptop takes a few milliseconds.
-    expect(Math.min(warm, performance.now() - again)).toBeLessThan(100);
+    const body = entryOf(lines.join('\n')).body;
+    expect(body).toHaveLength(2000);
+    expect(body.slice(0, 4).map(summary)).toEqual([
+      '10 $L_0:',
+      '11 @!%p1 ld.global.nc.v4.f32/2',
+      '12 shfl.sync.bfly.b32/5',
+      '13 fma.rn.f32/4',
+    ]);
+    expect(summary(body[1996])).toBe('2006 $L_499:');
+    expect(summary(body[1999])).toBe('2009 fma.rn.f32/4');
   });
 });
