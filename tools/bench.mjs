@@ -61,8 +61,9 @@ report('one `forge emit rmsnorm` process (median)', median(processRuns), 400);
 }
 
 // Simulator throughput: the golden rmsnorm PTX on 3 rows of 4096, and affine-f32 on 1M elements.
-const { dramBytesRead, parsePtx, sectorEfficiency, simulate, totalWarpInstructions } =
+const { dramBytesRead, parsePtx, sectorEfficiency, totalWarpInstructions } =
   await import('../packages/ptx-sim/dist/index.js');
+const { simulateShader } = await import('../packages/ptx/dist/simulate.js');
 const ir = await import('../packages/ir/dist/index.js');
 const { emitPtx, ptxTarget } = await import('../packages/ptx/dist/index.js');
 
@@ -95,26 +96,16 @@ for (const [kernelId, shape] of [
 ]) {
   const kernel = ir.getKernel(kernelId);
   const shader = emitPtx(kernel.spec, {}, ptxTarget('sm_80'));
-  const module = parsePtx(shader.source);
   const params = kernel.params(shape);
   const lengths = kernel.bufferLengths(shape);
   const rates = [];
   let warps = 0;
   for (let run = 0; run < 3; run++) {
-    const args = {};
-    for (const parameter of shader.launch.parameters) {
-      args[parameter.sourceName] =
-        parameter.kind === 'buffer'
-          ? { kind: 'buffer', bytes: new Uint8Array(4 * lengths[parameter.name]) }
-          : { kind: 'scalar', value: params[parameter.name] };
-    }
-    const grid = shader.launch.grid.map((axis) => ir.evaluateSizeExpression(axis, params));
-    const result = simulate(module, {
-      grid,
-      block: shader.launch.workgroupSize,
-      args,
-      sanitize: true,
-    });
+    const buffers = {};
+    for (const parameter of shader.launch.parameters)
+      if (parameter.kind === 'buffer')
+        buffers[parameter.name] = new Uint8Array(4 * lengths[parameter.name]);
+    const result = simulateShader(shader, buffers, params, { sanitize: true });
     warps = totalWarpInstructions(result.counters);
     rates.push((warps / result.milliseconds) * 1000);
   }
@@ -178,19 +169,7 @@ for (const [kernelId, shape] of [
     const params = kernel.params(shape);
     const source = readFileSync(new URL(`../golden/${entry.file}`, import.meta.url), 'utf8');
     const shader = emitPtx(kernel.spec, entry.schedule, ptxTarget(entry.target.arch));
-    const args = {};
-    for (const parameter of shader.launch.parameters) {
-      const data = buffers[parameter.name];
-      args[parameter.sourceName] =
-        data === undefined
-          ? { kind: 'scalar', value: params[parameter.name] }
-          : {
-              kind: 'buffer',
-              bytes: new Uint8Array(data.buffer, data.byteOffset, data.byteLength),
-            };
-    }
-    const grid = shader.launch.grid.map((axis) => ir.evaluateSizeExpression(axis, params));
-    const result = simulate(parsePtx(source), { grid, block: shader.launch.workgroupSize, args });
+    const result = simulateShader(shader, buffers, params, { source });
     const weightName = `param_${kernel.weights.buffer}`;
     // Alignment padding (repacked rows) is never read, so the ratio is over the payload bytes.
     const weightBytes = kernel.weights.bytes(shape) - (kernel.weights.paddingBytes?.(shape) ?? 0);

@@ -1,12 +1,11 @@
 import {
-  evaluateSizeExpression,
   interpret,
   resolveSchedule,
   type CatalogKernel,
   type ElementArray,
   type Schedule,
 } from '@forge/ir';
-import { parsePtx, simulate, type KernelArgument } from '@forge/ptx-sim';
+import { simulateShader } from '@forge/ptx/simulate';
 import { describeCounters, simulationFigures } from './commands/sim.js';
 import { emitFor } from './emitters.js';
 import type { GoldenTarget } from './golden/entries.js';
@@ -32,9 +31,6 @@ export interface EngineResult {
 /** Runs a kernel in place on `buffers`. */
 export type Engine = (request: EngineRequest) => Promise<EngineResult>;
 
-const bytesOf = (array: ElementArray): Uint8Array =>
-  new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
-
 /** Execution engines by `--target` name: the IR interpreter, WebGPU through Dawn, the PTX simulator. */
 export const ENGINES: Readonly<Record<string, Engine>> = {
   interp: async ({ kernel, schedule, buffers, params }) => {
@@ -56,24 +52,7 @@ export const ENGINES: Readonly<Record<string, Engine>> = {
   },
   'ptx-sim': async ({ kernel, schedule, target, buffers, params }) => {
     const shader = emitFor(kernel.spec, schedule, target ?? { kind: 'ptx', arch: 'sm_80' });
-    const args: Record<string, KernelArgument> = {};
-    for (const parameter of shader.launch.parameters) {
-      const buffer = buffers[parameter.name];
-      if (parameter.kind === 'buffer' && buffer !== undefined)
-        args[parameter.sourceName] = { kind: 'buffer', bytes: bytesOf(buffer) };
-      else args[parameter.sourceName] = { kind: 'scalar', value: params[parameter.name] ?? 0 };
-    }
-    const grid = shader.launch.grid.map((axis) => evaluateSizeExpression(axis, params)) as [
-      number,
-      number,
-      number,
-    ];
-    const result = simulate(parsePtx(shader.source), {
-      entry: shader.launch.entryPoint,
-      grid,
-      block: shader.launch.workgroupSize as [number, number, number],
-      args,
-    });
+    const result = simulateShader(shader, buffers, params);
     const figures = simulationFigures(result);
     return {
       milliseconds: result.milliseconds,

@@ -1,19 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import {
-  checkCase,
-  evaluateSizeExpression,
-  executionCasesFor,
-  getKernel,
-  makeCaseInputs,
-} from '@forge/ir';
-import {
-  dramBytesRead,
-  parsePtx,
-  sectorEfficiency,
-  simulate,
-  type KernelArgument,
-} from '@forge/ptx-sim';
+import { checkCase, executionCasesFor, getKernel, makeCaseInputs } from '@forge/ir';
+import { dramBytesRead, sectorEfficiency } from '@forge/ptx-sim';
 import { emitPtx } from './emit.js';
+import { simulateShader } from './simulate.js';
 import { ptxTarget } from './targets.js';
 import { bodyMismatches, distinctBodies } from './arch-bodies.test-support.js';
 
@@ -33,28 +22,7 @@ describe('execution cases on the PTX simulator, once per distinct body', () => {
     const shader = group.shader;
     const buffers = makeCaseInputs(kernel, testCase);
     const params = kernel.params(testCase.shape);
-    const args: Record<string, KernelArgument> = {};
-    for (const parameter of shader.launch.parameters) {
-      const buffer = buffers[parameter.name];
-      args[parameter.sourceName] =
-        buffer === undefined
-          ? { kind: 'scalar', value: params[parameter.name] ?? 0 }
-          : {
-              kind: 'buffer',
-              bytes: new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength),
-            };
-    }
-    const sizes = { ...params, ...shader.schedule };
-    const grid = shader.launch.grid.map((axis) => evaluateSizeExpression(axis, sizes)) as [
-      number,
-      number,
-      number,
-    ];
-    const result = simulate(parsePtx(shader.source), {
-      grid,
-      block: [shader.launch.workgroupSize[0], 1, 1],
-      args,
-    });
+    const result = simulateShader(shader, buffers, params);
     expect(result.findings).toEqual([]);
     const check = checkCase(kernel, testCase, buffers);
     expect(check.nmse).toBeLessThanOrEqual(kernel.tolerance);
