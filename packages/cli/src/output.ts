@@ -1,5 +1,6 @@
-import { accessSync, constants, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
+import { exists, isDirectory } from './directories.js';
 import { InputError, UsageError, errnoCode } from './errors.js';
 
 /** A file a command will write, checked before any work is done. */
@@ -9,15 +10,6 @@ export interface PlannedOutput {
   /** The path as the user wrote it, for messages. */
   readonly given: string;
   readonly path: string;
-}
-
-/** The stat of a path, or undefined when nothing is there (or it cannot be looked at). */
-function statOrUndefined(path: string): ReturnType<typeof statSync> | undefined {
-  try {
-    return statSync(path);
-  } catch {
-    return undefined;
-  }
 }
 
 /**
@@ -31,10 +23,9 @@ export function planOutput(option: string, given: string, cwd: string): PlannedO
   const fail = (why: string): never => {
     throw new InputError(`${option}: cannot write ${given}: ${why}`);
   };
-  const parent = statOrUndefined(directory);
-  if (parent === undefined) fail(`directory ${directory} does not exist`);
-  else if (!parent.isDirectory()) fail(`${directory} is not a directory`);
-  if (statOrUndefined(path)?.isDirectory() === true) fail('it is a directory');
+  if (!exists(directory)) fail(`directory ${directory} does not exist`);
+  else if (!isDirectory(directory)) fail(`${directory} is not a directory`);
+  if (isDirectory(path)) fail('it is a directory');
   try {
     accessSync(directory, constants.W_OK);
   } catch (error) {
@@ -102,9 +93,4 @@ export function writeOutputs(
     if (output === undefined) throw error;
     throw new InputError(`${output.option}: cannot write ${output.given}: ${errnoCode(error)}`);
   }
-}
-
-/** Writes one file via a temporary file and rename, so a crash leaves the old bytes or the new. */
-export function writeFileAtomic(path: string, data: string | Uint8Array): void {
-  writeOutputs([{ output: { option: 'write', given: path, path }, data }]);
 }
