@@ -28,6 +28,7 @@ export * from './printer.js';
 export * from './schedule.js';
 export * from './size-expression.js';
 export * from './spec.js';
+export { checkTargetRecord } from './target-record.js';
 export * from './types.js';
 export * from './validate.js';
 export { Uniformity } from './uniformity.js';

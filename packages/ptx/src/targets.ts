@@ -2,7 +2,7 @@ import {
   PTX_ARCHS,
   ValidationError,
   describeJson,
-  isRecord,
+  checkTargetRecord,
   takeSnapshot,
   type PtxArch,
   type PtxTarget,
@@ -44,16 +44,10 @@ export function ptxTarget(arch: string): PtxTarget {
  * `ptx`, a known arch, and an ISA version ptxas reads (PTX_ISA_VERSIONS) no older than the arch needs.
  */
 export function checkPtxTarget(value: unknown): PtxTarget {
-  const copy = takeSnapshot(value, 'target');
+  const copy = checkTargetRecord(value, 'ptx', ['arch', 'ptxVersion']);
   const fail = (path: string, message: string): never => {
     throw new ValidationError([{ path, message }]);
   };
-  if (!isRecord(copy)) return fail('target', `must be an object, got ${describeJson(copy)}`);
-  for (const key of Object.keys(copy))
-    if (!['kind', 'arch', 'ptxVersion'].includes(key))
-      fail(`target.${key}`, 'unknown field (allowed: kind, arch, ptxVersion)');
-  if (copy['kind'] !== 'ptx')
-    fail('target.kind', `must be "ptx", got ${describeJson(copy['kind'])}`);
   const arch = PTX_ARCHS.find((candidate) => candidate === copy['arch']);
   if (arch === undefined)
     return fail(

@@ -2,7 +2,7 @@ import {
   ValidationError,
   WGSL_FEATURES,
   describeJson,
-  isRecord,
+  checkTargetRecord,
   takeSnapshot,
   type WgslFeature,
   type WgslTarget,
@@ -31,16 +31,10 @@ export function wgslTarget(features: readonly string[] = []): WgslTarget {
  * kind `wgsl` and known features, put in WGSL_FEATURES order without duplicates as wgslTarget does.
  */
 export function checkWgslTarget(value: unknown): WgslTarget {
-  const copy = takeSnapshot(value, 'target');
+  const copy = checkTargetRecord(value, 'wgsl', ['features']);
   const fail = (path: string, message: string): never => {
     throw new ValidationError([{ path, message }]);
   };
-  if (!isRecord(copy)) return fail('target', `must be an object, got ${describeJson(copy)}`);
-  for (const key of Object.keys(copy))
-    if (key !== 'kind' && key !== 'features')
-      fail(`target.${key}`, 'unknown field (allowed: kind, features)');
-  if (copy['kind'] !== 'wgsl')
-    fail('target.kind', `must be "wgsl", got ${describeJson(copy['kind'])}`);
   const features = copy['features'];
   if (!Array.isArray(features) || !features.every((feature) => typeof feature === 'string'))
     return fail(

@@ -1,0 +1,22 @@
+import { ValidationError } from './errors.js';
+import { IssueCollector, describeJson, type JsonRecord } from './json-shape.js';
+import { takeSnapshot } from './snapshot.js';
+import type { TargetKind } from './spec.js';
+
+/**
+ * A backend's target read once (a snapshot) and checked as a record at `target` with `kind` equal
+ * to the backend's and no field but `kind` and `fields`; throws a ValidationError listing every
+ * problem. The backend checks the fields' values.
+ */
+export function checkTargetRecord(
+  value: unknown,
+  kind: TargetKind,
+  fields: readonly string[],
+): JsonRecord {
+  const issues = new IssueCollector();
+  const copy = issues.record(takeSnapshot(value, 'target'), 'target', ['kind', ...fields]);
+  if (copy !== undefined && copy['kind'] !== kind)
+    issues.add('target.kind', `must be "${kind}", got ${describeJson(copy['kind'])}`);
+  if (copy === undefined || issues.issues.length > 0) throw new ValidationError(issues.issues);
+  return copy;
+}
