@@ -2,7 +2,7 @@ import { ForgeError, validateSpec } from '@forge/ir';
 import { emitPtx, ptxTarget } from '@forge/ptx';
 import { assemblePtx } from '@forge/ptx/ptxas';
 import { emitWgsl, wgslTarget } from '@forge/wgsl';
-import { openWebGpu, wgslDiagnostics } from '@forge/wgsl/runner';
+import { explicitLayout, openWebGpu, wgslDiagnostics } from '@forge/wgsl/runner';
 import { buildThroughApi } from './builder-replay.mjs';
 
 // Judges one fuzz case: Forge must reject it with a one-line ForgeError, or the vendor tools
@@ -37,32 +37,11 @@ export function classifyThrow(error, stage) {
   return { outcome: 'crash', stage, message: `${firstLine(text)} ${where}`.trim() };
 }
 
-/** The bind group layouts WGSL launch info describes, as the runner builds them. */
+/** A compute pipeline with the bind group layouts the runner builds from the launch info. */
 function createPipeline(device, module, shader) {
-  const bindings = shader.launch.bindings ?? [];
-  const groupCount = bindings.reduce((count, b) => Math.max(count, b.group + 1), 0);
-  const compute = globalThis.GPUShaderStage?.COMPUTE ?? 4;
-  const groups = [];
-  for (let group = 0; group < groupCount; group++) {
-    const entries = bindings
-      .filter((b) => b.group === group)
-      .map((b) => ({
-        binding: b.binding,
-        visibility: compute,
-        buffer: {
-          type:
-            b.kind === 'params' || b.access === 'uniform'
-              ? 'uniform'
-              : b.access === 'read_write'
-                ? 'storage'
-                : 'read-only-storage',
-        },
-      }));
-    groups.push(device.createBindGroupLayout({ entries }));
-  }
-  const layout = device.createPipelineLayout({ bindGroupLayouts: groups });
+  const { pipelineLayout } = explicitLayout(device, shader.launch.bindings ?? []);
   return device.createComputePipeline({
-    layout,
+    layout: pipelineLayout,
     compute: { module, entryPoint: shader.launch.entryPoint },
   });
 }

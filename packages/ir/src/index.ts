@@ -22,7 +22,7 @@ export * from './hash.js';
 export { seal } from './sealed.js';
 export * from './snapshot.js';
 export * from './identifiers.js';
-export { describeJson, isRecord } from './json-shape.js';
+export { describeJson, isRecord, type JsonRecord } from './json-shape.js';
 export * from './ops.js';
 export * from './printer.js';
 export * from './schedule.js';

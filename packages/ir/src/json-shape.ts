@@ -2,6 +2,7 @@ import type { ValidationIssue } from './errors.js';
 
 // Small guards for walking untrusted JSON while collecting issues with their paths.
 
+/** A JSON object as read from untrusted input: any keys, values not yet checked. */
 export type JsonRecord = Readonly<Record<string, unknown>>;
 
 /** Whether `value` is a plain JSON object (not null, not an array), for walking untrusted JSON. */

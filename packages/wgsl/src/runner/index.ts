@@ -15,6 +15,7 @@ export {
 export { sharedWebGpu, closeSharedWebGpu } from './shared.js';
 export { compileWgsl, wgslDiagnostics, type CompiledWgsl } from './compile.js';
 export { runWgsl, launchGrid, type RunWgslOptions, type RunWgslResult } from './run.js';
+export { explicitLayout, type ExplicitLayout } from './pipeline.js';
 export { checkInputs, packParams, type WgslInputs } from './inputs.js';
 export {
   WEBGPU_SETUP_HINT,
