@@ -8,18 +8,15 @@
 // schedule spills or fails, 2 for a usage error. Needs a build (`pnpm build`) and ptxas on PATH.
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
-import { CATALOG, PTX_ARCHS, formatSchedule, ready } from '@forge/ir';
+import { CATALOG, PTX_ARCHS, formatSchedule, knobValueProblem, ready } from '@forge/ir';
 import { emitPtx, ptxTarget } from '@forge/ptx';
 import { assemblePtxAsync } from '@forge/ptx/ptxas';
 
 /** The values a knob's bounds allow, ascending. */
 export function knobValues(bounds) {
   const values = [];
-  for (let value = bounds.min; value <= bounds.max; value++) {
-    if (bounds.multipleOf !== undefined && value % bounds.multipleOf !== 0) continue;
-    if (bounds.powerOfTwo === true && (value & (value - 1)) !== 0) continue;
-    values.push(value);
-  }
+  for (let value = bounds.min; value <= bounds.max; value++)
+    if (knobValueProblem(value, bounds) === undefined) values.push(value);
   return values;
 }
 

@@ -8,7 +8,13 @@ import {
 import { describeJson, isRecord, joinPath } from './json-shape.js';
 import { assertNever } from './ops.js';
 import { takeSnapshot } from './snapshot.js';
-import { TARGET_KINDS, type KernelSpec, type Schedule, type TargetKind } from './spec.js';
+import {
+  TARGET_KINDS,
+  type KernelSpec,
+  type KnobBounds,
+  type Schedule,
+  type TargetKind,
+} from './spec.js';
 import { isOneOf } from './types.js';
 import { validateSpec } from './validate.js';
 import { ELEMENT_BYTES } from './types.js';
@@ -38,6 +44,20 @@ export function parseScheduleAssignments(assignments: readonly string[]): Record
     schedule[match[1]] = Number(match[2]);
   }
   return schedule;
+}
+
+/**
+ * Why `value` is not allowed by a knob's `bounds` (`"96 is not a multiple of 64"`), or undefined
+ * when it is: an integer in [min, max], a multiple of `multipleOf`, a power of two if asked.
+ */
+export function knobValueProblem(value: number, bounds: KnobBounds): string | undefined {
+  if (!Number.isInteger(value) || value < bounds.min || value > bounds.max)
+    return `${value} is outside [${bounds.min}, ${bounds.max}]`;
+  if (bounds.multipleOf !== undefined && value % bounds.multipleOf !== 0)
+    return `${value} is not a multiple of ${bounds.multipleOf}`;
+  if (bounds.powerOfTwo === true && (value & (value - 1)) !== 0)
+    return `${value} is not a power of two`;
+  return undefined;
 }
 
 /**
@@ -74,21 +94,9 @@ export function resolveSchedule(
     const value = Object.hasOwn(overrides, knob.name)
       ? (overrides[knob.name] as number)
       : knob.default;
-    const bounds = knob.bounds[target];
-    const path = `schedule.${knob.name}`;
-    if (!Number.isInteger(value) || value < bounds.min || value > bounds.max) {
-      issues.push({
-        path,
-        message: `${value} is outside [${bounds.min}, ${bounds.max}] for ${target}`,
-      });
-    } else if (bounds.multipleOf !== undefined && value % bounds.multipleOf !== 0) {
-      issues.push({
-        path,
-        message: `${value} is not a multiple of ${bounds.multipleOf} for ${target}`,
-      });
-    } else if (bounds.powerOfTwo === true && (value & (value - 1)) !== 0) {
-      issues.push({ path, message: `${value} is not a power of two for ${target}` });
-    }
+    const problem = knobValueProblem(value, knob.bounds[target]);
+    if (problem !== undefined)
+      issues.push({ path: `schedule.${knob.name}`, message: `${problem} for ${target}` });
     schedule[knob.name] = value;
   }
   if (issues.length > 0) throw new ValidationError(issues);
