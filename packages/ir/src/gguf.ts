@@ -3,7 +3,7 @@
  * ggml's reference (quantize and dequantize, by block and by matrix), their format table, the
  * repacked layouts some kernels read, and the packing of bytes into u32 words.
  *
- * @packageDocumentation
+ * @module @forge/ir/gguf
  */
 export * from './quant/formats.js';
 export * from './quant/repack.js';

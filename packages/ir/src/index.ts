@@ -6,7 +6,7 @@
  * The catalog of reference kernels (each with a float64 reference) is `@forge/ir/kernels`; the
  * GGUF quantization codecs and layouts are `@forge/ir/gguf`. This entry builds no kernel at load.
  *
- * @packageDocumentation
+ * @module @forge/ir
  */
 export * from './body.js';
 export * from './builder.js';

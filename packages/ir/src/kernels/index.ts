@@ -3,7 +3,7 @@
  * and input generators, and the seeded inputs (`makeCaseInputs`) and checks (`compareWithReference`)
  * that `forge run` and every engine's tests use. Importing it builds every catalog kernel's spec.
  *
- * @packageDocumentation
+ * @module @forge/ir/kernels
  */
 export * from './catalog-kernel.js';
 export * from './catalog.js';
