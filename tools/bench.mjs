@@ -45,7 +45,7 @@ report('one `forge emit rmsnorm` process (median)', median(processRuns), 400);
   const bundled = await build({
     stdin: {
       contents:
-        "export { getKernel, ready } from '@forge/ir'; export { emitWgsl, wgslTarget } from '@forge/wgsl';",
+        "export { ready } from '@forge/ir'; export { getKernel } from '@forge/ir/kernels'; export { emitWgsl, wgslTarget } from '@forge/wgsl';",
       resolveDir: fileURLToPath(new URL('.', import.meta.url)),
     },
     bundle: true,
@@ -64,7 +64,8 @@ report('one `forge emit rmsnorm` process (median)', median(processRuns), 400);
 const { dramBytesRead, parsePtx, sectorEfficiency, totalWarpInstructions } =
   await import('../packages/ptx-sim/dist/index.js');
 const { simulateShader } = await import('../packages/ptx/dist/simulate.js');
-const ir = await import('../packages/ir/dist/index.js');
+const kernels = await import('../packages/ir/dist/kernels/index.js');
+const gguf = await import('../packages/ir/dist/gguf.js');
 const { emitPtx, ptxTarget } = await import('../packages/ptx/dist/index.js');
 
 // PTX parse time of a 2,000-statement module (labels, guarded vector loads, shuffles, fma): the
@@ -94,7 +95,7 @@ for (const [kernelId, shape] of [
   ['rmsnorm', { n_embd: 4096, rows: 3 }],
   ['affine-f32', { n: 1 << 20 }],
 ]) {
-  const kernel = ir.getKernel(kernelId);
+  const kernel = kernels.getKernel(kernelId);
   const shader = emitPtx(kernel.spec, {}, ptxTarget('sm_80'));
   const params = kernel.params(shape);
   const lengths = kernel.bufferLengths(shape);
@@ -121,19 +122,19 @@ for (const [kernelId, shape] of [
   const values = new Float32Array(rows * cols).map(
     (_, index) => Math.sin(index * 0.37) * (1 + (index % 7)),
   );
-  for (const type of ir.QUANT_TYPES) {
+  for (const type of gguf.QUANT_TYPES) {
     const encodeRuns = [];
     const decodeRuns = [];
     let bytes;
     const encodeRepeats = type.endsWith('K') ? 1 : 3;
     for (let run = 0; run < encodeRepeats; run++) {
       const start = performance.now();
-      bytes = ir.quantize(type, values, rows, cols);
+      bytes = gguf.quantize(type, values, rows, cols);
       encodeRuns.push(performance.now() - start);
     }
     for (let run = 0; run < 5; run++) {
       const start = performance.now();
-      ir.dequantize(type, bytes, rows, cols);
+      gguf.dequantize(type, bytes, rows, cols);
       decodeRuns.push(performance.now() - start);
     }
     const rate = (milliseconds) => (bytes.byteLength / 1e6 / (milliseconds / 1000)).toFixed(1);
@@ -154,7 +155,7 @@ for (const [kernelId, shape] of [
     [{}, { n_in: 4096 }].map((override) => ({ entry, override })),
   );
   for (const { entry, override } of gemvRuns) {
-    const kernel = ir.getKernel(entry.kernelId);
+    const kernel = kernels.getKernel(entry.kernelId);
     if (entry.target.kind !== 'ptx' || kernel.weights === undefined) continue;
     const shape = { ...kernel.defaultShape, ...override };
     const testCase = {
@@ -165,7 +166,7 @@ for (const [kernelId, shape] of [
       seed: 5,
       magnitude: 1,
     };
-    const buffers = ir.makeCaseInputs(kernel, testCase);
+    const buffers = kernels.makeCaseInputs(kernel, testCase);
     const params = kernel.params(shape);
     const source = readFileSync(new URL(`../golden/${entry.file}`, import.meta.url), 'utf8');
     const shader = emitPtx(kernel.spec, entry.schedule, ptxTarget(entry.target.arch));

@@ -38,7 +38,8 @@ function runModule(path, cwd) {
 }
 
 const EMIT_RMSNORM = `
-import { getKernel, ready } from '@forge/ir';
+import { ready } from '@forge/ir';
+import { getKernel } from '@forge/ir/kernels';
 import { emitPtx, ptxTarget } from '@forge/ptx';
 import { emitWgsl, wgslTarget } from '@forge/wgsl';
 await ready();
@@ -64,7 +65,8 @@ describe('a browser bundle of @forge/ir + @forge/ptx + @forge/wgsl', () => {
 
   it('of @forge/ir + @forge/wgsl alone: its size, minified and gzipped', async () => {
     const { text } = await bundle(
-      `import { getKernel, ready } from '@forge/ir';
+      `import { ready } from '@forge/ir';
+       import { getKernel } from '@forge/ir/kernels';
        import { emitWgsl, wgslTarget } from '@forge/wgsl';
        await ready();
        export const source = emitWgsl(getKernel('rmsnorm').spec, {}, wgslTarget([])).source;`,
@@ -126,15 +128,23 @@ describe('CommonJS', () => {
       Object.keys(manifest.exports).map((subpath) => `${manifest.name}${subpath.slice(1)}`),
     );
     expect(entries).toEqual(
-      expect.arrayContaining(['@forge/ir', '@forge/ptx', '@forge/wgsl', '@forge/wgsl/runner']),
+      expect.arrayContaining([
+        '@forge/ir',
+        '@forge/ir/kernels',
+        '@forge/ir/gguf',
+        '@forge/ptx',
+        '@forge/wgsl',
+        '@forge/wgsl/runner',
+      ]),
     );
     const script = `
       for (const entry of ${JSON.stringify(entries)}) require(entry);
       const ir = require('@forge/ir');
+      const { getKernel } = require('@forge/ir/kernels');
       const { emitPtx, ptxTarget } = require('@forge/ptx');
       const { emitWgsl, wgslTarget } = require('@forge/wgsl');
       ir.ready().then(() => {
-        const spec = ir.getKernel('rmsnorm').spec;
+        const spec = getKernel('rmsnorm').spec;
         process.stdout.write(emitPtx(spec, {}, ptxTarget('sm_80')).source);
         process.stdout.write(emitWgsl(spec, {}, wgslTarget([])).source);
       });`;

@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { compareWithReference, getKernel, makeCaseInputs } from '@forge/ir';
+import { compareWithReference, getKernel, makeCaseInputs } from '@forge/ir/kernels';
 import { closeSharedWebGpu, sharedWebGpu } from '@forge/wgsl/runner';
 import { launchOnCuda } from '@forge/examples/cuda-launch.mjs';
 import { launchOnWebGpu } from '@forge/examples/webgpu-launch.mjs';

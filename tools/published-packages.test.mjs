@@ -112,6 +112,29 @@ describe.each(PUBLISHED_PACKAGES.map((entry) => [entry.manifest.name, entry.dire
   },
 );
 
+describe('@forge/test-fixtures', () => {
+  const fixtures = JSON.parse(
+    readFileSync(join(ROOT, 'packages', 'test-fixtures', 'package.json'), 'utf8'),
+  );
+
+  it('is private, so it is never packed or published, and no published package needs it', () => {
+    expect(fixtures.private).toBe(true);
+    expect(PUBLISHED_PACKAGES.map(({ manifest }) => manifest.name)).not.toContain(fixtures.name);
+    for (const { manifest } of PUBLISHED_PACKAGES)
+      for (const field of ['dependencies', 'peerDependencies', 'optionalDependencies'])
+        expect(Object.keys(manifest[field] ?? {}), `${manifest.name} ${field}`).not.toContain(
+          fixtures.name,
+        );
+  });
+
+  it('holds the test data @forge/ir no longer ships', () => {
+    const { files } = tarballs.get('ir');
+    expect(files.filter((file) => /^dist\/testing\//.test(file))).toEqual([]);
+    const fixtureSources = readdirSync(join(ROOT, 'packages', 'test-fixtures', 'src'));
+    expect(fixtureSources).toEqual(expect.arrayContaining(['op-zoo.ts', 'execution-cases.ts']));
+  });
+});
+
 describe('the linters fail on a broken package', () => {
   const broken = mkdtempSync(join(tmpdir(), 'forge-broken-package-'));
   writeFileSync(

@@ -8,7 +8,8 @@
 // schedule spills or fails, 2 for a usage error. Needs a build (`pnpm build`) and ptxas on PATH.
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
-import { CATALOG, PTX_ARCHS, formatSchedule, knobValueProblem, ready } from '@forge/ir';
+import { PTX_ARCHS, formatSchedule, knobValueProblem, ready } from '@forge/ir';
+import { CATALOG } from '@forge/ir/kernels';
 import { emitPtx, ptxTarget } from '@forge/ptx';
 import { assemblePtxAsync } from '@forge/ptx/ptxas';
 

@@ -2,7 +2,8 @@
 // The full sweep (`pnpm sweep:schedules`, 3,000 ptxas runs) takes minutes on a shared 2-core
 // machine, so this runs its edges and a seeded sample on every arch.
 import { describe, expect, it } from 'vitest';
-import { CATALOG, PTX_ARCHS, formatSchedule } from '@forge/ir';
+import { PTX_ARCHS, formatSchedule } from '@forge/ir';
+import { CATALOG } from '@forge/ir/kernels';
 import {
   countOutcomes,
   edgeSchedules,

@@ -5,15 +5,9 @@
 // shaders share a cacheKey their sources are equal.
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import {
-  CATALOG,
-  ForgeError,
-  OP_ZOO,
-  PTX_ARCHS,
-  canonicalJson,
-  ready,
-  semanticHash,
-} from '@forge/ir';
+import { ForgeError, PTX_ARCHS, canonicalJson, ready, semanticHash } from '@forge/ir';
+import { CATALOG } from '@forge/ir/kernels';
+import { OP_ZOO } from '@forge/test-fixtures';
 import { emitPtx, ptxTarget } from '@forge/ptx';
 import { emitWgsl, wgslTarget } from '@forge/wgsl';
 

@@ -1,4 +1,5 @@
-import { CATALOG, PTX_ARCHS } from '@forge/ir';
+import { PTX_ARCHS } from '@forge/ir';
+import { CATALOG } from '@forge/ir/kernels';
 import { EDGE_NAMES, EDGE_VALUES } from './edges.mjs';
 import { ExpressionGenerator } from './expressions.mjs';
 import { wgslFeaturesFor } from './spec-grammar.mjs';

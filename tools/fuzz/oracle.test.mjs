@@ -1,4 +1,5 @@
-import { ForgeError, getKernel, ready } from '@forge/ir';
+import { ForgeError, ready } from '@forge/ir';
+import { getKernel } from '@forge/ir/kernels';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { classifyThrow, openOracle } from './oracle.mjs';
 

@@ -5,7 +5,7 @@
  * The API check the consumer runs, once loaded by `import` and once by `require()`. It is sent
  * there as source text (Function#toString), so it uses nothing but its arguments.
  */
-export async function consumerCheck({ ir, ptx, ptxas, wgsl, readFileSync }, expected) {
+export async function consumerCheck({ ir, kernels, ptx, ptxas, wgsl, readFileSync }, expected) {
   const problems = [];
   const check = (ok, message) => {
     if (!ok) problems.push(message);
@@ -16,7 +16,7 @@ export async function consumerCheck({ ir, ptx, ptxas, wgsl, readFileSync }, expe
     'ready() of @forge/ptx or @forge/wgsl is not the one of @forge/ir (two copies of @forge/ir?)',
   );
   await ir.ready();
-  const spec = ir.getKernel('rmsnorm').spec;
+  const spec = kernels.getKernel('rmsnorm').spec;
   const shaders = {
     ptx: ptx.emitPtx(spec, {}, ptx.ptxTarget('sm_80')),
     wgsl: wgsl.emitWgsl(spec, {}, wgsl.wgslTarget()),
@@ -67,6 +67,7 @@ export function consumerScript(kind) {
       ? [
           "import { readFileSync } from 'node:fs';",
           "import * as ir from '@forge/ir';",
+          "import * as kernels from '@forge/ir/kernels';",
           "import * as ptx from '@forge/ptx';",
           "import * as ptxas from '@forge/ptx/ptxas';",
           "import * as wgsl from '@forge/wgsl';",
@@ -74,6 +75,7 @@ export function consumerScript(kind) {
       : [
           "const { readFileSync } = require('node:fs');",
           "const ir = require('@forge/ir');",
+          "const kernels = require('@forge/ir/kernels');",
           "const ptx = require('@forge/ptx');",
           "const ptxas = require('@forge/ptx/ptxas');",
           "const wgsl = require('@forge/wgsl');",
@@ -84,7 +86,7 @@ export function consumerScript(kind) {
     '',
     consumerCheck.toString(),
     '',
-    'consumerCheck({ ir, ptx, ptxas, wgsl, readFileSync }, JSON.parse(process.env.FORGE_REHEARSAL_EXPECT)).then(',
+    'consumerCheck({ ir, kernels, ptx, ptxas, wgsl, readFileSync }, JSON.parse(process.env.FORGE_REHEARSAL_EXPECT)).then(',
     '  (result) => console.log(JSON.stringify(result)),',
     '  (error) => {',
     '    console.error(error && error.stack ? error.stack : error);',

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import * as ir from '@forge/ir';
+import * as kernels from '@forge/ir/kernels';
 import * as ptx from '@forge/ptx';
 import * as ptxas from '@forge/ptx/ptxas';
 import * as wgsl from '@forge/wgsl';
@@ -22,7 +23,7 @@ describe('the consumer check', () => {
     ptx: join(root, 'golden', 'ptx', 'rmsnorm.sm_80.ptx'),
     wgsl: join(root, 'golden', 'wgsl', 'rmsnorm.wgsl'),
   };
-  const modules = { ir, ptx, ptxas, wgsl, readFileSync };
+  const modules = { ir, kernels, ptx, ptxas, wgsl, readFileSync };
 
   it('passes on the workspace packages at their own versions', async () => {
     const result = await consumerCheck(modules, { versions, golden });

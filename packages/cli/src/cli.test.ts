@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { rmsnorm, semanticHash } from '@forge/ir';
+import { semanticHash } from '@forge/ir';
+import { rmsnorm } from '@forge/ir/kernels';
 import { emitPtx, ptxTarget } from '@forge/ptx';
 import { checkoutGoldenDirectory } from './commands/golden.js';
 

@@ -1,10 +1,5 @@
-import {
-  interpret,
-  resolveSchedule,
-  type CatalogKernel,
-  type ElementArray,
-  type Schedule,
-} from '@forge/ir';
+import { interpret, resolveSchedule, type ElementArray, type Schedule } from '@forge/ir';
+import { type CatalogKernel } from '@forge/ir/kernels';
 import { simulateShader } from '@forge/ptx/simulate';
 import { describeCounters, simulationFigures } from './commands/sim.js';
 import { emitFor } from './emitters.js';

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { dequantize, normalizedMse } from '@forge/ir';
+import { dequantize } from '@forge/ir/gguf';
+import { normalizedMse } from '@forge/ir/kernels';
 import { ggmlTypeName, readGgufTensor } from './gguf-input.js';
 import { runCli } from './main.js';
 

@@ -2,16 +2,15 @@
 import { open } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { GGMLQuantizationType, gguf } from '@huggingface/gguf';
+import { type ElementArray } from '@forge/ir';
 import {
   QUANT_FORMATS,
   QUANT_TYPES,
   packWords,
   quantizedBytes,
-  type CatalogKernel,
-  type ElementArray,
   type QuantType,
-  type WeightStream,
-} from '@forge/ir';
+} from '@forge/ir/gguf';
+import { type CatalogKernel, type WeightStream } from '@forge/ir/kernels';
 import { InputError, UsageError } from './errors.js';
 
 /** A tensor read from a GGUF file: its raw blocks and the matrix they encode. */

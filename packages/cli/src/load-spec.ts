@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { getKernel, validateSpec, type KernelSpec } from '@forge/ir';
+import { validateSpec, type KernelSpec } from '@forge/ir';
+import { getKernel } from '@forge/ir/kernels';
 import { InputError } from './errors.js';
 
 /** True when the argument names a spec file rather than a catalog kernel id. */

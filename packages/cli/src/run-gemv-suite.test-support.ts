@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
-import { normalizedMse } from '@forge/ir';
+import { normalizedMse } from '@forge/ir/kernels';
 
 const BIN = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
 export const ORACLE = fileURLToPath(new URL('../../../fixtures/ggml/', import.meta.url));

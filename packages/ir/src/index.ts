@@ -1,13 +1,12 @@
 /**
- * The KernelSpec IR: kernels as typed, JSON-round-trippable data with their validation, hashing,
- * reference interpreter, catalog of reference kernels (each with a float64 reference) and the GGUF
- * quantization codecs. The backends @forge/ptx and @forge/wgsl render what this package defines;
- * `await ready()` once before hashing or emitting.
+ * The KernelSpec IR: kernels as typed, JSON-round-trippable data with their builder, validation,
+ * hashing, printer, schedules and reference interpreter. The backends @forge/ptx and @forge/wgsl
+ * render what this package defines; `await ready()` once before hashing or emitting.
  *
- * It also exports the test data every engine's test suite shares (execution cases, probe kernels,
- * OP_ZOO); those are not needed to run kernels.
+ * The catalog of reference kernels (each with a float64 reference) is `@forge/ir/kernels`; the
+ * GGUF quantization codecs and layouts are `@forge/ir/gguf`. This entry builds no kernel at load.
  *
- * @packageDocumentation
+ * @module @forge/ir
  */
 export * from './body.js';
 export * from './builder.js';
@@ -35,23 +34,7 @@ export { Uniformity } from './uniformity.js';
 export * from './interpreter/run.js';
 export { allocateElements, type ElementArray } from './interpreter/memory.js';
 export * from './interpreter/scalar-ops.js';
-export * from './kernels/catalog-kernel.js';
-export * from './kernels/catalog.js';
-export { affineF32 } from './kernels/affine-f32.js';
-export { rmsnorm } from './kernels/rmsnorm.js';
-export { q8_0Gemv } from './kernels/q8-0-gemv.js';
-export { q4kGemv } from './kernels/q4k-gemv.js';
-export { q6kGemv } from './kernels/q6k-gemv.js';
-export { q6kSoaGemv } from './kernels/q6k-soa-gemv.js';
 export * from './rewrite.js';
 export * from './generated-shader.js';
-export * from './testing/execution-cases.js';
-export * from './testing/random.js';
 export * from './bind-constants.js';
-export { OP_ZOO } from './testing/op-zoo.js';
-export * from './quant/index.js';
-export * from './testing/load-vector-probe.js';
-export * from './testing/unpack-half-probe.js';
-export * from './testing/limit-specs.js';
 export { BUILD_INFO as IR_PACKAGE } from './build-info.js';
-export * from './testing/read-counter.js';

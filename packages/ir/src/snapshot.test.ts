@@ -13,7 +13,6 @@ import {
   snapshotJson,
   takeSnapshot,
 } from './snapshot.js';
-import { countReads } from './testing/read-counter.js';
 import { checkSpec, validateSpec } from './validate.js';
 
 const rmsnormJson = (): Record<string, unknown> =>
@@ -65,15 +64,6 @@ describe('snapshotJson', () => {
     expect(copy.name).toBe('first');
     expect(copy.name).toBe('first');
     expect(reads).toBe(1);
-  });
-
-  it('reads every property of a spec at most once through validation and hashing', () => {
-    const counter = countReads(rmsnormJson());
-    const spec = validateSpec(counter.proxy);
-    semanticHash(spec);
-    const counts = counter.counts();
-    expect(counts.length).toBeGreaterThan(100);
-    expect(counts[0]?.reads).toBe(1);
   });
 
   it('drops undefined fields like JSON.stringify and keeps "__proto__" as data', () => {
@@ -164,24 +154,6 @@ describe('snapshotJson', () => {
 });
 
 describe('shared sub-objects', () => {
-  it('are counted per use and rejected past MAX_SPEC_NODES after reading each object once', () => {
-    for (const depth of [24, 40]) {
-      const counter = countReads(withLet(sharedAdd(depth)));
-      const started = performance.now();
-      const issues = checkSpec(counter.proxy);
-      expect(performance.now() - started).toBeLessThan(2000);
-      expect(issues).toHaveLength(1);
-      expect(issues[0]?.message).toBe(
-        `expands to more than ${MAX_SPEC_NODES} values (each use of a shared sub-object counts)`,
-      );
-      expect(issues[0]?.path).toMatch(/^body\[0\]\.value(\.args\[0\])*(\.args)?$/);
-      // Linear: each distinct object's fields are read once, however often it is shared.
-      expect(counter.counts()[0]?.reads).toBe(1);
-      expect(counter.counts().length).toBeLessThan(10 * depth);
-      expect(() => semanticHash(counter.proxy)).toThrow(ValidationError);
-    }
-  });
-
   it('below the limit become an unshared tree that hashes and validates like its JSON copy', () => {
     const spec = withLet(sharedAdd(10));
     const copy = validateSpec(spec);

@@ -9,8 +9,8 @@ import { resolveSchedule } from './schedule.js';
 import type { KernelSpec } from './spec.js';
 import type { ElementArray } from './interpreter/memory.js';
 import type { CatalogKernel, Shape } from './kernels/catalog-kernel.js';
-import { makeCaseInputs } from './testing/execution-cases.js';
-import { Rng } from './testing/random.js';
+import { makeCaseInputs } from './kernels/case-inputs.js';
+import { Rng } from './kernels/random.js';
 import { checkSpec, validateSpec } from './validate.js';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { OP_ZOO, getKernel } from '@forge/ir';
+import { getKernel } from '@forge/ir/kernels';
+import { OP_ZOO } from '@forge/test-fixtures';
 import { emitPtx } from './emit.js';
 import { ptxTarget } from './targets.js';
 import { bodyMismatches, distinctBodies, ptxBody } from './arch-bodies.test-support.js';

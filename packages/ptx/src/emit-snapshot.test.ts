@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ValidationError, affineF32, countReads, semanticHash } from '@forge/ir';
+import { ValidationError, semanticHash } from '@forge/ir';
+import { affineF32 } from '@forge/ir/kernels';
+import { countReads } from '@forge/test-fixtures';
 import { emitPtx } from './emit.js';
 import { assemblePtx } from './ptxas.js';
 import { PTX_ISA_VERSIONS, PTX_VERSIONS, checkPtxTarget, ptxTarget } from './targets.js';

@@ -1,13 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  CATALOG,
-  PTX_ARCHS,
-  ValidationError,
-  blake3Hex,
-  evaluateSizeExpression,
-  rmsnorm,
-  affineF32,
-} from '@forge/ir';
+import { PTX_ARCHS, ValidationError, blake3Hex, evaluateSizeExpression } from '@forge/ir';
+import { CATALOG, rmsnorm, affineF32 } from '@forge/ir/kernels';
 import { emitPtx } from './emit.js';
 import { assemblePtx } from './ptxas.js';
 import { ptxTarget, PTX_VERSIONS } from './targets.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkCase, executionCasesFor, getKernel, makeCaseInputs } from '@forge/ir';
+import { checkCase, getKernel, makeCaseInputs } from '@forge/ir/kernels';
+import { executionCasesFor } from '@forge/test-fixtures';
 import { dramBytesRead, sectorEfficiency } from '@forge/ptx-sim';
 import { emitPtx } from './emit.js';
 import { simulateShader } from './simulate.js';

@@ -1,15 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { packWords, repack } from '@forge/ir/gguf';
 import {
   normalizedMse,
-  packWords,
   q4kGemv,
   q6kGemv,
   q6kSoaGemv,
   q8_0Gemv,
-  repack,
   type CatalogKernel,
-} from '@forge/ir';
+} from '@forge/ir/kernels';
 import { dramBytesRead, parsePtx, sectorEfficiency, simulate } from '@forge/ptx-sim';
 import { emitPtx } from './emit.js';
 import { ptxTarget } from './targets.js';

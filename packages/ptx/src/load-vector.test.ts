@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { LOAD_VECTOR_PROBE, PTX_ARCHS, loadVectorProbeCase } from '@forge/ir';
+import { PTX_ARCHS } from '@forge/ir';
+import { LOAD_VECTOR_PROBE, loadVectorProbeCase } from '@forge/test-fixtures';
 import { parsePtx, simulate } from '@forge/ptx-sim';
 import { emitPtx } from './emit.js';
 import { assemblePtx } from './ptxas.js';

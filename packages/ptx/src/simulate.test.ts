@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkCase, getKernel, makeCaseInputs, type ExecutionCase } from '@forge/ir';
+import { checkCase, getKernel, makeCaseInputs } from '@forge/ir/kernels';
+import { type ExecutionCase } from '@forge/test-fixtures';
 import { emitPtx } from './emit.js';
 import { simulateShader } from './simulate.js';
 import { ptxTarget } from './targets.js';

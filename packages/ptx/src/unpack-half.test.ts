@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { PTX_ARCHS, UNPACK_HALF_PROBE, UNPACK_HALF_VALUES, unpackHalfProbeWords } from '@forge/ir';
+import { PTX_ARCHS } from '@forge/ir';
+import { UNPACK_HALF_PROBE, UNPACK_HALF_VALUES, unpackHalfProbeWords } from '@forge/test-fixtures';
 import { parsePtx, simulate } from '@forge/ptx-sim';
 import { emitPtx } from './emit.js';
 import { assemblePtx } from './ptxas.js';

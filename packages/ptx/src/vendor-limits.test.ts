@@ -1,14 +1,13 @@
 import { describe, expect, it } from 'vitest';
+import { ValidationError, type KernelSpec } from '@forge/ir';
 import {
   CONSTANT_BOUNDARY_CASES,
-  ValidationError,
   addChain,
   limitSpec,
   negChain,
   nestedIfs,
   storeF32,
-  type KernelSpec,
-} from '@forge/ir';
+} from '@forge/test-fixtures';
 import { emitPtx } from './emit.js';
 import { assemblePtx } from './ptxas.js';
 import { ptxTarget } from './targets.js';

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ValidationError, countReads, rmsnorm, semanticHash } from '@forge/ir';
+import { ValidationError, semanticHash } from '@forge/ir';
+import { rmsnorm } from '@forge/ir/kernels';
+import { countReads } from '@forge/test-fixtures';
 import { emitWgsl } from './emit.js';
 import { checkWgslTarget, wgslTarget } from './targets.js';
 

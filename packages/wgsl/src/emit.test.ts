@@ -2,13 +2,12 @@ import { describe, expect, it } from 'vitest';
 import {
   UnsupportedError,
   ValidationError,
-  affineF32,
   blake3Hex,
   defineKernel,
   ir,
-  rmsnorm,
   type KernelSpec,
 } from '@forge/ir';
+import { affineF32, rmsnorm } from '@forge/ir/kernels';
 import { emitWgsl } from './emit.js';
 import { wgslLiteral } from './ops/types.js';
 import { parseWgslFeatures, wgslTarget } from './targets.js';

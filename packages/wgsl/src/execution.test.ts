@@ -1,11 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  checkCase,
-  executionCasesFor,
-  getKernel,
-  makeCaseInputs,
-  type WgslFeature,
-} from '@forge/ir';
+import { type WgslFeature } from '@forge/ir';
+import { checkCase, getKernel, makeCaseInputs } from '@forge/ir/kernels';
+import { executionCasesFor } from '@forge/test-fixtures';
 import { emitWgsl } from './emit.js';
 import { closeSharedWebGpu, runWgsl, sharedWebGpu } from './runner/index.js';
 import { wgslTarget } from './targets.js';

@@ -1,16 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
+import { type WgslFeature } from '@forge/ir';
+import { packWords, repack } from '@forge/ir/gguf';
 import {
   normalizedMse,
-  packWords,
   q4kGemv,
   q6kGemv,
   q6kSoaGemv,
   q8_0Gemv,
-  repack,
   type CatalogKernel,
-  type WgslFeature,
-} from '@forge/ir';
+} from '@forge/ir/kernels';
 import { emitWgsl } from './emit.js';
 import { closeSharedWebGpu, runWgsl, sharedWebGpu } from './runner/index.js';
 import { wgslTarget } from './targets.js';

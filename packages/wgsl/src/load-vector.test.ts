@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { LOAD_VECTOR_PROBE, loadVectorProbeCase, type WgslFeature } from '@forge/ir';
+import { type WgslFeature } from '@forge/ir';
+import { LOAD_VECTOR_PROBE, loadVectorProbeCase } from '@forge/test-fixtures';
 import { emitWgsl } from './emit.js';
 import { closeSharedWebGpu, runWgsl, sharedWebGpu } from './runner/index.js';
 import { wgslTarget } from './targets.js';

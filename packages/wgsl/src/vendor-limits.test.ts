@@ -1,5 +1,6 @@
 /// <reference types="webgpu" preserve="true" />
 import { afterAll, describe, expect, it } from 'vitest';
+import { type KernelSpec } from '@forge/ir';
 import {
   CONSTANT_BOUNDARY_CASES,
   addChain,
@@ -7,8 +8,7 @@ import {
   negChain,
   nestedIfs,
   storeF32,
-  type KernelSpec,
-} from '@forge/ir';
+} from '@forge/test-fixtures';
 import { emitWgsl } from './emit.js';
 import { closeSharedWebGpu, sharedWebGpu, wgslDiagnostics } from './runner/index.js';
 import { dawnGpu } from './runner/dawn.js';

@@ -1,4 +1,5 @@
-import { CATALOG, PTX_ARCHS, WGSL_FEATURES, semanticHash } from '@forge/ir';
+import { PTX_ARCHS, WGSL_FEATURES, semanticHash } from '@forge/ir';
+import { CATALOG } from '@forge/ir/kernels';
 import { parseCommandArgs } from '../args.js';
 import { EXIT_OK, UsageError } from '../errors.js';
 import type { CliIo } from '../io.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { repack } from '@forge/ir';
+import { repack } from '@forge/ir/gguf';
 
 // Spawns the built CLI (run `pnpm -s build` first), as cli.test.ts does.
 const BIN = fileURLToPath(new URL('../../dist/bin.js', import.meta.url));

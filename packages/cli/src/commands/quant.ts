@@ -12,7 +12,7 @@ import {
   repackedLayout,
   unpack,
   type QuantFormat,
-} from '@forge/ir';
+} from '@forge/ir/gguf';
 import { parseCommandArgs } from '../args.js';
 import { EXIT_OK, InputError, UsageError } from '../errors.js';
 import { escapeControl } from '../error-line.js';

@@ -2,14 +2,16 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import {
   ELEMENT_BYTES,
-  compareWithReference,
   formatSchedule,
-  getKernel,
-  makeCaseInputs,
   parseScheduleAssignments,
-  type CatalogKernel,
   type ElementArray,
 } from '@forge/ir';
+import {
+  compareWithReference,
+  getKernel,
+  makeCaseInputs,
+  type CatalogKernel,
+} from '@forge/ir/kernels';
 import { parseCommandArgs } from '../args.js';
 import { ENGINES } from '../engines.js';
 import { EXIT_CHECK_FAILED, EXIT_OK, InputError, UsageError, errnoCode } from '../errors.js';

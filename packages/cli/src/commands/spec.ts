@@ -1,4 +1,5 @@
-import { getKernel, semanticHash, validateSpec } from '@forge/ir';
+import { semanticHash, validateSpec } from '@forge/ir';
+import { getKernel } from '@forge/ir/kernels';
 import { parseCommandArgs } from '../args.js';
 import { EXIT_OK, UsageError } from '../errors.js';
 import type { CliIo } from '../io.js';

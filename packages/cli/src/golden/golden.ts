@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { blake3Hex, getKernel, isRecord, type GeneratedShader } from '@forge/ir';
+import { blake3Hex, isRecord, type GeneratedShader } from '@forge/ir';
+import { getKernel } from '@forge/ir/kernels';
 import { emitFor } from '../emitters.js';
 import { GOLDEN_ENTRIES, goldenFileName, type GoldenEntrySpec } from './entries.js';
 import {

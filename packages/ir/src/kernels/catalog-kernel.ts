@@ -1,7 +1,7 @@
 import type { ElementArray } from '../interpreter/memory.js';
 import type { QuantType } from '../quant/formats.js';
 import type { KernelSpec } from '../spec.js';
-import type { Rng } from '../testing/random.js';
+import type { Rng } from './random.js';
 
 /** Problem sizes a user chooses (`n`, `rows`, `n_embd`). */
 export type Shape = Readonly<Record<string, number>>;

@@ -3,7 +3,7 @@ import { QUANT_FORMATS, dequantize, quantizedBytes, type QuantType } from '../qu
 import { writeF16 } from '../quant/scalar.js';
 import { unpackWords } from '../quant/words.js';
 import type { KernelSpec } from '../spec.js';
-import type { Rng } from '../testing/random.js';
+import type { Rng } from './random.js';
 import type { CatalogKernel, Shape, WeightStream } from './catalog-kernel.js';
 
 /** What distinguishes one gemv kernel in the catalog; the rest every gemv kernel shares. */

@@ -3,7 +3,7 @@ import { interpret } from '../interpreter/run.js';
 import { quantize } from '../quant/formats.js';
 import { packWords, unpackWords } from '../quant/words.js';
 import { resolveSchedule } from '../schedule.js';
-import { Rng } from '../testing/random.js';
+import { Rng } from './random.js';
 import { describeGemv, gemvOracle } from './gemv-suite.test-support.js';
 import { q8_0Gemv as kernel } from './q8-0-gemv.js';
 

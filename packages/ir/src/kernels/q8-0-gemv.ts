@@ -26,7 +26,7 @@ import {
 } from '../expressions.js';
 import { quantize } from '../quant/formats.js';
 import { packWords } from '../quant/words.js';
-import { fillUniform } from '../testing/random.js';
+import { fillUniform } from './random.js';
 import type { CatalogKernel } from './catalog-kernel.js';
 
 const BLOCK = 32;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { OP_ZOO as zoo, PTX_ARCHS, UnsupportedError, ir } from '@forge/ir';
+import { PTX_ARCHS, UnsupportedError, ir } from '@forge/ir';
+import { OP_ZOO as zoo } from '@forge/test-fixtures';
 import { emitPtx } from '../emit.js';
 import { assemblePtx } from '../ptxas.js';
 import { ptxTarget } from '../targets.js';

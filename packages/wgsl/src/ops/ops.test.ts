@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { OP_ZOO, type WgslFeature } from '@forge/ir';
+import { type WgslFeature } from '@forge/ir';
+import { OP_ZOO } from '@forge/test-fixtures';
 import { emitWgsl } from '../emit.js';
 import { closeSharedWebGpu, sharedWebGpu, wgslDiagnostics } from '../runner/index.js';
 import { wgslTarget } from '../targets.js';

@@ -1,22 +1,14 @@
 import { ForgeError } from '../errors.js';
 import { allocateElements, type ElementArray } from '../interpreter/memory.js';
-import { normalizedMse, type CatalogKernel, type Shape } from '../kernels/catalog-kernel.js';
-import { magnitudeLabel, scheduleLabel } from './case-labels.js';
-import {
-  Q4K_GEMV_CASES,
-  Q6K_GEMV_CASES,
-  Q6K_SOA_GEMV_CASES,
-  Q8_0_GEMV_CASES,
-} from './gemv-cases.js';
-import { Rng, fillUniform, seedFromString } from './random.js';
+import { normalizedMse, type CatalogKernel, type Shape } from './catalog-kernel.js';
+import { Rng, fillUniform } from './random.js';
 
 /**
- * Test data: one execution of a catalog kernel that every engine (the IR interpreter, WebGPU and
- * the PTX simulator) runs and checks against the kernel's float64 reference. Inputs are generated
- * from `seed`, so every engine sees the same numbers.
+ * A seeded run of a catalog kernel: the shape, the schedule, and how its inputs are generated.
+ * `makeCaseInputs` turns it into buffers, so every engine (and `forge run`) sees the same numbers.
  */
-export interface ExecutionCase {
-  /** Unique, human-readable; used as the test name. */
+export interface KernelCase {
+  /** Unique, human-readable; used in messages. */
   readonly name: string;
   readonly kernelId: string;
   /** Schedule overrides (knobs left out take their defaults). */
@@ -29,21 +21,6 @@ export interface ExecutionCase {
   readonly magnitudes?: Readonly<Record<string, number>>;
   /** Rows of `x` forced to zero; a row is `length(x) / shape.rows` elements. */
   readonly zeroRows?: readonly number[];
-  /** Bounds the simulator's counters must meet on the kernel's weight stream. */
-  readonly weightTraffic?: WeightTrafficBounds;
-  /** The engines that run the case (all when omitted): the largest shapes are too slow for some. */
-  readonly engines?: readonly ExecutionEngine[];
-}
-
-/** Test data: the engines an ExecutionCase can be limited to. */
-export type ExecutionEngine = 'interpreter' | 'webgpu' | 'ptx-sim';
-
-/** Bandwidth bounds on a kernel's weight stream, as the PTX simulator counts it. */
-export interface WeightTrafficBounds {
-  /** Most bytes loaded from the weight buffer per payload byte. */
-  readonly maxReadRatio: number;
-  /** Least sector efficiency (requested over 32-byte sectors touched) of the weight loads. */
-  readonly minSectorEfficiency: number;
 }
 
 /** How an engine's outputs compare with the float64 reference. */
@@ -55,70 +32,6 @@ export interface CaseCheck {
   readonly tolerance: number;
 }
 
-function affineCase(n: number, schedule: Readonly<Record<string, number>> = {}): ExecutionCase {
-  const name = `affine-f32 n=${n} schedule=${scheduleLabel(schedule)}`;
-  return {
-    name,
-    kernelId: 'affine-f32',
-    schedule,
-    shape: { n },
-    seed: seedFromString(name),
-    magnitude: 1,
-  };
-}
-
-function rmsnormCase(
-  nEmbd: number,
-  magnitude: number,
-  options: { schedule?: Readonly<Record<string, number>>; rows?: number; zeroRows?: number[] } = {},
-): ExecutionCase {
-  const schedule = options.schedule ?? {};
-  const rows = options.rows ?? 3;
-  const zero = options.zeroRows === undefined ? '' : ` zero-rows=${options.zeroRows.join('+')}`;
-  const name = `rmsnorm rows=${rows} n_embd=${nEmbd} |x|<=${magnitudeLabel(magnitude)}${zero} schedule=${scheduleLabel(schedule)}`;
-  return {
-    name,
-    kernelId: 'rmsnorm',
-    schedule,
-    shape: { rows, n_embd: nEmbd },
-    seed: seedFromString(name),
-    magnitude,
-    magnitudes: { w: 1 },
-    ...(options.zeroRows === undefined ? {} : { zeroRows: options.zeroRows }),
-  };
-}
-
-const AFFINE_SIZES = [1, 7, 255, 256, 257, 4096, 5000];
-const RMSNORM_WIDTHS = [1, 7, 32, 4096, 5000];
-const MAGNITUDES = [1e-3, 1, 1e3];
-
-/** Test data: the execution cases every engine's test suite is instantiated over. */
-export const EXECUTION_CASES: readonly ExecutionCase[] = [
-  ...AFFINE_SIZES.map((n) => affineCase(n)),
-  affineCase(257, { workgroupSize: 64 }),
-  affineCase(5000, { workgroupSize: 64 }),
-  ...RMSNORM_WIDTHS.flatMap((nEmbd) =>
-    MAGNITUDES.map((magnitude) => rmsnormCase(nEmbd, magnitude)),
-  ),
-  rmsnormCase(4096, 1, { zeroRows: [1] }),
-  rmsnormCase(7, 1, { schedule: { workgroupSize: 32 } }),
-  rmsnormCase(4096, 1, { schedule: { workgroupSize: 32 } }),
-  rmsnormCase(1, 1, { schedule: { workgroupSize: 128 } }),
-  rmsnormCase(5000, 1e3, { schedule: { workgroupSize: 128 } }),
-  rmsnormCase(32, 1, { schedule: { workgroupSize: 1024 } }),
-  rmsnormCase(5000, 1, { schedule: { workgroupSize: 1024 } }),
-  rmsnormCase(4096, 1, { schedule: { workgroupSize: 1024 }, zeroRows: [0, 2] }),
-  ...Q8_0_GEMV_CASES,
-  ...Q4K_GEMV_CASES,
-  ...Q6K_GEMV_CASES,
-  ...Q6K_SOA_GEMV_CASES,
-];
-
-/** Test data: the EXECUTION_CASES that `engine` runs. */
-export function executionCasesFor(engine: ExecutionEngine): ExecutionCase[] {
-  return EXECUTION_CASES.filter((testCase) => testCase.engines?.includes(engine) ?? true);
-}
-
 /**
  * Every buffer of the case, by name: inputs filled with seeded values (in spec order, from one
  * generator) — the kernel's own `generateInput` where it has one, else uniform f32 — outputs zeroed.
@@ -126,7 +39,7 @@ export function executionCasesFor(engine: ExecutionEngine): ExecutionCase[] {
  */
 export function makeCaseInputs(
   kernel: CatalogKernel,
-  testCase: ExecutionCase,
+  testCase: KernelCase,
 ): Record<string, ElementArray> {
   if (kernel.spec.id !== testCase.kernelId) {
     throw new ForgeError(
@@ -152,7 +65,7 @@ export function makeCaseInputs(
 
 function generateInput(
   kernel: CatalogKernel,
-  testCase: ExecutionCase,
+  testCase: KernelCase,
   name: string,
   element: string,
   length: number,
@@ -176,7 +89,7 @@ function generateInput(
   return fillUniform(new Float32Array(length), rng, magnitude);
 }
 
-function zeroRows(buffers: Record<string, ElementArray>, testCase: ExecutionCase): void {
+function zeroRows(buffers: Record<string, ElementArray>, testCase: KernelCase): void {
   const x = buffers['x'];
   const rows = testCase.shape['rows'];
   if (x === undefined || rows === undefined || rows < 1) {
@@ -194,7 +107,7 @@ function zeroRows(buffers: Record<string, ElementArray>, testCase: ExecutionCase
 /** Compares an engine's `outputs` with the float64 reference computed from the case's inputs. */
 export function checkCase(
   kernel: CatalogKernel,
-  testCase: ExecutionCase,
+  testCase: KernelCase,
   outputs: Readonly<Record<string, ArrayLike<number>>>,
 ): CaseCheck {
   return compareWithReference(

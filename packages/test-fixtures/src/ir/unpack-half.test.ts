@@ -1,13 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import * as ir from './expressions.js';
-import { interpret } from './interpreter/run.js';
-import { printExpr } from './printer.js';
+import { checkSpec, interpret, ir, printExpr } from '@forge/ir';
 import {
   UNPACK_HALF_PROBE,
   UNPACK_HALF_VALUES,
   unpackHalfProbeWords,
-} from './testing/unpack-half-probe.js';
-import { checkSpec } from './validate.js';
+} from '../unpack-half-probe.js';
 
 /** The probe's JSON with its first unpack_half expression replaced by `expression`. */
 function probeWith(expression: unknown): unknown {

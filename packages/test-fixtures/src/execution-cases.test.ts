@@ -1,15 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ForgeError } from '../errors.js';
-import type { CatalogKernel } from '../kernels/catalog-kernel.js';
-import { getKernel } from '../kernels/catalog.js';
-import { resolveSchedule } from '../schedule.js';
-import {
-  EXECUTION_CASES,
-  checkCase,
-  executionCasesFor,
-  makeCaseInputs,
-  type ExecutionCase,
-} from './execution-cases.js';
+import { ForgeError, resolveSchedule } from '@forge/ir';
+import { checkCase, getKernel, makeCaseInputs, type CatalogKernel } from '@forge/ir/kernels';
+import { EXECUTION_CASES, executionCasesFor, type ExecutionCase } from './execution-cases.js';
 import { UNPACK_HALF_PROBE } from './unpack-half-probe.js';
 
 const casesOf = (kernelId: string): ExecutionCase[] =>

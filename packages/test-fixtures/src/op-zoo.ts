@@ -7,10 +7,12 @@ import {
   type BinaryOp,
   type Expr,
   type UnaryOp,
-} from '../body.js';
-import { defineKernel } from '../builder.js';
-import * as ir from '../expressions.js';
-import { ELEMENT_TYPES, type ElementType, type ScalarType } from '../types.js';
+  ELEMENT_TYPES,
+  type ElementType,
+  type ScalarType,
+  defineKernel,
+  ir,
+} from '@forge/ir';
 
 const NAMES: Readonly<Record<ElementType, string>> = { f32: 'vf', f16: 'vh', u32: 'vu', i32: 'vi' };
 

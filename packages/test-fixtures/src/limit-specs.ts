@@ -1,5 +1,4 @@
-import type { Expr, Stmt } from '../body.js';
-import type { KernelSpec } from '../spec.js';
+import type { Expr, KernelSpec, Stmt } from '@forge/ir';
 
 // Small specs at and past the limits the validator enforces for the vendor tools (Tint, ptxas,
 // WebGPU); the IR tests check the verdicts and the backends' tests feed the accepted ones to the

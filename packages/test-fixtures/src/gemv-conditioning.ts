@@ -1,6 +1,5 @@
-import type { Shape } from '../kernels/catalog-kernel.js';
-import { dequantize, quantizedBytes, type QuantType } from '../quant/formats.js';
-import { unpackWords } from '../quant/words.js';
+import type { Shape } from '@forge/ir/kernels';
+import { dequantize, quantizedBytes, unpackWords, type QuantType } from '@forge/ir/gguf';
 
 /**
  * sum_r (sum_c |w x|)^2 / sum_r y_r^2 over the dequantized matrix: an f32 dot product errs by

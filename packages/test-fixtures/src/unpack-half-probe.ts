@@ -1,5 +1,4 @@
-import { defineKernel } from '../builder.js';
-import * as ir from '../expressions.js';
+import { defineKernel, ir } from '@forge/ir';
 
 /**
  * Test data: f16 bit patterns and their exact values, written out by hand so no engine checks

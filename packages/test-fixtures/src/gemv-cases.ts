@@ -1,6 +1,6 @@
+import { seedFromString } from '@forge/ir/kernels';
 import { magnitudeLabel, scheduleLabel } from './case-labels.js';
 import type { ExecutionCase, WeightTrafficBounds } from './execution-cases.js';
-import { seedFromString } from './random.js';
 
 const Q8_0_BLOCK = 32;
 const Q8_0_BLOCK_BYTES = 34;

@@ -1,5 +1,4 @@
-import { defineKernel } from '../builder.js';
-import * as ir from '../expressions.js';
+import { defineKernel, ir } from '@forge/ir';
 
 /**
  * Test data, a probe kernel every engine's load_vector test runs. For k < n: out[4k + j] =

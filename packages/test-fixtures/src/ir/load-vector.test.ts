@@ -1,9 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ExecutionError } from './errors.js';
-import { interpret } from './interpreter/run.js';
-import { printBody } from './printer.js';
-import { LOAD_VECTOR_PROBE, loadVectorProbeCase } from './testing/load-vector-probe.js';
-import { checkSpec, validateSpec } from './validate.js';
+import { ExecutionError, checkSpec, interpret, printBody, validateSpec } from '@forge/ir';
+import { LOAD_VECTOR_PROBE, loadVectorProbeCase } from '../load-vector-probe.js';
 
 /** The probe's JSON with its first load_vector (body[2].then[0]) changed by `edit`. */
 function probeWith(edit: (statement: Record<string, unknown>) => void): unknown {

@@ -1,0 +1,17 @@
+/**
+ * `@forge/ir/kernels`: the catalog of reference kernels, each with its float64 reference, shapes
+ * and input generators, and the seeded inputs (`makeCaseInputs`) and checks (`compareWithReference`)
+ * that `forge run` and every engine's tests use. Importing it builds every catalog kernel's spec.
+ *
+ * @module @forge/ir/kernels
+ */
+export * from './catalog-kernel.js';
+export * from './catalog.js';
+export { affineF32 } from './affine-f32.js';
+export { rmsnorm } from './rmsnorm.js';
+export { q8_0Gemv } from './q8-0-gemv.js';
+export { q4kGemv } from './q4k-gemv.js';
+export { q6kGemv } from './q6k-gemv.js';
+export { q6kSoaGemv } from './q6k-soa-gemv.js';
+export * from './case-inputs.js';
+export * from './random.js';

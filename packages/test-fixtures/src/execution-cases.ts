@@ -1,0 +1,95 @@
+import { seedFromString, type KernelCase } from '@forge/ir/kernels';
+import { magnitudeLabel, scheduleLabel } from './case-labels.js';
+import {
+  Q4K_GEMV_CASES,
+  Q6K_GEMV_CASES,
+  Q6K_SOA_GEMV_CASES,
+  Q8_0_GEMV_CASES,
+} from './gemv-cases.js';
+
+/**
+ * One execution of a catalog kernel that every engine (the IR interpreter, WebGPU and the PTX
+ * simulator) runs and checks against the kernel's float64 reference (`checkCase` of
+ * `@forge/ir/kernels`). Inputs are generated from `seed`, so every engine sees the same numbers.
+ */
+export interface ExecutionCase extends KernelCase {
+  /** Bounds the simulator's counters must meet on the kernel's weight stream. */
+  readonly weightTraffic?: WeightTrafficBounds;
+  /** The engines that run the case (all when omitted): the largest shapes are too slow for some. */
+  readonly engines?: readonly ExecutionEngine[];
+}
+
+/** The engines an ExecutionCase can be limited to. */
+export type ExecutionEngine = 'interpreter' | 'webgpu' | 'ptx-sim';
+
+/** Bandwidth bounds on a kernel's weight stream, as the PTX simulator counts it. */
+export interface WeightTrafficBounds {
+  /** Most bytes loaded from the weight buffer per payload byte. */
+  readonly maxReadRatio: number;
+  /** Least sector efficiency (requested over 32-byte sectors touched) of the weight loads. */
+  readonly minSectorEfficiency: number;
+}
+
+function affineCase(n: number, schedule: Readonly<Record<string, number>> = {}): ExecutionCase {
+  const name = `affine-f32 n=${n} schedule=${scheduleLabel(schedule)}`;
+  return {
+    name,
+    kernelId: 'affine-f32',
+    schedule,
+    shape: { n },
+    seed: seedFromString(name),
+    magnitude: 1,
+  };
+}
+
+function rmsnormCase(
+  nEmbd: number,
+  magnitude: number,
+  options: { schedule?: Readonly<Record<string, number>>; rows?: number; zeroRows?: number[] } = {},
+): ExecutionCase {
+  const schedule = options.schedule ?? {};
+  const rows = options.rows ?? 3;
+  const zero = options.zeroRows === undefined ? '' : ` zero-rows=${options.zeroRows.join('+')}`;
+  const name = `rmsnorm rows=${rows} n_embd=${nEmbd} |x|<=${magnitudeLabel(magnitude)}${zero} schedule=${scheduleLabel(schedule)}`;
+  return {
+    name,
+    kernelId: 'rmsnorm',
+    schedule,
+    shape: { rows, n_embd: nEmbd },
+    seed: seedFromString(name),
+    magnitude,
+    magnitudes: { w: 1 },
+    ...(options.zeroRows === undefined ? {} : { zeroRows: options.zeroRows }),
+  };
+}
+
+const AFFINE_SIZES = [1, 7, 255, 256, 257, 4096, 5000];
+const RMSNORM_WIDTHS = [1, 7, 32, 4096, 5000];
+const MAGNITUDES = [1e-3, 1, 1e3];
+
+/** The execution cases every engine's test suite is instantiated over. */
+export const EXECUTION_CASES: readonly ExecutionCase[] = [
+  ...AFFINE_SIZES.map((n) => affineCase(n)),
+  affineCase(257, { workgroupSize: 64 }),
+  affineCase(5000, { workgroupSize: 64 }),
+  ...RMSNORM_WIDTHS.flatMap((nEmbd) =>
+    MAGNITUDES.map((magnitude) => rmsnormCase(nEmbd, magnitude)),
+  ),
+  rmsnormCase(4096, 1, { zeroRows: [1] }),
+  rmsnormCase(7, 1, { schedule: { workgroupSize: 32 } }),
+  rmsnormCase(4096, 1, { schedule: { workgroupSize: 32 } }),
+  rmsnormCase(1, 1, { schedule: { workgroupSize: 128 } }),
+  rmsnormCase(5000, 1e3, { schedule: { workgroupSize: 128 } }),
+  rmsnormCase(32, 1, { schedule: { workgroupSize: 1024 } }),
+  rmsnormCase(5000, 1, { schedule: { workgroupSize: 1024 } }),
+  rmsnormCase(4096, 1, { schedule: { workgroupSize: 1024 }, zeroRows: [0, 2] }),
+  ...Q8_0_GEMV_CASES,
+  ...Q4K_GEMV_CASES,
+  ...Q6K_GEMV_CASES,
+  ...Q6K_SOA_GEMV_CASES,
+];
+
+/** The EXECUTION_CASES that `engine` runs. */
+export function executionCasesFor(engine: ExecutionEngine): ExecutionCase[] {
+  return EXECUTION_CASES.filter((testCase) => testCase.engines?.includes(engine) ?? true);
+}

@@ -1,0 +1,16 @@
+/**
+ * Test data every engine's test suite shares: the execution cases, probe kernels, OP_ZOO, the
+ * vendor-limit specs and a read-counting proxy. Private to this repository (never published):
+ * nothing here is needed to run a kernel.
+ *
+ * @packageDocumentation
+ */
+export * from './case-labels.js';
+export * from './execution-cases.js';
+export * from './gemv-cases.js';
+export * from './gemv-conditioning.js';
+export * from './limit-specs.js';
+export * from './load-vector-probe.js';
+export { OP_ZOO } from './op-zoo.js';
+export * from './read-counter.js';
+export * from './unpack-half-probe.js';

@@ -1,0 +1,26 @@
+import { interpret, resolveSchedule } from '@forge/ir';
+import { checkCase, getKernel, makeCaseInputs } from '@forge/ir/kernels';
+import { describe, expect, it } from 'vitest';
+import { executionCasesFor } from '../execution-cases.js';
+
+describe('execution cases on the interpreter', () => {
+  it.each(executionCasesFor('interpreter').map((testCase) => [testCase.name, testCase] as const))(
+    '%s',
+    (_name, testCase) => {
+      const catalogKernel = getKernel(testCase.kernelId);
+      const buffers = makeCaseInputs(catalogKernel, testCase);
+      const schedule = resolveSchedule(catalogKernel.spec, 'ptx', testCase.schedule);
+      const params = catalogKernel.params(testCase.shape);
+      interpret(catalogKernel.spec, { schedule, params, buffers });
+      const check = checkCase(catalogKernel, testCase, buffers);
+      expect(check.tolerance).toBe(catalogKernel.tolerance);
+      expect(check.nmse).toBeLessThanOrEqual(check.tolerance);
+      // The comparison is not vacuous: the kernel wrote non-zero results.
+      const energy = catalogKernel.outputs.reduce(
+        (sum, name) => sum + Array.from(buffers[name] ?? []).reduce((acc, v) => acc + v * v, 0),
+        0,
+      );
+      expect(energy).toBeGreaterThan(0);
+    },
+  );
+});

@@ -1,0 +1,13 @@
+import { availableParallelism } from 'node:os';
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['src/**/*.test.ts'],
+    setupFiles: ['src/vitest.setup.ts'],
+    reporters: ['default', ['json', { outputFile: '.vitest-result.json' }]],
+    testTimeout: 60_000,
+    // vitest's default (cores - 1) runs one file at a time on a 2-core machine, idling a core.
+    maxWorkers: availableParallelism(),
+  },
+});
