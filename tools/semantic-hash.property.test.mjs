@@ -5,16 +5,8 @@
 // shaders share a cacheKey their sources are equal.
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import {
-  CATALOG,
-  ForgeError,
-  OP_ZOO,
-  PTX_ARCHS,
-  canonicalJson,
-  ready,
-  semanticHash,
-} from '@forge/ir';
-import { emitPtx, ptxTarget } from '@forge/ptx';
+import { CATALOG, ForgeError, OP_ZOO, canonicalJson, ready, semanticHash } from '@forge/ir';
+import { PTX_ARCHS, emitPtx, ptxTarget } from '@forge/ptx';
 import { emitWgsl, wgslTarget } from '@forge/wgsl';
 
 const TARGETS = [

@@ -5,6 +5,7 @@ import {
   type ElementArray,
   type Schedule,
 } from '@forge/ir';
+import { PTX_LIMITS } from '@forge/ptx';
 import { simulateShader } from '@forge/ptx/simulate';
 import { describeCounters, simulationFigures } from './commands/sim.js';
 import { emitFor } from './emitters.js';
@@ -34,7 +35,7 @@ export type Engine = (request: EngineRequest) => Promise<EngineResult>;
 /** Execution engines by `--target` name: the IR interpreter, WebGPU through Dawn, the PTX simulator. */
 export const ENGINES: Readonly<Record<string, Engine>> = {
   interp: async ({ kernel, schedule, buffers, params }) => {
-    const resolved = resolveSchedule(kernel.spec, 'ptx', schedule);
+    const resolved = resolveSchedule(kernel.spec, PTX_LIMITS, schedule);
     const start = performance.now();
     interpret(kernel.spec, { schedule: resolved, params, buffers });
     return { milliseconds: performance.now() - start };

@@ -228,8 +228,18 @@ describe('resolveSchedule snapshots its overrides', () => {
     expect(() => resolveSchedule(spec, 'ptx', overrides)).toThrow(/^schedule.__proto__: unknown/);
   });
 
-  it('returns a frozen schedule and rejects an unknown target kind', () => {
+  it('returns a frozen schedule and rejects a malformed target kind', () => {
     expect(Object.isFrozen(resolveSchedule(spec, 'wgsl'))).toBe(true);
-    expect(() => resolveSchedule(spec, 'cuda' as never)).toThrow(ValidationError);
+    expect(Object.isFrozen(resolveSchedule(spec, 'cuda'))).toBe(true);
+    expect(() => resolveSchedule(spec, 'CUDA')).toThrow(ValidationError);
+    expect(() => resolveSchedule(spec, 7 as never)).toThrow(/^target: must be a target kind/);
+  });
+
+  it('reads target limits once', () => {
+    const counter = countReads({ kind: 'ptx', maxWorkgroupSize: 1024, maxSharedBytes: 0 });
+    expect(() => resolveSchedule(spec, counter.proxy)).toThrow(
+      /^shared: 32 bytes exceed the 0-byte/,
+    );
+    expect(Math.max(...counter.counts().map((count) => count.reads))).toBe(1);
   });
 });

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
   CATALOG,
-  PTX_ARCHS,
   ValidationError,
   blake3Hex,
   evaluateSizeExpression,
@@ -11,6 +10,7 @@ import {
 import { emitPtx } from './emit.js';
 import { assemblePtx } from './ptxas.js';
 import { ptxTarget, PTX_VERSIONS } from './targets.js';
+import { PTX_ARCHS } from './targets.js';
 
 const kernels = [...CATALOG.values()];
 

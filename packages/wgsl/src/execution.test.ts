@@ -1,14 +1,9 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  checkCase,
-  executionCasesFor,
-  getKernel,
-  makeCaseInputs,
-  type WgslFeature,
-} from '@forge/ir';
+import { checkCase, executionCasesFor, getKernel, makeCaseInputs } from '@forge/ir';
 import { emitWgsl } from './emit.js';
 import { closeSharedWebGpu, runWgsl, sharedWebGpu } from './runner/index.js';
 import { wgslTarget } from './targets.js';
+import type { WgslFeature } from './targets.js';
 
 afterAll(closeSharedWebGpu);
 

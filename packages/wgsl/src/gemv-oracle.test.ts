@@ -9,11 +9,11 @@ import {
   q8_0Gemv,
   repack,
   type CatalogKernel,
-  type WgslFeature,
 } from '@forge/ir';
 import { emitWgsl } from './emit.js';
 import { closeSharedWebGpu, runWgsl, sharedWebGpu } from './runner/index.js';
 import { wgslTarget } from './targets.js';
+import type { WgslFeature } from './targets.js';
 
 afterAll(closeSharedWebGpu);
 

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { OP_ZOO as zoo, PTX_ARCHS, UnsupportedError, ir } from '@forge/ir';
+import { OP_ZOO as zoo, UnsupportedError, ir } from '@forge/ir';
 import { emitPtx } from '../emit.js';
 import { assemblePtx } from '../ptxas.js';
 import { ptxTarget } from '../targets.js';
 import { PtxBodyWriter } from '../render-body.js';
+import { PTX_ARCHS } from '../targets.js';
 
 describe('op tables', () => {
   for (const arch of PTX_ARCHS) {
