@@ -10,6 +10,7 @@ import { assertNever } from './ops.js';
 import { takeSnapshot } from './snapshot.js';
 import {
   TARGET_KIND_PATTERN,
+  TARGET_KIND_RULE,
   type KernelSpec,
   type KnobBounds,
   type Schedule,
@@ -176,7 +177,7 @@ function checkTargetLimits(value: unknown): TargetLimits {
       : [
           {
             path,
-            message: `must be a target kind (a lowercase letter, then up to 31 lowercase letters, digits or '_'), got ${describeJson(kind)}`,
+            message: `must be a target kind (${TARGET_KIND_RULE}), got ${describeJson(kind)}`,
           },
         ];
   if (typeof value === 'string') {

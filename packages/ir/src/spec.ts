@@ -43,6 +43,9 @@ export interface SharedDecl {
  * knows no list of them, so a new backend needs no edit here or in any kernel.
  */
 export const TARGET_KIND_PATTERN = /^[a-z][a-z0-9_]{0,31}$/;
+/** TARGET_KIND_PATTERN in words, for messages. */
+export const TARGET_KIND_RULE =
+  "a lowercase letter, then up to 31 lowercase letters, digits or '_'";
 
 /** Inclusive bounds of a schedule knob on one target kind. */
 export interface KnobBounds {

@@ -12,6 +12,7 @@ import {
 import {
   BUFFER_ACCESSES,
   TARGET_KIND_PATTERN,
+  TARGET_KIND_RULE,
   type BufferAccess,
   type KernelSpec,
 } from './spec.js';
@@ -282,10 +283,7 @@ function checkBounds(
   }
   for (const [target, rangeValue] of Object.entries(value)) {
     if (!TARGET_KIND_PATTERN.test(target)) {
-      issues.add(
-        joinPath(at, target),
-        "is not a target kind (a lowercase letter, then up to 31 lowercase letters, digits or '_')",
-      );
+      issues.add(joinPath(at, target), `is not a target kind (${TARGET_KIND_RULE})`);
       continue;
     }
     const where = joinPath(at, target);

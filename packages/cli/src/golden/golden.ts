@@ -1,7 +1,9 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { blake3Hex, getKernel, isRecord, type GeneratedShader } from '@forge/ir';
-import { emitFor, type BackendTarget } from '../emitters.js';
+import type { PtxTarget } from '@forge/ptx';
+import type { WgslTarget } from '@forge/wgsl';
+import { emitFor } from '../emitters.js';
 import { GOLDEN_ENTRIES, goldenFileName, type GoldenEntrySpec } from './entries.js';
 import {
   checkGoldenDirectoryPath,
@@ -15,7 +17,7 @@ export interface ManifestEntry {
   readonly file: string;
   readonly kernelId: string;
   readonly semanticVersion: number;
-  readonly target: BackendTarget;
+  readonly target: PtxTarget | WgslTarget;
   readonly schedule: GeneratedShader['schedule'];
   readonly semanticHash: string;
   readonly sourceHash: string;
