@@ -8,9 +8,9 @@
 // schedule spills or fails, 2 for a usage error. Needs a build (`pnpm build`) and ptxas on PATH.
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
-import { PTX_ARCHS, formatSchedule, knobValueProblem, ready } from '@forge/ir';
+import { formatSchedule, knobBounds, knobValueProblem, ready } from '@forge/ir';
 import { CATALOG } from '@forge/ir/kernels';
-import { emitPtx, ptxTarget } from '@forge/ptx';
+import { PTX_ARCHS, emitPtx, ptxTarget } from '@forge/ptx';
 import { assemblePtxAsync } from '@forge/ptx/ptxas';
 
 /** The values a knob's bounds allow, ascending. */
@@ -21,11 +21,17 @@ export function knobValues(bounds) {
   return values;
 }
 
+/** The PTX values of a knob: those its `ptx` bounds allow, or its default alone when it has none. */
+export function ptxKnobValues(knob) {
+  const bounds = knobBounds(knob.bounds, 'ptx');
+  return bounds === undefined ? [knob.default] : knobValues(bounds);
+}
+
 /** Every in-bounds PTX schedule of a spec: the cross product of its knobs' values. */
 export function ptxSchedules(spec) {
   let schedules = [{}];
   for (const knob of spec.schedule) {
-    const values = knobValues(knob.bounds.ptx);
+    const values = ptxKnobValues(knob);
     schedules = schedules.flatMap((schedule) =>
       values.map((value) => ({ ...schedule, [knob.name]: value })),
     );
@@ -50,12 +56,12 @@ export function edgeSchedules(spec) {
   const defaults = Object.fromEntries(spec.schedule.map((knob) => [knob.name, knob.default]));
   const schedules = [defaults];
   for (const knob of spec.schedule) {
-    const values = knobValues(knob.bounds.ptx);
+    const values = ptxKnobValues(knob);
     for (const value of [...values.slice(0, 2), ...values.slice(-2)])
       schedules.push({ ...defaults, [knob.name]: value });
   }
   const corner = (pick) =>
-    Object.fromEntries(spec.schedule.map((knob) => [knob.name, pick(knobValues(knob.bounds.ptx))]));
+    Object.fromEntries(spec.schedule.map((knob) => [knob.name, pick(ptxKnobValues(knob))]));
   schedules.push(
     corner((values) => values[0]),
     corner((values) => values.at(-1)),
@@ -88,7 +94,7 @@ export function quickCases({ seed = 10, perArch = 3, workgroupSizes = [] } = {})
       sizes === undefined
         ? []
         : workgroupSizes
-            .filter((size) => knobValues(sizes.bounds.ptx).includes(size))
+            .filter((size) => ptxKnobValues(sizes).includes(size))
             .map((size) => ({ ...defaults, workgroupSize: size }));
     const fixed = unique([...edgeSchedules(spec), ...extra]);
     return PTX_ARCHS.flatMap((arch, archIndex) => {

@@ -2,13 +2,15 @@
 // The full sweep (`pnpm sweep:schedules`, 3,000 ptxas runs) takes minutes on a shared 2-core
 // machine, so this runs its edges and a seeded sample on every arch.
 import { describe, expect, it } from 'vitest';
-import { PTX_ARCHS, formatSchedule } from '@forge/ir';
+import { formatSchedule } from '@forge/ir';
 import { CATALOG } from '@forge/ir/kernels';
+import { PTX_ARCHS } from '@forge/ptx';
 import {
   countOutcomes,
   edgeSchedules,
   formatSweep,
   knobValues,
+  ptxKnobValues,
   ptxSchedules,
   quickCases,
   runSweep,
@@ -23,12 +25,15 @@ describe('schedule sweep', () => {
   it('enumerates the cross product of every knob on every arch', () => {
     expect(knobValues({ min: 32, max: 1024, multipleOf: 32 })).toHaveLength(32);
     expect(knobValues({ min: 1, max: 64, powerOfTwo: true })).toEqual([1, 2, 4, 8, 16, 32, 64]);
+    // A knob without ptx bounds is swept at its default only.
+    const wgslOnly = { name: 'x', default: 7, bounds: { wgsl: { min: 1, max: 8 } } };
+    expect(ptxKnobValues(wgslOnly)).toEqual([7]);
+    expect(ptxKnobValues({ name: 'x', default: 3 })).toEqual([3]);
     const soa = CATALOG.get('q6k-soa-gemv').spec;
     expect(ptxSchedules(soa)).toHaveLength(6 * 4);
     const expected = [...CATALOG.values()].reduce(
       (sum, { spec }) =>
-        sum +
-        spec.schedule.reduce((product, knob) => product * knobValues(knob.bounds.ptx).length, 1),
+        sum + spec.schedule.reduce((product, knob) => product * ptxKnobValues(knob).length, 1),
       0,
     );
     const cases = sweepCases();

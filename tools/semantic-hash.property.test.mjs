@@ -5,10 +5,10 @@
 // shaders share a cacheKey their sources are equal.
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ForgeError, PTX_ARCHS, canonicalJson, ready, semanticHash } from '@forge/ir';
+import { ForgeError, canonicalJson, ready, semanticHash } from '@forge/ir';
 import { CATALOG } from '@forge/ir/kernels';
 import { OP_ZOO } from '@forge/test-fixtures';
-import { emitPtx, ptxTarget } from '@forge/ptx';
+import { PTX_ARCHS, emitPtx, ptxTarget } from '@forge/ptx';
 import { emitWgsl, wgslTarget } from '@forge/wgsl';
 
 const TARGETS = [

@@ -1,5 +1,5 @@
-import { PTX_ARCHS } from '@forge/ir';
 import { CATALOG } from '@forge/ir/kernels';
+import { PTX_ARCHS } from '@forge/ptx';
 import { EDGE_NAMES, EDGE_VALUES } from './edges.mjs';
 import { ExpressionGenerator } from './expressions.mjs';
 import { wgslFeaturesFor } from './spec-grammar.mjs';
@@ -27,7 +27,16 @@ const expressions = (body) => {
 
 /** A value `knob` may take on `target` (in bounds), or one just outside now and then. */
 function knobValue(p, knob, target) {
-  const { min, max, multipleOf = 1, powerOfTwo } = knob.bounds[target];
+  // A knob without bounds for the target takes any value; the fuzz stays near its default.
+  const {
+    min,
+    max,
+    multipleOf = 1,
+    powerOfTwo,
+  } = knob.bounds?.[target] ?? {
+    min: 1,
+    max: knob.default,
+  };
   if (p.chance(0.08)) return p.one([min - 1, max + 1, max + multipleOf, min + 1]);
   if (powerOfTwo) {
     const options = [];

@@ -1,4 +1,4 @@
-import { PTX_ARCHS } from '@forge/ir';
+import { PTX_ARCHS } from '@forge/ptx';
 import { EDGE_DESCRIPTIONS, EDGE_GRIDS, EDGE_NAMES } from './edges.mjs';
 import { ExpressionGenerator } from './expressions.mjs';
 

@@ -48,6 +48,24 @@ describe('forge emit', () => {
     expect(forge('hash', path).stdout.trim()).toBe(semanticHash(rmsnorm.spec));
   });
 
+  it('takes a spec whose knobs have no bounds: same hash and bytes, backend limits only', () => {
+    const spec = JSON.parse(forge('spec', 'rmsnorm').stdout) as { schedule: object[] };
+    expect(spec.schedule).toEqual([expect.objectContaining({ bounds: expect.any(Object) })]);
+    const unbounded = {
+      ...spec,
+      schedule: spec.schedule.map((knob) => ({ ...knob, bounds: undefined })),
+    };
+    const path = writeJson('rmsnorm-unbounded.json', unbounded);
+    expect(forge('hash', path).stdout.trim()).toBe(semanticHash(rmsnorm.spec));
+    expect(forge('emit', path, '--arch', 'sm_80').stdout).toBe(
+      readFileSync(join(DEFAULT_GOLDEN_DIR, 'ptx/rmsnorm.sm_80.ptx'), 'utf8'),
+    );
+    // rmsnorm's ptx bounds stop at 1024 in steps of 32; without them PTX_LIMITS still holds.
+    const over = forge('emit', path, '--arch', 'sm_80', '--schedule', 'workgroupSize=1056');
+    expect(over.code).toBe(2);
+    expect(over.stderr).toMatch(/launch\.workgroupSize: 1056 is outside \[1, 1024\] for ptx/);
+  });
+
   it('writes --out and prints the whole GeneratedShader with --json', () => {
     const out = join(work, 'affine.ptx');
     expect(forge('emit', 'affine-f32', '--arch', 'sm_75', '--out', out).code).toBe(0);

@@ -1,5 +1,6 @@
 import { interpret, resolveSchedule, type ElementArray, type Schedule } from '@forge/ir';
 import { type CatalogKernel } from '@forge/ir/kernels';
+import { PTX_LIMITS } from '@forge/ptx';
 import { simulateShader } from '@forge/ptx/simulate';
 import { describeCounters, simulationFigures } from './commands/sim.js';
 import { emitFor } from './emitters.js';
@@ -29,7 +30,7 @@ export type Engine = (request: EngineRequest) => Promise<EngineResult>;
 /** Execution engines by `--target` name: the IR interpreter, WebGPU through Dawn, the PTX simulator. */
 export const ENGINES: Readonly<Record<string, Engine>> = {
   interp: async ({ kernel, schedule, buffers, params }) => {
-    const resolved = resolveSchedule(kernel.spec, 'ptx', schedule);
+    const resolved = resolveSchedule(kernel.spec, PTX_LIMITS, schedule);
     const start = performance.now();
     interpret(kernel.spec, { schedule: resolved, params, buffers });
     return { milliseconds: performance.now() - start };

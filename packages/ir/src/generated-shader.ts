@@ -59,13 +59,16 @@ export interface LaunchInfo {
   readonly requiredFeatures?: readonly string[];
 }
 
-/** What a backend returns: the source plus everything needed to cache and launch it. */
-export interface GeneratedShader {
+/**
+ * What a backend returns: the source plus everything needed to cache and launch it. `T` is the
+ * backend's target type (`PtxTarget`, `WgslTarget`); the IR knows only its `kind`.
+ */
+export interface GeneratedShader<T extends Target = Target> {
   readonly kernelId: string;
   readonly semanticHash: string;
   readonly sourceHash: string;
   readonly cacheKey: string;
-  readonly target: Target;
+  readonly target: T;
   readonly schedule: Schedule;
   readonly source: string;
   readonly launch: LaunchInfo;
@@ -98,21 +101,21 @@ export function launchGeometry(
  * Completes a backend's output with its hashes. The cache key covers everything that changes the
  * bytes: semantic hash, target (arch, ISA version, features), schedule and backend name@version.
  */
-export function generatedShader(
+export function generatedShader<T extends Target>(
   specInput: KernelSpec,
   parts: {
     backend: string;
-    target: Target;
+    target: T;
     schedule: Schedule;
     source: string;
     launch: LaunchInfo;
     /** The spec's semanticHash when the backend already computed it for the source header. */
     semanticHash?: string;
   },
-): GeneratedShader {
+): GeneratedShader<T> {
   const { backend, source, launch } = parts;
   // The key is computed from snapshots, so it describes exactly what is returned with it.
-  const target = takeSnapshot(parts.target, 'target') as Target;
+  const target = takeSnapshot(parts.target, 'target') as T;
   const schedule = scheduleSnapshot(parts.schedule, 'schedule');
   const spec = validateSpec(specInput);
   const hash = parts.semanticHash ?? semanticHash(spec);

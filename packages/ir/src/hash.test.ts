@@ -71,9 +71,39 @@ describe('canonicalJson', () => {
 });
 
 describe('semanticHash', () => {
-  it('is the BLAKE3 of the canonical JSON', () => {
+  it("is the BLAKE3 of the canonical JSON less the knobs' bounds", () => {
     const spec = getKernel('affine-f32').spec;
-    expect(semanticHash(spec)).toBe(blake3Hex(canonicalJson(spec)));
+    const schedule = spec.schedule.map(({ bounds: _bounds, ...knob }) => knob);
+    expect(semanticHash(spec)).toBe(blake3Hex(canonicalJson({ ...spec, schedule })));
+    expect(semanticHash(spec)).not.toBe(blake3Hex(canonicalJson(spec)));
+  });
+
+  it('ignores schedule bounds but not defaults or the body', () => {
+    const rmsnorm = getKernel('rmsnorm').spec;
+    const [knob] = rmsnorm.schedule;
+    if (knob === undefined) throw new Error('rmsnorm has no knob');
+    const withKnob = (changed: typeof knob) => ({ ...rmsnorm, schedule: [changed] });
+    const hash = semanticHash(rmsnorm);
+    // Narrower, absent, empty, or for a new target kind: the same kernel.
+    expect(semanticHash(withKnob({ ...knob, bounds: { ptx: { min: 64, max: 512 } } }))).toBe(hash);
+    expect(semanticHash(withKnob({ ...knob, bounds: {} }))).toBe(hash);
+    const { bounds: _bounds, ...unbounded } = knob;
+    expect(semanticHash(withKnob(unbounded))).toBe(hash);
+    expect(
+      semanticHash(withKnob({ ...knob, bounds: { ...knob.bounds, metal: { min: 32, max: 256 } } })),
+    ).toBe(hash);
+    // What the kernel computes or prints is hashed.
+    expect(semanticHash(withKnob({ ...knob, default: 128 }))).not.toBe(hash);
+    expect(semanticHash(withKnob({ ...knob, description: 'threads' }))).not.toBe(hash);
+    expect(semanticHash({ ...rmsnorm, body: rmsnorm.body.slice(1) })).not.toBe(hash);
+  });
+
+  it('hashes a value that is not a spec as it is', () => {
+    for (const value of [{ schedule: 'x' }, { schedule: [1, null] }, [1, 2], 'spec'])
+      expect(semanticHash(value)).toBe(blake3Hex(canonicalJson(value)));
+    expect(semanticHash({ schedule: [{ bounds: 1, name: 'a' }] })).toBe(
+      blake3Hex(canonicalJson({ schedule: [{ name: 'a' }] })),
+    );
   });
 
   it('differs between kernels and changes with any field', () => {

@@ -1,5 +1,6 @@
 import { createBLAKE3, type IHasher } from 'hash-wasm';
 import { ForgeError } from './errors.js';
+import { isRecord } from './json-shape.js';
 import { memoizeSealed } from './sealed.js';
 import { takeSnapshot } from './snapshot.js';
 
@@ -77,12 +78,27 @@ export function canonicalJson(value: unknown): string {
   return `{${entries.join(',')}}`;
 }
 
-const hashSnapshot = memoizeSealed((snapshot) => blake3Hex(canonicalJson(snapshot)));
+const hashSnapshot = memoizeSealed((snapshot) =>
+  blake3Hex(canonicalJson(withoutScheduleBounds(snapshot))),
+);
 
 /**
  * The hash engines use to recognize a kernel: BLAKE3 of the canonical JSON of the spec's snapshot
- * (so a getter is read once, and data that is not JSON is a ValidationError).
+ * (so a getter is read once, and data that is not JSON is a ValidationError), less each schedule
+ * knob's `bounds`. Bounds only say which schedules a target accepts, while everything else, the
+ * descriptions included, is what the kernel computes or is printed into every emitted header.
  */
 export function semanticHash(spec: unknown): string {
   return hashSnapshot(takeSnapshot(spec));
+}
+
+/** `value` with `bounds` dropped from each knob of its `schedule` array, where it has one. */
+function withoutScheduleBounds(value: unknown): unknown {
+  if (!isRecord(value) || !Array.isArray(value['schedule'])) return value;
+  const schedule = (value['schedule'] as readonly unknown[]).map((knob) => {
+    if (!isRecord(knob)) return knob;
+    const { bounds: _bounds, ...rest } = knob;
+    return rest;
+  });
+  return { ...value, schedule };
 }

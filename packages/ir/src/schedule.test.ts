@@ -4,13 +4,14 @@ import { ValidationError, type ValidationIssue } from './errors.js';
 import * as ir from './expressions.js';
 import { getKernel } from './kernels/catalog.js';
 import {
-  TARGET_LIMITS,
   formatSchedule,
+  knobBounds,
   parseScheduleAssignments,
   resolveSchedule,
   usesWarpOps,
+  type TargetLimits,
 } from './schedule.js';
-import type { KernelSpec, ScheduleKnob, SharedDecl, TargetKind } from './spec.js';
+import type { KernelSpec, KnobBounds, ScheduleKnob, SharedDecl } from './spec.js';
 
 const affine = getKernel('affine-f32').spec;
 const rmsnorm = getKernel('rmsnorm').spec;
@@ -26,7 +27,11 @@ function issuesOf(run: () => unknown): readonly ValidationIssue[] {
   throw new Error('expected a ValidationError');
 }
 
-function knob(name: string, fallback: number, bounds: Partial<ScheduleKnob['bounds']['ptx']> = {}) {
+// Limits as a backend passes them (the real ones live in @forge/ptx and @forge/wgsl).
+const PTX: TargetLimits = { kind: 'ptx', maxWorkgroupSize: 1024, maxSharedBytes: 48 * 1024 };
+const WGSL: TargetLimits = { kind: 'wgsl', maxWorkgroupSize: 1024, maxSharedBytes: 32 * 1024 };
+
+function knob(name: string, fallback: number, bounds: Partial<KnobBounds> = {}): ScheduleKnob {
   const range = { min: 1, max: 4096, ...bounds };
   return { name, description: name, default: fallback, bounds: { ptx: range, wgsl: range } };
 }
@@ -124,10 +129,12 @@ describe('resolveSchedule', () => {
 
   it('checks the derived workgroup size against the target limit', () => {
     const spec = specWith([knob('threads', 256)], 'threads * 2');
-    expect(resolveSchedule(spec, 'ptx', { threads: 512 })).toEqual({ threads: 512 });
-    expect(issuesOf(() => resolveSchedule(spec, 'ptx', { threads: 513 }))).toEqual([
+    expect(resolveSchedule(spec, PTX, { threads: 512 })).toEqual({ threads: 512 });
+    expect(issuesOf(() => resolveSchedule(spec, PTX, { threads: 513 }))).toEqual([
       { path: 'launch.workgroupSize', message: '1026 is outside [1, 1024] for ptx' },
     ]);
+    // A bare kind checks no hardware limit, only the lower end.
+    expect(resolveSchedule(spec, 'ptx', { threads: 513 })).toEqual({ threads: 513 });
   });
 
   it('requires whole warps when the body uses warp operations', () => {
@@ -154,7 +161,7 @@ describe('resolveSchedule', () => {
     const spec = specWith([knob('elements', 1024, { max: 1 << 20 })], '32', [
       { name: 'tile', element: 'f32', length: 'elements' },
     ]);
-    const fits = (target: TargetKind, elements: number): boolean => {
+    const fits = (target: TargetLimits, elements: number): boolean => {
       try {
         resolveSchedule(spec, target, { elements });
         return true;
@@ -164,12 +171,15 @@ describe('resolveSchedule', () => {
         return false;
       }
     };
-    expect(fits('ptx', TARGET_LIMITS.ptx.maxSharedBytes / 4)).toBe(true);
-    expect(fits('ptx', TARGET_LIMITS.ptx.maxSharedBytes / 4 + 1)).toBe(false);
-    expect(fits('wgsl', TARGET_LIMITS.wgsl.maxSharedBytes / 4)).toBe(true);
-    expect(fits('wgsl', TARGET_LIMITS.wgsl.maxSharedBytes / 4 + 1)).toBe(false);
-    expect(fits('ptx', 12_000)).toBe(true);
-    expect(fits('wgsl', 12_000)).toBe(false);
+    expect(fits(PTX, PTX.maxSharedBytes / 4)).toBe(true);
+    expect(fits(PTX, PTX.maxSharedBytes / 4 + 1)).toBe(false);
+    expect(fits(WGSL, WGSL.maxSharedBytes / 4)).toBe(true);
+    expect(fits(WGSL, WGSL.maxSharedBytes / 4 + 1)).toBe(false);
+    expect(fits(PTX, 12_000)).toBe(true);
+    expect(fits(WGSL, 12_000)).toBe(false);
+    // A new backend's limits apply to a kind no knob has bounds for.
+    expect(fits({ kind: 'metal', maxWorkgroupSize: 1024, maxSharedBytes: 4096 }, 1024)).toBe(true);
+    expect(fits({ kind: 'metal', maxWorkgroupSize: 1024, maxSharedBytes: 4096 }, 1025)).toBe(false);
   });
 
   it('rejects a shared array whose length evaluates to zero', () => {
@@ -194,6 +204,68 @@ describe('resolveSchedule', () => {
     expect(issuesOf(() => resolveSchedule(spec, 'ptx', { threads: 64 }))).toEqual([
       { path: 'shared[0].length', message: 'division of 64 by zero' },
     ]);
+  });
+});
+
+describe('resolveSchedule on a target kind without bounds', () => {
+  const metal: TargetLimits = { kind: 'metal', maxWorkgroupSize: 512, maxSharedBytes: 16 * 1024 };
+
+  it('takes any value the basic rule and the backend limits allow', () => {
+    // rmsnorm's knob has ptx and wgsl bounds (32 to 1024, multiples of 32) and none for metal.
+    expect(resolveSchedule(rmsnorm, metal, { workgroupSize: 64 })).toEqual({ workgroupSize: 64 });
+    expect(resolveSchedule(affine, metal, { workgroupSize: 7 })).toEqual({ workgroupSize: 7 });
+    expect(issuesOf(() => resolveSchedule(affine, metal, { workgroupSize: 513 }))).toEqual([
+      { path: 'launch.workgroupSize', message: '513 is outside [1, 512] for metal' },
+    ]);
+    // The body's own rule still holds: rmsnorm reduces across warps.
+    expect(issuesOf(() => resolveSchedule(rmsnorm, metal, { workgroupSize: 48 }))).toEqual([
+      {
+        path: 'launch.workgroupSize',
+        message: expect.stringMatching(/48 is not a multiple of the 32-lane warp/),
+      },
+    ]);
+  });
+
+  it('checks bounds for the kinds a knob gives and ignores the others', () => {
+    const only = { ...knob('threads', 64), bounds: { ptx: { min: 32, max: 128 } } };
+    const spec = specWith([only], 'threads');
+    expect(issuesOf(() => resolveSchedule(spec, PTX, { threads: 256 }))).toEqual([
+      { path: 'schedule.threads', message: '256 is outside [32, 128] for ptx' },
+    ]);
+    expect(resolveSchedule(spec, WGSL, { threads: 256 })).toEqual({ threads: 256 });
+    const bare = specWith([{ name: 'threads', description: 'threads', default: 64 }], 'threads');
+    expect(resolveSchedule(bare, PTX, { threads: 1000 })).toEqual({ threads: 1000 });
+  });
+
+  it('reads only own keys of bounds, so constructor is a kind without bounds', () => {
+    expect(knobBounds({ ptx: { min: 1, max: 2 } }, 'constructor')).toBeUndefined();
+    expect(knobBounds(undefined, 'ptx')).toBeUndefined();
+    expect(resolveSchedule(affine, 'constructor', { workgroupSize: 5 })).toEqual({
+      workgroupSize: 5,
+    });
+  });
+
+  it.each([
+    ['Ptx', 'target'],
+    ['', 'target'],
+    ['__proto__', 'target'],
+  ])('rejects the kind %j at %s', (kind, path) => {
+    const issues = issuesOf(() => resolveSchedule(affine, kind));
+    expect(issues).toEqual([{ path, message: expect.stringMatching(/^must be a target kind/) }]);
+  });
+
+  it('rejects malformed limits naming the field', () => {
+    const bad = {
+      kind: 'ptx',
+      maxWorkgroupSize: -1,
+      maxSharedBytes: '4',
+    } as unknown as TargetLimits;
+    expect(issuesOf(() => resolveSchedule(affine, bad)).map((issue) => issue.path)).toEqual([
+      'target.maxWorkgroupSize',
+      'target.maxSharedBytes',
+    ]);
+    const badKind = { ...PTX, kind: 'P T X' };
+    expect(issuesOf(() => resolveSchedule(affine, badKind))[0]?.path).toBe('target.kind');
   });
 });
 

@@ -9,23 +9,28 @@ import { describeJson, isRecord, joinPath } from './json-shape.js';
 import { assertNever } from './ops.js';
 import { takeSnapshot } from './snapshot.js';
 import {
-  TARGET_KINDS,
+  TARGET_KIND_PATTERN,
+  TARGET_KIND_RULE,
   type KernelSpec,
   type KnobBounds,
   type Schedule,
-  type TargetKind,
+  type ScheduleKnob,
 } from './spec.js';
-import { isOneOf } from './types.js';
 import { validateSpec } from './validate.js';
 import { ELEMENT_BYTES } from './types.js';
 
-/** Hardware limits a schedule must respect per target kind, beyond each knob's own bounds. */
-export const TARGET_LIMITS: Readonly<
-  Record<TargetKind, { maxWorkgroupSize: number; maxSharedBytes: number }>
-> = {
-  ptx: { maxWorkgroupSize: 1024, maxSharedBytes: 48 * 1024 },
-  wgsl: { maxWorkgroupSize: 1024, maxSharedBytes: 32 * 1024 },
-};
+/**
+ * What a backend tells resolveSchedule about its target kind: the name that selects each knob's
+ * bounds, and the hardware limits every schedule must respect beyond them (`PTX_LIMITS` in
+ * @forge/ptx, `WGSL_LIMITS` in @forge/wgsl).
+ */
+export interface TargetLimits {
+  readonly kind: string;
+  /** Most invocations per workgroup. */
+  readonly maxWorkgroupSize: number;
+  /** Most bytes of static shared (workgroup) memory. */
+  readonly maxSharedBytes: number;
+}
 
 /** Parses `key=value` pairs as given on a command line; a malformed pair is a ValidationError. */
 export function parseScheduleAssignments(assignments: readonly string[]): Record<string, number> {
@@ -61,24 +66,20 @@ export function knobValueProblem(value: number, bounds: KnobBounds): string | un
 }
 
 /**
- * Fills in defaults and checks every knob against its bounds for `target`, then the derived launch
- * geometry against the target's limits. Returns the complete schedule with keys in spec order.
+ * Fills in defaults and checks every knob against its bounds for the target's kind (a kind without
+ * bounds for a knob takes any value the spec's basic rule allows), then the derived launch geometry
+ * against the target's limits. A bare kind (`'ptx'`) checks the bounds and no hardware limit.
+ * Returns the complete schedule with keys in spec order.
  */
 export function resolveSchedule(
   specInput: KernelSpec,
-  target: TargetKind,
+  targetInput: TargetLimits | string,
   overridesInput: Readonly<Record<string, number>> = {},
 ): Schedule {
-  // Both are read once, into snapshots; a getter cannot change them between check and use.
+  // All three are read once, into snapshots; a getter cannot change them between check and use.
   const spec = validateSpec(specInput);
   const overrides = scheduleSnapshot(overridesInput, 'schedule');
-  if (!isOneOf(TARGET_KINDS, target))
-    throw new ValidationError([
-      {
-        path: 'target',
-        message: `must be one of ${TARGET_KINDS.join(', ')}, got ${describeJson(target)}`,
-      },
-    ]);
+  const { kind: target, ...limits } = checkTargetLimits(targetInput);
   const issues: ValidationIssue[] = [];
   const known = new Set(spec.schedule.map((knob) => knob.name));
   for (const name of Object.keys(overrides)) {
@@ -94,14 +95,14 @@ export function resolveSchedule(
     const value = Object.hasOwn(overrides, knob.name)
       ? (overrides[knob.name] as number)
       : knob.default;
-    const problem = knobValueProblem(value, knob.bounds[target]);
+    const bounds = knobBounds(knob.bounds, target);
+    const problem = bounds === undefined ? undefined : knobValueProblem(value, bounds);
     if (problem !== undefined)
       issues.push({ path: `schedule.${knob.name}`, message: `${problem} for ${target}` });
     schedule[knob.name] = value;
   }
   if (issues.length > 0) throw new ValidationError(issues);
 
-  const limits = TARGET_LIMITS[target];
   // A size expression can fault at these knob values (division by zero, a negative difference).
   const evaluate = (expression: string, path: string): number => {
     try {
@@ -113,9 +114,13 @@ export function resolveSchedule(
   };
   const workgroupSize = evaluate(spec.launch.workgroupSize, 'launch.workgroupSize');
   if (workgroupSize < 1 || workgroupSize > limits.maxWorkgroupSize) {
+    // A bare kind has no maximum: only the lower end is a rule then.
+    const range = Number.isFinite(limits.maxWorkgroupSize)
+      ? `outside [1, ${limits.maxWorkgroupSize}]`
+      : 'less than 1';
     issues.push({
       path: 'launch.workgroupSize',
-      message: `${workgroupSize} is outside [1, ${limits.maxWorkgroupSize}] for ${target}`,
+      message: `${workgroupSize} is ${range} for ${target}`,
     });
   }
   if (usesWarpOps(spec.body) && Number.isFinite(workgroupSize) && workgroupSize % 32 !== 0) {
@@ -149,6 +154,53 @@ export function resolveSchedule(
   }
   if (issues.length > 0) throw new ValidationError(issues);
   return takeSnapshot(schedule) as Schedule;
+}
+
+/**
+ * A knob's bounds for one target kind, or undefined when it gives none (an own key only: a kind
+ * such as `constructor` must not reach Object.prototype).
+ */
+export function knobBounds(bounds: ScheduleKnob['bounds'], kind: string): KnobBounds | undefined {
+  return bounds !== undefined && Object.hasOwn(bounds, kind) ? bounds[kind] : undefined;
+}
+
+const NO_LIMITS = {
+  maxWorkgroupSize: Number.POSITIVE_INFINITY,
+  maxSharedBytes: Number.POSITIVE_INFINITY,
+};
+
+/** `value` as TargetLimits read once; a bare kind has no limits. Anything else is a ValidationError. */
+function checkTargetLimits(value: unknown): TargetLimits {
+  const kindProblem = (kind: unknown, path: string): ValidationIssue[] =>
+    typeof kind === 'string' && TARGET_KIND_PATTERN.test(kind)
+      ? []
+      : [
+          {
+            path,
+            message: `must be a target kind (${TARGET_KIND_RULE}), got ${describeJson(kind)}`,
+          },
+        ];
+  if (typeof value === 'string') {
+    const issues = kindProblem(value, 'target');
+    if (issues.length > 0) throw new ValidationError(issues);
+    return { kind: value, ...NO_LIMITS };
+  }
+  const copy = takeSnapshot(value, 'target');
+  if (!isRecord(copy))
+    throw new ValidationError([
+      { path: 'target', message: `must be a target kind or limits, got ${describeJson(copy)}` },
+    ]);
+  const issues = kindProblem(copy['kind'], 'target.kind');
+  for (const field of ['maxWorkgroupSize', 'maxSharedBytes'] as const) {
+    const limit = copy[field];
+    if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 0)
+      issues.push({
+        path: `target.${field}`,
+        message: `must be a non-negative integer, got ${describeJson(limit)}`,
+      });
+  }
+  if (issues.length > 0) throw new ValidationError(issues);
+  return copy as unknown as TargetLimits;
 }
 
 /**

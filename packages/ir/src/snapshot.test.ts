@@ -200,8 +200,10 @@ describe('resolveSchedule snapshots its overrides', () => {
     expect(() => resolveSchedule(spec, 'ptx', overrides)).toThrow(/^schedule.__proto__: unknown/);
   });
 
-  it('returns a frozen schedule and rejects an unknown target kind', () => {
+  it('returns a frozen schedule and rejects a malformed target kind', () => {
     expect(Object.isFrozen(resolveSchedule(spec, 'wgsl'))).toBe(true);
-    expect(() => resolveSchedule(spec, 'cuda' as never)).toThrow(ValidationError);
+    expect(Object.isFrozen(resolveSchedule(spec, 'cuda'))).toBe(true);
+    expect(() => resolveSchedule(spec, 'CUDA')).toThrow(ValidationError);
+    expect(() => resolveSchedule(spec, 7 as never)).toThrow(/^target: must be a target kind/);
   });
 });

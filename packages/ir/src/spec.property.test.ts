@@ -6,7 +6,7 @@ import { entryPointProblem, identifierProblem } from './identifiers.js';
 import { interpret } from './interpreter/run.js';
 import { CATALOG, getKernel } from './kernels/catalog.js';
 import { resolveSchedule } from './schedule.js';
-import type { KernelSpec } from './spec.js';
+import type { KernelSpec, KnobBounds } from './spec.js';
 import type { ElementArray } from './interpreter/memory.js';
 import type { CatalogKernel, Shape } from './kernels/catalog-kernel.js';
 import { makeCaseInputs } from './kernels/case-inputs.js';
@@ -119,8 +119,10 @@ function rename(spec: JsonObject, mapping: ReadonlyMap<string, string>): JsonObj
 
 /** Values a knob's default may take on every target at once. */
 function allowedDefaults(spec: KernelSpec, knob: number): number[] {
-  const bounds = Object.values(spec.schedule[knob]?.bounds ?? {});
-  const low = Math.max(...bounds.map((bound) => bound.min));
+  const bounds = Object.values(spec.schedule[knob]?.bounds ?? {}).filter(
+    (bound): bound is KnobBounds => bound !== undefined,
+  );
+  const low = Math.max(1, ...bounds.map((bound) => bound.min));
   const high = Math.min(...bounds.map((bound) => bound.max), 4096);
   const values: number[] = [];
   for (let value = low; value <= high; value++) {
@@ -507,10 +509,11 @@ describe('random corruptions of valid specs', () => {
 
   it('a catalog spec with one field removed is always rejected', () => {
     const spec = toJson(getKernel('rmsnorm').spec);
-    const optional = new Set(['multipleOf', 'powerOfTwo']);
+    // A knob's bounds, and each target kind in them, are optional too.
+    const optional = new Set(['multipleOf', 'powerOfTwo', 'bounds']);
     const removable = allPaths(spec).filter((path) => {
       const last = path[path.length - 1];
-      return typeof last === 'string' && !optional.has(last);
+      return typeof last === 'string' && !optional.has(last) && path.at(-2) !== 'bounds';
     });
     let checked = 0;
     for (const path of removable) {

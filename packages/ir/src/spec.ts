@@ -38,10 +38,14 @@ export interface SharedDecl {
   readonly length: string;
 }
 
-/** The backends Forge renders to; schedule knob bounds are given for each. */
-export const TARGET_KINDS = ['ptx', 'wgsl'] as const;
-/** A backend; see TARGET_KINDS. */
-export type TargetKind = (typeof TARGET_KINDS)[number];
+/**
+ * A target kind: the name a backend goes by (`ptx`, `wgsl`), which keys a knob's bounds. The IR
+ * knows no list of them, so a new backend needs no edit here or in any kernel.
+ */
+export const TARGET_KIND_PATTERN = /^[a-z][a-z0-9_]{0,31}$/;
+/** TARGET_KIND_PATTERN in words, for messages. */
+export const TARGET_KIND_RULE =
+  "a lowercase letter, then up to 31 lowercase letters, digits or '_'";
 
 /** Inclusive bounds of a schedule knob on one target kind. */
 export interface KnobBounds {
@@ -52,12 +56,22 @@ export interface KnobBounds {
   readonly powerOfTwo?: boolean;
 }
 
+/**
+ * A knob's bounds per target kind (`{ ptx: {...}, wgsl: {...} }`), each optional: a kind without
+ * bounds takes any value the basic rule (an integer in [1, 2^20]) and the backend's limits allow.
+ * There are no target-independent bounds: what holds everywhere is that basic rule, what the body
+ * needs (a warp multiple for warp ops) or a backend's limit; tuning ranges are per backend.
+ * Bounds only say which schedules a target accepts, so `semanticHash` leaves them out.
+ */
+export type ScheduleBounds = Readonly<Partial<Record<string, KnobBounds>>>;
+
 /** A tunable of the kernel (workgroup size, rows per workgroup…), a u32 fixed at emission. */
 export interface ScheduleKnob {
   readonly name: string;
   readonly description: string;
   readonly default: number;
-  readonly bounds: Readonly<Record<TargetKind, KnobBounds>>;
+  /** Absent means `{}`: no target kind narrows the basic rule. */
+  readonly bounds?: ScheduleBounds;
 }
 
 /**
@@ -70,7 +84,10 @@ export interface LaunchSpec {
   readonly grid: readonly [string, string, string];
 }
 
-/** A kernel: plain JSON-round-trippable data; its canonical JSON is what `semanticHash` covers. */
+/**
+ * A kernel: plain JSON-round-trippable data; its canonical JSON, less the knobs' bounds, is what
+ * `semanticHash` covers.
+ */
 export interface KernelSpec {
   readonly id: string;
   /** Bumped whenever what the kernel computes changes. */
@@ -88,38 +105,10 @@ export interface KernelSpec {
 /** Chosen values of a kernel's schedule knobs. */
 export type Schedule = Readonly<Record<string, number>>;
 
-/** The NVIDIA architectures the PTX backend targets (Turing sm_75 to Hopper sm_90). */
-export const PTX_ARCHS = ['sm_75', 'sm_80', 'sm_86', 'sm_89', 'sm_90'] as const;
-/** A supported NVIDIA architecture; see PTX_ARCHS. */
-export type PtxArch = (typeof PTX_ARCHS)[number];
-
 /**
- * Optional WGSL features: `f16` (the `shader-f16` device feature, needed for any f16 in a spec) and
- * `subgroups` (lets warp operations use subgroup shuffles where the hardware subgroup allows).
+ * Where a kernel is emitted to, as the IR sees it: a target kind and the backend's own fields
+ * (`arch` for PTX, `features` for WGSL), which the backend defines and checks. Part of every cache key.
  */
-export const WGSL_FEATURES = ['f16', 'subgroups'] as const;
-/** An optional WGSL feature; see WGSL_FEATURES. */
-export type WgslFeature = (typeof WGSL_FEATURES)[number];
-
-/**
- * A PTX target; `ptxTarget(arch)` in @forge/ptx builds it with the lowest ISA version the arch
- * needs. Part of every cache key.
- */
-export interface PtxTarget {
-  readonly kind: 'ptx';
-  readonly arch: PtxArch;
-  /** PTX ISA version, `"7.0"`. */
-  readonly ptxVersion: string;
+export interface Target {
+  readonly kind: string;
 }
-
-/**
- * A WGSL target: the device features the emitted shader may use (in WGSL_FEATURES order, no
- * duplicates, as `wgslTarget` in @forge/wgsl builds it). Part of every cache key.
- */
-export interface WgslTarget {
-  readonly kind: 'wgsl';
-  readonly features: readonly WgslFeature[];
-}
-
-/** Where a kernel is emitted to: PTX for one architecture, or WGSL with a feature set. */
-export type Target = PtxTarget | WgslTarget;

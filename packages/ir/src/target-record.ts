@@ -1,7 +1,6 @@
 import { ValidationError } from './errors.js';
 import { IssueCollector, describeJson, type JsonRecord } from './json-shape.js';
 import { takeSnapshot } from './snapshot.js';
-import type { TargetKind } from './spec.js';
 
 /**
  * A backend's target read once (a snapshot) and checked as a record at `target` with `kind` equal
@@ -10,7 +9,7 @@ import type { TargetKind } from './spec.js';
  */
 export function checkTargetRecord(
   value: unknown,
-  kind: TargetKind,
+  kind: string,
   fields: readonly string[],
 ): JsonRecord {
   const issues = new IssueCollector();

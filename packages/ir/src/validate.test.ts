@@ -130,8 +130,8 @@ describe('spec shape', () => {
     expect(issueAt(edit(affine, 'buffers[0].offset', 0), 'buffers[0].offset')).toMatch(
       /unknown field/,
     );
-    expect(paths(edit(affine, 'schedule[0].bounds.cuda', { min: 1, max: 2 }))).toContain(
-      'schedule[0].bounds.cuda',
+    expect(paths(edit(affine, 'schedule[0].bounds.CUDA', { min: 1, max: 2 }))).toContain(
+      'schedule[0].bounds.CUDA',
     );
     expect(paths(edit(affine, 'launch.blockSize', '256'))).toContain('launch.blockSize');
     expect(paths(edit(affine, 'body[0].comment', 'hi'))).toEqual(['body[0].comment']);
@@ -568,17 +568,61 @@ describe('schedule knobs', () => {
     );
   });
 
-  it('rejects inverted and missing bounds', () => {
+  it('rejects inverted and malformed bounds', () => {
     expect(paths(edit(affine, 'schedule[0].bounds.ptx.min', 2000))).toContain(
       'schedule[0].bounds.ptx',
     );
-    expect(paths(edit(affine, 'schedule[0].bounds.wgsl', undefined))).toEqual([
-      'schedule[0].bounds.wgsl',
-    ]);
     expect(paths(edit(affine, 'schedule[0].bounds.wgsl.powerOfTwo', 'yes'))).toEqual([
       'schedule[0].bounds.wgsl.powerOfTwo',
     ]);
+    expect(issueAt(edit(affine, 'schedule[0].bounds', [1]), 'schedule[0].bounds')).toMatch(
+      /^must be an object from target kind to bounds, got an array/,
+    );
   });
+
+  it('takes bounds for any target kind, each optional, the field itself too', () => {
+    expect(paths(edit(affine, 'schedule[0].bounds.wgsl', undefined))).toEqual([]);
+    expect(paths(edit(affine, 'schedule[0].bounds', {}))).toEqual([]);
+    expect(paths(edit(affine, 'schedule[0].bounds', undefined))).toEqual([]);
+    expect(paths(edit(affine, 'schedule[0].bounds.metal', { min: 32, max: 512 }))).toEqual([]);
+    // A new kind's bounds are checked like any other, each message naming its field.
+    expect(
+      issueAt(
+        edit(affine, 'schedule[0].bounds.metal', { min: 0, max: 512 }),
+        'schedule[0].bounds.metal.min',
+      ),
+    ).toBe('must be an integer in [1, 1048576], got 0');
+    expect(
+      issueAt(
+        edit(affine, 'schedule[0].bounds.metal', { min: 32, max: 128 }),
+        'schedule[0].default',
+      ),
+    ).toBe('256 is outside the metal bounds [32, 128]');
+    expect(
+      issueAt(
+        edit(affine, 'schedule[0].bounds.metal', { min: 1, max: 512, multipleOf: 100 }),
+        'schedule[0].default',
+      ),
+    ).toBe('256 is not a multiple of 100 for metal');
+    expect(issueAt(edit(affine, 'schedule[0].bounds.metal', 5), 'schedule[0].bounds.metal')).toBe(
+      'must be an object, got 5',
+    );
+  });
+
+  it.each(['Metal', 'spir-v', '_x', '9x', 'constructor_but_far_too_long_for_a_kind'])(
+    'rejects the target kind %j in bounds',
+    (kind) => {
+      const knob = get(toJson(affine), 'schedule[0]');
+      if (!isObject(knob)) throw new Error('no schedule[0]');
+      const spec = edit(affine, 'schedule[0]', { ...knob, bounds: { [kind]: { min: 1, max: 2 } } });
+      expect(checkSpec(spec)).toEqual([
+        {
+          path: expect.stringMatching(/^schedule\[0\]\.bounds(\.|\[)/),
+          message: expect.stringMatching(/^is not a target kind/),
+        },
+      ]);
+    },
+  );
 
   it('a schedule knob is usable in the body only when declared', () => {
     const spec = edit(affine, 'body[0].value.args[1].name', 'blockSize');

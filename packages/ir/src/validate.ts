@@ -2,14 +2,20 @@ import { ValidationError, type ValidationIssue } from './errors.js';
 import { KERNEL_ID_PATTERN, entryPointProblem, identifierProblem } from './identifiers.js';
 import { memoizeSealed } from './sealed.js';
 import { snapshotJson } from './snapshot.js';
-import { IssueCollector, describeJson, joinPath, type JsonRecord } from './json-shape.js';
+import { IssueCollector, describeJson, isRecord, joinPath, type JsonRecord } from './json-shape.js';
 import {
   bindSizeExpression,
   parseSizeExpression,
   sizeExpressionNames,
   type SizeExpression,
 } from './size-expression.js';
-import { BUFFER_ACCESSES, TARGET_KINDS, type BufferAccess, type KernelSpec } from './spec.js';
+import {
+  BUFFER_ACCESSES,
+  TARGET_KIND_PATTERN,
+  TARGET_KIND_RULE,
+  type BufferAccess,
+  type KernelSpec,
+} from './spec.js';
 import { checkBody, type BodyContext } from './typecheck.js';
 import { constantFaults } from './constant-faults.js';
 import type { Stmt } from './body.js';
@@ -255,55 +261,58 @@ function checkSchedule(
         issues.add(joinPath(path, 'description'), 'must be one line of printable ASCII');
       }
       const fallback = issues.integer(knob['default'], joinPath(path, 'default'), 1, MAX_KNOB);
-      const bounds = issues.record(knob['bounds'], joinPath(path, 'bounds'), TARGET_KINDS);
-      for (const target of TARGET_KINDS) {
-        const at = joinPath(joinPath(path, 'bounds'), target);
-        const range =
-          bounds === undefined
-            ? undefined
-            : issues.record(bounds[target], at, ['min', 'max', 'multipleOf', 'powerOfTwo']);
-        if (range === undefined) continue;
-        const min = issues.integer(range['min'], joinPath(at, 'min'), 1, MAX_KNOB);
-        const max = issues.integer(range['max'], joinPath(at, 'max'), 1, MAX_KNOB);
-        const multipleOf =
-          range['multipleOf'] === undefined
-            ? undefined
-            : issues.integer(range['multipleOf'], joinPath(at, 'multipleOf'), 1, MAX_KNOB);
-        if (range['powerOfTwo'] !== undefined && typeof range['powerOfTwo'] !== 'boolean') {
-          issues.add(joinPath(at, 'powerOfTwo'), 'must be true or false');
-        }
-        if (min !== undefined && max !== undefined && min > max)
-          issues.add(at, `min ${min} exceeds max ${max}`);
-        if (
-          fallback !== undefined &&
-          min !== undefined &&
-          max !== undefined &&
-          (fallback < min || fallback > max)
-        ) {
-          issues.add(
-            joinPath(path, 'default'),
-            `${fallback} is outside the ${target} bounds [${min}, ${max}]`,
-          );
-        }
-        // resolveSchedule applies these to every value, the default included.
-        if (fallback !== undefined && multipleOf !== undefined && fallback % multipleOf !== 0) {
-          issues.add(
-            joinPath(path, 'default'),
-            `${fallback} is not a multiple of ${multipleOf} for ${target}`,
-          );
-        }
-        if (
-          fallback !== undefined &&
-          range['powerOfTwo'] === true &&
-          (fallback & (fallback - 1)) !== 0
-        ) {
-          issues.add(joinPath(path, 'default'), `${fallback} is not a power of two for ${target}`);
-        }
-      }
+      // Optional, and so is every target kind in it: a kind without bounds takes any value above.
+      if (knob['bounds'] !== undefined) checkBounds(knob['bounds'], path, fallback, issues);
       if (claim(knob['name'], joinPath(path, 'name'))) knobs.add(knob['name'] as string);
     },
   );
   return knobs;
+}
+
+/** A knob's `bounds`: a record from target kind to KnobBounds, each admitting the default. */
+function checkBounds(
+  value: unknown,
+  path: string,
+  fallback: number | undefined,
+  issues: IssueCollector,
+): void {
+  const at = joinPath(path, 'bounds');
+  if (!isRecord(value)) {
+    issues.add(at, `must be an object from target kind to bounds, got ${describeJson(value)}`);
+    return;
+  }
+  for (const [target, rangeValue] of Object.entries(value)) {
+    if (!TARGET_KIND_PATTERN.test(target)) {
+      issues.add(joinPath(at, target), `is not a target kind (${TARGET_KIND_RULE})`);
+      continue;
+    }
+    const where = joinPath(at, target);
+    const range = issues.record(rangeValue, where, ['min', 'max', 'multipleOf', 'powerOfTwo']);
+    if (range === undefined) continue;
+    const min = issues.integer(range['min'], joinPath(where, 'min'), 1, MAX_KNOB);
+    const max = issues.integer(range['max'], joinPath(where, 'max'), 1, MAX_KNOB);
+    const multipleOf =
+      range['multipleOf'] === undefined
+        ? undefined
+        : issues.integer(range['multipleOf'], joinPath(where, 'multipleOf'), 1, MAX_KNOB);
+    if (range['powerOfTwo'] !== undefined && typeof range['powerOfTwo'] !== 'boolean') {
+      issues.add(joinPath(where, 'powerOfTwo'), 'must be true or false');
+    }
+    if (min !== undefined && max !== undefined && min > max)
+      issues.add(where, `min ${min} exceeds max ${max}`);
+    if (fallback === undefined) continue;
+    const defaultPath = joinPath(path, 'default');
+    if (min !== undefined && max !== undefined && (fallback < min || fallback > max)) {
+      issues.add(defaultPath, `${fallback} is outside the ${target} bounds [${min}, ${max}]`);
+    }
+    // resolveSchedule applies these to every value, the default included.
+    if (multipleOf !== undefined && fallback % multipleOf !== 0) {
+      issues.add(defaultPath, `${fallback} is not a multiple of ${multipleOf} for ${target}`);
+    }
+    if (range['powerOfTwo'] === true && (fallback & (fallback - 1)) !== 0) {
+      issues.add(defaultPath, `${fallback} is not a power of two for ${target}`);
+    }
+  }
 }
 
 function checkSizeExpression(

@@ -1,4 +1,5 @@
-import type { GeneratedShader, PtxArch } from '@forge/ir';
+import type { GeneratedShader } from '@forge/ir';
+import type { PtxArch } from './targets.js';
 
 /** The archs the simulator suites cover: the golden ones. */
 export const SIMULATED_ARCHS = ['sm_75', 'sm_80', 'sm_90'] as const satisfies readonly PtxArch[];

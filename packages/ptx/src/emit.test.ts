@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { PTX_ARCHS, ValidationError, blake3Hex, evaluateSizeExpression } from '@forge/ir';
+import { ValidationError, blake3Hex, evaluateSizeExpression } from '@forge/ir';
 import { CATALOG, rmsnorm, affineF32 } from '@forge/ir/kernels';
 import { emitPtx } from './emit.js';
 import { assemblePtx } from './ptxas.js';
 import { ptxTarget, PTX_VERSIONS } from './targets.js';
+import { PTX_ARCHS } from './targets.js';
 
 const kernels = [...CATALOG.values()];
 

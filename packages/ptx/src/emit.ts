@@ -11,10 +11,9 @@ import {
   type ElementType,
   type GeneratedShader,
   type KernelSpec,
-  type PtxTarget,
 } from '@forge/ir';
 import { BUILD_INFO } from './build-info.js';
-import { checkPtxTarget } from './targets.js';
+import { PTX_LIMITS, checkPtxTarget, type PtxTarget } from './targets.js';
 
 import { legalizeForPtx } from './legalize/index.js';
 import { ptxLaunchInfo } from './launch.js';
@@ -27,18 +26,18 @@ export const PTX_BACKEND = `${BUILD_INFO.name}@${BUILD_INFO.version}`;
 
 /**
  * Renders a KernelSpec to a PTX module for one architecture. The spec is validated and the schedule
- * checked against the kernel's PTX bounds first: bad input throws ValidationError, an op the target
+ * checked against the kernel's `ptx` bounds and PTX_LIMITS first: bad input throws ValidationError, an op the target
  * cannot express throws UnsupportedError. The same input gives the same bytes in any process.
  */
 export function emitPtx(
   specInput: unknown,
   scheduleOverrides: Readonly<Record<string, number>>,
   targetInput: PtxTarget,
-): GeneratedShader {
+): GeneratedShader<PtxTarget> {
   // Spec and target are read once, into snapshots; nothing below reads the caller's objects.
   const spec: KernelSpec = validateSpec(specInput);
   const target = checkPtxTarget(targetInput);
-  const schedule = resolveSchedule(spec, 'ptx', scheduleOverrides);
+  const schedule = resolveSchedule(spec, PTX_LIMITS, scheduleOverrides);
   const launch = ptxLaunchInfo(spec, schedule);
   const workgroupSize = launch.workgroupSize[0];
   const body = legalizeForPtx(

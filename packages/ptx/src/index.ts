@@ -10,7 +10,16 @@
  */
 export { ready } from '@forge/ir';
 export { emitPtx, PTX_BACKEND } from './emit.js';
-export { checkPtxTarget, ptxTarget, PTX_ISA_VERSIONS, PTX_VERSIONS } from './targets.js';
+export {
+  checkPtxTarget,
+  ptxTarget,
+  PTX_ARCHS,
+  PTX_ISA_VERSIONS,
+  PTX_LIMITS,
+  PTX_VERSIONS,
+  type PtxArch,
+  type PtxTarget,
+} from './targets.js';
 export { ptxLaunchInfo, ptxLaunchParameters } from './launch.js';
 export { legalizeForPtx, PTX_LEGALIZATION, type LegalizationPass } from './legalize/index.js';
 export { UNARY_MNEMONICS, BINARY_MNEMONICS, type Mnemonic } from './ops/arithmetic.js';

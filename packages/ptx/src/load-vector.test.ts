@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { PTX_ARCHS } from '@forge/ir';
 import { LOAD_VECTOR_PROBE, loadVectorProbeCase } from '@forge/test-fixtures';
 import { parsePtx, simulate } from '@forge/ptx-sim';
 import { emitPtx } from './emit.js';
 import { assemblePtx } from './ptxas.js';
 import { ptxTarget } from './targets.js';
+import { PTX_ARCHS } from './targets.js';
 
 const bytes = (array: Float32Array | Uint32Array): Uint8Array => new Uint8Array(array.buffer);
 

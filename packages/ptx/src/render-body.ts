@@ -11,7 +11,6 @@ import {
   type ForStmt,
   type IfStmt,
   type KernelSpec,
-  type PtxTarget,
   type ScalarType,
   type SharedDecl,
   type Stmt,
@@ -28,6 +27,7 @@ import { globalLoad, globalStore, sharedLoad, sharedStore } from './ops/memory.j
 import { arithmeticType, bitType, f32Immediate } from './ops/types.js';
 import { FULL_WARP_MASK, SHUFFLE_FORMS } from './ops/warp.js';
 import { RegisterAllocator } from './registers.js';
+import type { PtxTarget } from './targets.js';
 
 /** An instruction operand: a register, or an immediate the instruction can take inline. */
 interface Operand {

@@ -1,12 +1,36 @@
 import {
-  PTX_ARCHS,
   ValidationError,
   describeJson,
   checkTargetRecord,
   takeSnapshot,
-  type PtxArch,
-  type PtxTarget,
+  type TargetLimits,
 } from '@forge/ir';
+
+/** The NVIDIA architectures this backend targets (Turing sm_75 to Hopper sm_90). */
+export const PTX_ARCHS = ['sm_75', 'sm_80', 'sm_86', 'sm_89', 'sm_90'] as const;
+/** A supported NVIDIA architecture; see PTX_ARCHS. */
+export type PtxArch = (typeof PTX_ARCHS)[number];
+
+/**
+ * A PTX target; `ptxTarget(arch)` builds it with the lowest ISA version the arch needs. Part of
+ * every cache key.
+ */
+export interface PtxTarget {
+  readonly kind: 'ptx';
+  readonly arch: PtxArch;
+  /** PTX ISA version, `"7.0"`. */
+  readonly ptxVersion: string;
+}
+
+/**
+ * What every PTX schedule must respect beyond a knob's `ptx` bounds: CUDA's 1024 threads per block
+ * and the 48 KiB of static shared memory a kernel may declare.
+ */
+export const PTX_LIMITS: TargetLimits = {
+  kind: 'ptx',
+  maxWorkgroupSize: 1024,
+  maxSharedBytes: 48 * 1024,
+};
 
 /** The PTX ISA version that introduced each architecture: the lowest `.version` that can target it. */
 export const PTX_VERSIONS: Readonly<Record<PtxArch, string>> = {

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { PTX_ARCHS } from '@forge/ir';
 import { UNPACK_HALF_PROBE, UNPACK_HALF_VALUES, unpackHalfProbeWords } from '@forge/test-fixtures';
 import { parsePtx, simulate } from '@forge/ptx-sim';
 import { emitPtx } from './emit.js';
 import { assemblePtx } from './ptxas.js';
 import { ptxTarget } from './targets.js';
+import { PTX_ARCHS } from './targets.js';
 
 describe('unpack_half on PTX', () => {
   it('splits the word once and widens only the half it needs', () => {

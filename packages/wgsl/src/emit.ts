@@ -1,5 +1,4 @@
 import {
-  TARGET_LIMITS,
   ValidationError,
   evaluateSizeExpression,
   formatSchedule,
@@ -10,7 +9,6 @@ import {
   validateSpec,
   type GeneratedShader,
   type KernelSpec,
-  type WgslTarget,
 } from '@forge/ir';
 import { wgslLaunchInfo } from './launch.js';
 import { legalizeForWgsl, requireF16Feature, requireUniformWarpOps } from './legalize/index.js';
@@ -24,7 +22,7 @@ import {
   bufferName,
   sharedName,
 } from './render-body.js';
-import { checkWgslTarget, hasFeature } from './targets.js';
+import { WGSL_LIMITS, checkWgslTarget, hasFeature, type WgslTarget } from './targets.js';
 import { BUILD_INFO } from './build-info.js';
 
 /** Name and version of this backend; part of every cache key. */
@@ -34,14 +32,14 @@ const GENERATED_NAME = /^(buf_|wg_|v_|forge_|ForgeParams$)/;
 
 /**
  * Renders a KernelSpec to a WGSL compute shader. The spec and schedule are validated against the
- * kernel's WGSL bounds first (ValidationError); f16 without the `f16` feature, or warp operations in
+ * kernel's `wgsl` bounds and WGSL_LIMITS first (ValidationError); f16 without the `f16` feature, or warp operations in
  * non-uniform control flow, are an UnsupportedError. Same input, same bytes, in any process.
  */
 export function emitWgsl(
   specInput: unknown,
   scheduleOverrides: Readonly<Record<string, number>>,
   targetInput: WgslTarget,
-): GeneratedShader {
+): GeneratedShader<WgslTarget> {
   // Spec and target are read once, into snapshots; nothing below reads the caller's objects.
   const spec: KernelSpec = validateSpec(specInput);
   const target = checkWgslTarget(targetInput);
@@ -53,7 +51,7 @@ export function emitWgsl(
       },
     ]);
   }
-  const schedule = resolveSchedule(spec, 'wgsl', scheduleOverrides);
+  const schedule = resolveSchedule(spec, WGSL_LIMITS, scheduleOverrides);
   const workgroupSize = evaluateSizeExpression(spec.launch.workgroupSize, schedule);
   const body = legalizeForWgsl(spec, schedule, workgroupSize);
   const usesF16 = requireF16Feature(spec, body, target);
@@ -66,11 +64,11 @@ export function emitWgsl(
     ...(subgroups ? ['subgroups'] : []),
   ];
   const launch = wgslLaunchInfo(spec, schedule, scratchBytes, requiredFeatures);
-  if (launch.sharedBytes > TARGET_LIMITS.wgsl.maxSharedBytes) {
+  if (launch.sharedBytes > WGSL_LIMITS.maxSharedBytes) {
     throw new ValidationError([
       {
         path: 'shared',
-        message: `${launch.sharedBytes} bytes of workgroup memory (incl. ${scratchBytes} for warp exchange) exceed ${TARGET_LIMITS.wgsl.maxSharedBytes}`,
+        message: `${launch.sharedBytes} bytes of workgroup memory (incl. ${scratchBytes} for warp exchange) exceed ${WGSL_LIMITS.maxSharedBytes}`,
       },
     ]);
   }

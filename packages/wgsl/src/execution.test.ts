@@ -1,10 +1,10 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { type WgslFeature } from '@forge/ir';
 import { checkCase, getKernel, makeCaseInputs } from '@forge/ir/kernels';
 import { executionCasesFor } from '@forge/test-fixtures';
 import { emitWgsl } from './emit.js';
 import { closeSharedWebGpu, runWgsl, sharedWebGpu } from './runner/index.js';
 import { wgslTarget } from './targets.js';
+import type { WgslFeature } from './targets.js';
 
 afterAll(closeSharedWebGpu);
 

@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type WgslFeature } from '@forge/ir';
 import { packWords, repack } from '@forge/ir/gguf';
 import {
   normalizedMse,
@@ -13,6 +12,7 @@ import {
 import { emitWgsl } from './emit.js';
 import { closeSharedWebGpu, runWgsl, sharedWebGpu } from './runner/index.js';
 import { wgslTarget } from './targets.js';
+import type { WgslFeature } from './targets.js';
 
 afterAll(closeSharedWebGpu);
 

@@ -10,7 +10,15 @@
  */
 export { ready } from '@forge/ir';
 export { emitWgsl, WGSL_BACKEND } from './emit.js';
-export { checkWgslTarget, wgslTarget, parseWgslFeatures } from './targets.js';
+export {
+  checkWgslTarget,
+  wgslTarget,
+  parseWgslFeatures,
+  WGSL_FEATURES,
+  WGSL_LIMITS,
+  type WgslFeature,
+  type WgslTarget,
+} from './targets.js';
 export { wgslLaunchInfo, paramsBinding } from './launch.js';
 export { UNARY_TEMPLATES, BINARY_TEMPLATES, type Template } from './ops/arithmetic.js';
 export { BUILD_INFO as WGSL_PACKAGE } from './build-info.js';

@@ -1,12 +1,37 @@
 import {
   ValidationError,
-  WGSL_FEATURES,
   describeJson,
   checkTargetRecord,
   takeSnapshot,
-  type WgslFeature,
-  type WgslTarget,
+  type TargetLimits,
 } from '@forge/ir';
+
+/**
+ * Optional WGSL features: `f16` (the `shader-f16` device feature, needed for any f16 in a spec) and
+ * `subgroups` (lets warp operations use subgroup shuffles where the hardware subgroup allows).
+ */
+export const WGSL_FEATURES = ['f16', 'subgroups'] as const;
+/** An optional WGSL feature; see WGSL_FEATURES. */
+export type WgslFeature = (typeof WGSL_FEATURES)[number];
+
+/**
+ * A WGSL target: the device features the emitted shader may use (in WGSL_FEATURES order, no
+ * duplicates, as `wgslTarget` builds it). Part of every cache key.
+ */
+export interface WgslTarget {
+  readonly kind: 'wgsl';
+  readonly features: readonly WgslFeature[];
+}
+
+/**
+ * What every WGSL schedule must respect beyond a knob's `wgsl` bounds: 1024 invocations and 32 KiB
+ * of workgroup memory, the limits the runner raises a device to (above WebGPU's defaults).
+ */
+export const WGSL_LIMITS: TargetLimits = {
+  kind: 'wgsl',
+  maxWorkgroupSize: 1024,
+  maxSharedBytes: 32 * 1024,
+};
 
 /** A WGSL target from feature names (order and duplicates ignored); an unknown one is a ValidationError. */
 export function wgslTarget(features: readonly string[] = []): WgslTarget {

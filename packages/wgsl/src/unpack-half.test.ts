@@ -1,9 +1,9 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { type WgslFeature } from '@forge/ir';
 import { UNPACK_HALF_PROBE, UNPACK_HALF_VALUES, unpackHalfProbeWords } from '@forge/test-fixtures';
 import { emitWgsl } from './emit.js';
 import { closeSharedWebGpu, runWgsl, sharedWebGpu } from './runner/index.js';
 import { wgslTarget } from './targets.js';
+import type { WgslFeature } from './targets.js';
 
 afterAll(closeSharedWebGpu);
 

@@ -2,7 +2,7 @@ import { parseScheduleAssignments } from '@forge/ir';
 import { ptxTarget } from '@forge/ptx';
 import { parseWgslFeatures } from '@forge/wgsl';
 import { parseCommandArgs, type ParsedArgs } from '../args.js';
-import { emitFor } from '../emitters.js';
+import { EMITTERS, emitFor } from '../emitters.js';
 import { EXIT_OK, UsageError } from '../errors.js';
 import type { GoldenTarget } from '../golden/entries.js';
 import type { CliIo } from '../io.js';
@@ -12,8 +12,10 @@ import { planOutput, writeOutputs } from '../output.js';
 export const EMIT_USAGE =
   'forge emit <kernel-id | spec.json> --target ptx|wgsl [--arch sm_XX] [--features f16,subgroups] [--schedule key=value]... [--out FILE] [--json]';
 
-export const TARGETS = ['ptx', 'wgsl'] as const;
-export type TargetKindName = (typeof TARGETS)[number];
+/** A target kind the CLI can emit to: one per backend in EMITTERS. */
+export type TargetKindName = keyof typeof EMITTERS;
+/** The backends' target kinds, which `--target` accepts. */
+export const TARGETS = Object.keys(EMITTERS) as readonly TargetKindName[];
 
 export function checkTarget(
   target: string | undefined,

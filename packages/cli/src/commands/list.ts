@@ -1,5 +1,7 @@
-import { PTX_ARCHS, WGSL_FEATURES, semanticHash } from '@forge/ir';
+import { semanticHash } from '@forge/ir';
 import { CATALOG } from '@forge/ir/kernels';
+import { PTX_ARCHS } from '@forge/ptx';
+import { WGSL_FEATURES } from '@forge/wgsl';
 import { parseCommandArgs } from '../args.js';
 import { EXIT_OK, UsageError } from '../errors.js';
 import type { CliIo } from '../io.js';
@@ -19,7 +21,7 @@ export function listCommand(args: readonly string[], io: CliIo): number {
     schedule: kernel.spec.schedule.map((knob) => ({
       name: knob.name,
       default: knob.default,
-      bounds: knob.bounds,
+      bounds: knob.bounds ?? {},
     })),
   }));
   if (parsed.flag('json')) {

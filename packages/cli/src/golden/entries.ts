@@ -1,4 +1,6 @@
-import { formatSchedule, type PtxArch, type Schedule, type WgslFeature } from '@forge/ir';
+import { formatSchedule, type Schedule } from '@forge/ir';
+import type { PtxArch } from '@forge/ptx';
+import type { WgslFeature } from '@forge/wgsl';
 
 /** The target a golden entry is emitted for: a PTX arch, or a WGSL feature set. */
 export type GoldenTarget =

@@ -2,6 +2,8 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { blake3Hex, isRecord, type GeneratedShader } from '@forge/ir';
 import { getKernel } from '@forge/ir/kernels';
+import type { PtxTarget } from '@forge/ptx';
+import type { WgslTarget } from '@forge/wgsl';
 import { emitFor } from '../emitters.js';
 import { GOLDEN_ENTRIES, goldenFileName, type GoldenEntrySpec } from './entries.js';
 import {
@@ -16,7 +18,7 @@ export interface ManifestEntry {
   readonly file: string;
   readonly kernelId: string;
   readonly semanticVersion: number;
-  readonly target: GeneratedShader['target'];
+  readonly target: PtxTarget | WgslTarget;
   readonly schedule: GeneratedShader['schedule'];
   readonly semanticHash: string;
   readonly sourceHash: string;

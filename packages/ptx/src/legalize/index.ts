@@ -1,7 +1,8 @@
-import type { PtxTarget, Stmt } from '@forge/ir';
+import type { Stmt } from '@forge/ir';
 import { lowerBoolOps } from './lower-bool-ops.js';
 import { lowerReductions } from './lower-reductions.js';
 import { widenF16 } from './widen-f16.js';
+import type { PtxTarget } from '../targets.js';
 
 /**
  * One IR-to-IR rewrite run before printing: returns a body equivalent to `body` that PTX on

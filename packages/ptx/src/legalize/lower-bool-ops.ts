@@ -1,4 +1,5 @@
-import { ir, rewriteBody, type Expr, type PtxTarget, type Stmt } from '@forge/ir';
+import { ir, rewriteBody, type Expr, type Stmt } from '@forge/ir';
+import type { PtxTarget } from '../targets.js';
 
 /** setp and selp have no .pred form: bool equality becomes xor, bool select becomes and/or. */
 export function lowerBoolOps(body: readonly Stmt[], _target: PtxTarget): Stmt[] {

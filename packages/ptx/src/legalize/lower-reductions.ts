@@ -1,4 +1,5 @@
-import { WARP_SIZE, ir, rewriteBody, type Expr, type PtxTarget, type Stmt } from '@forge/ir';
+import { WARP_SIZE, ir, rewriteBody, type Expr, type Stmt } from '@forge/ir';
+import type { PtxTarget } from '../targets.js';
 
 const COMBINE = { add: ir.add, min: ir.min, max: ir.max } as const;
 

@@ -6,10 +6,10 @@ import {
   isUnaryExpr,
   rewriteBody,
   type Expr,
-  type PtxTarget,
   type Stmt,
 } from '@forge/ir';
 import { BINARY_MNEMONICS, FMA_MNEMONIC, UNARY_MNEMONICS } from '../ops/arithmetic.js';
+import type { PtxTarget } from '../targets.js';
 
 /**
  * f16 math PTX lacks on the target (division, sqrt, min/max before sm_80…) is computed in f32

@@ -1,6 +1,7 @@
-import type { BinaryOp, PtxTarget, ScalarType, UnaryOp } from '@forge/ir';
+import type { BinaryOp, ScalarType, UnaryOp } from '@forge/ir';
 import { isaVersion, smVersion } from '../targets.js';
 import { arithmeticType, bitType } from './types.js';
+import type { PtxTarget } from '../targets.js';
 
 /** Gives the mnemonic for an op on an operand type, or undefined when PTX on `target` lacks it. */
 export type Mnemonic = (type: ScalarType, target: PtxTarget) => string | undefined;

@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { PTX_ARCHS, UnsupportedError, ir } from '@forge/ir';
+import { UnsupportedError, ir } from '@forge/ir';
 import { OP_ZOO as zoo } from '@forge/test-fixtures';
 import { emitPtx } from '../emit.js';
 import { assemblePtx } from '../ptxas.js';
 import { ptxTarget } from '../targets.js';
 import { PtxBodyWriter } from '../render-body.js';
+import { PTX_ARCHS } from '../targets.js';
 
 describe('op tables', () => {
   for (const arch of PTX_ARCHS) {

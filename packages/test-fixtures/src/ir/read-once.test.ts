@@ -1,4 +1,11 @@
-import { MAX_SPEC_NODES, ValidationError, checkSpec, semanticHash, validateSpec } from '@forge/ir';
+import {
+  MAX_SPEC_NODES,
+  ValidationError,
+  checkSpec,
+  resolveSchedule,
+  semanticHash,
+  validateSpec,
+} from '@forge/ir';
 import { getKernel } from '@forge/ir/kernels';
 import { describe, expect, it } from 'vitest';
 import { countReads } from '../read-counter.js';
@@ -53,5 +60,15 @@ describe('shared sub-objects', () => {
       expect(counter.counts().length).toBeLessThan(10 * depth);
       expect(() => semanticHash(counter.proxy)).toThrow(ValidationError);
     }
+  });
+});
+
+describe('resolveSchedule', () => {
+  it('reads target limits once', () => {
+    const counter = countReads({ kind: 'ptx', maxWorkgroupSize: 1024, maxSharedBytes: 0 });
+    expect(() => resolveSchedule(getKernel('rmsnorm').spec, counter.proxy)).toThrow(
+      /^shared: 32 bytes exceed the 0-byte/,
+    );
+    expect(Math.max(...counter.counts().map((count) => count.reads))).toBe(1);
   });
 });

@@ -6,9 +6,9 @@ import {
   type KernelSpec,
   type Schedule,
   type Stmt,
-  type WgslTarget,
 } from '@forge/ir';
 import { hasFeature } from '../targets.js';
+import type { WgslTarget } from '../targets.js';
 
 const targetName = (target: WgslTarget): string =>
   `wgsl${target.features.length > 0 ? `+${target.features.join('+')}` : ''}`;

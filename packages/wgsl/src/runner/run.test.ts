@@ -12,6 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { WebGpuError, WebGpuFeatureError, WebGpuLimitError, WgslCompileError } from './errors.js';
 import { launchGrid, runWgsl } from './run.js';
 import { closeSharedWebGpu, sharedWebGpu } from './shared.js';
+import type { WgslTarget } from '../targets.js';
 
 afterAll(closeSharedWebGpu);
 
@@ -25,7 +26,7 @@ interface TestKernel {
 }
 
 /** A GeneratedShader as the WGSL backend describes one: buffers at 0..k-1 of group 0, then params. */
-function shaderOf(kernel: TestKernel): GeneratedShader {
+function shaderOf(kernel: TestKernel): GeneratedShader<WgslTarget> {
   const bindings: LaunchBinding[] = kernel.buffers.map(([name, element, access], binding) => ({
     group: 0,
     binding,
