@@ -18,7 +18,7 @@ export interface Declared {
 }
 
 /** What declarations `D` declare, typed by name when D's names are literal (inferred by defineKernel). */
-export type DeclaredBy<D extends KernelDeclarations> = {
+export type DeclaredBy<D extends Pick<KernelDeclarations, 'buffers' | 'params' | 'shared'>> = {
   readonly memory: {
     readonly [B in D['buffers'][number] | D['shared'][number] as B['name']]: B['element'];
   };
@@ -144,16 +144,25 @@ export class BodyBuilder<M extends Declared = Declared> {
     return read as Expr<Lookup<M['memory'], N>>;
   }
 
-  /** Declares `names[k]` = memory[index + k] in one aligned access; index % names.length must be 0. */
-  loadVector<N extends keyof M['memory'] & string, I extends ScalarType>(
+  /**
+   * Declares `names[k]` = memory[index + k] in one aligned access (index % names.length must be 0)
+   * and returns them, a tuple as long as `names`.
+   */
+  loadVector<
+    N extends keyof M['memory'] & string,
+    I extends ScalarType,
+    const Names extends readonly string[],
+  >(
     memory: N,
     index: Operand<'u32', I>,
-    names: readonly string[],
-  ): VarExpr<Lookup<M['memory'], N>>[] {
+    names: Names,
+  ): { -readonly [K in keyof Names]: VarExpr<Lookup<M['memory'], N>> } {
     this.assertAppendable('loadVector');
     const type = this.elementOf(memory) as Lookup<M['memory'], N>;
     this.#statements.push({ op: 'load_vector', names, type, memory, index: operand('u32', index) });
-    return names.map((name) => ({ op: 'var', type, name }));
+    return names.map((name) => ({ op: 'var', type, name })) as {
+      -readonly [K in keyof Names]: VarExpr<Lookup<M['memory'], N>>;
+    };
   }
 
   /**

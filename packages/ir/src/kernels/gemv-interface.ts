@@ -1,6 +1,11 @@
 import { WARP_SIZE, type Expr, type VarExpr } from '../body.js';
-import type { BodyBuilder, KernelDeclarations } from '../builder.js';
-import { add, and, div, eq, lt, mul, sub, u32 } from '../expressions.js';
+import {
+  localName,
+  type BodyBuilder,
+  type DeclaredBy,
+  type KernelDeclarations,
+} from '../builder.js';
+import { add, and, div, eq, lt, min, mul, sub, u32 } from '../expressions.js';
 
 /**
  * The interface every gemv kernel shares: weights `w` as u32 words, `x` and `y` f32, shapes `n_in`
@@ -21,10 +26,7 @@ import { add, and, div, eq, lt, mul, sub, u32 } from '../expressions.js';
  * ~5.9. q6k-gemv keeps one row per warp: it holds three windows per row and spends 21 shuffles a
  * window on them, which a second row would double, and its ~6.0 is within an SM's L1 rate.
  */
-export const GEMV_INTERFACE: Pick<
-  KernelDeclarations,
-  'buffers' | 'params' | 'shared' | 'schedule' | 'launch'
-> = {
+export const GEMV_INTERFACE = {
   buffers: [
     { group: 0, binding: 0, name: 'w', element: 'u32', access: 'read' },
     { group: 0, binding: 1, name: 'x', element: 'f32', access: 'read' },
@@ -57,54 +59,82 @@ export const GEMV_INTERFACE: Pick<
     // WebGPU caps a grid dimension at 65535 workgroups; more rows run as a grid-stride loop.
     grid: ['min(ceil_div(n_out, workgroupSize / 32 * rowsPerWarp), 65535)', '1', '1'],
   },
-};
+} as const satisfies Pick<
+  KernelDeclarations,
+  'buffers' | 'params' | 'shared' | 'schedule' | 'launch'
+>;
 
-/** What a gemv kernel's row body works with. */
-export interface GemvRow {
-  /** The block of one row: its statements run once per row of the warp. */
-  readonly rows: BodyBuilder;
-  readonly row: VarExpr;
-  /** Whether the row exists; a warp past the last row still takes part in warp operations. */
-  readonly live: VarExpr;
-  readonly lane: VarExpr;
-  readonly nOut: Expr;
+/** The builder of a gemv kernel's body: `w` u32, `x` and `y` f32, `n_in` and `n_out` u32. */
+export type GemvBuilder = BodyBuilder<DeclaredBy<typeof GEMV_INTERFACE>>;
+type U32 = Expr<'u32'>;
+type Var<T extends 'u32' | 'f32' | 'bool' = 'u32'> = VarExpr<T>;
+
+/** Words per sector: the 32-byte unit DRAM moves and the simulator's sector counter measures. */
+export const SECTOR_WORDS = 8;
+/** `and` with this rounds a word index down to its sector's first word. */
+export const SECTOR_MASK = 0x100000000 - SECTOR_WORDS;
+
+/** The rows of a pair, a and b, in the order their statements are emitted. */
+export const ROWS = ['a', 'b'] as const;
+/** One value per row of a pair. */
+export interface PerRow<T> {
+  readonly a: T;
+  readonly b: T;
+}
+
+/**
+ * What a row body works with: its block (run once per row or pair of the warp), the row(s), whether
+ * each exists (a warp past the last row still takes part in warp operations: warp ops need
+ * workgroup-uniform control flow in WGSL, so every warp runs the same window count, from the
+ * params, and a dead row only skips its loads) and the row clamped to the last one, so that address
+ * arithmetic of a warp past the last row stays in range.
+ */
+export interface GemvRows<R> {
+  readonly rows: GemvBuilder;
+  readonly row: R extends 'pair' ? PerRow<Var> : Var;
+  readonly live: R extends 'pair' ? PerRow<Var<'bool'>> : Var<'bool'>;
+  readonly clamped: R extends 'pair' ? PerRow<U32> : U32;
+  readonly lane: Var;
+}
+
+/**
+ * How a gemv kernel fills the shared loop: `setup` declares its locals before the loop (after
+ * `blocks` = n_in / `blockSize`), `laneSetup` those that need the lane, and `row` streams the row
+ * (or pair) and returns the lane's partial sum(s).
+ */
+interface GemvKernel<Setup, LaneSetup, R> {
+  readonly blockSize: number;
+  readonly setup: (b: GemvBuilder, blocks: Var) => Setup;
+  readonly laneSetup?: (b: GemvBuilder, lane: Var) => LaneSetup;
+  readonly row: (
+    rows: GemvRows<R>,
+    setup: Setup,
+    lanes: LaneSetup,
+  ) => R extends 'pair' ? PerRow<Var<'f32'>> : Var<'f32'>;
 }
 
 /**
  * The loop every gemv kernel shares: workgroups stride over groups of rows, each warp takes
  * `rowsPerWarp` consecutive rows of its group, and lane 0 stores the warp's sum of each row.
- * `setup` declares the kernel's locals before the loop (before `groups`), `laneSetup` those that
- * need the lane; `row` streams one row and returns the lane's partial sum.
  */
 export function gemvBody<Setup, LaneSetup = undefined>(
-  b: BodyBuilder,
-  kernel: {
-    readonly setup: (b: BodyBuilder) => Setup;
-    readonly laneSetup?: (b: BodyBuilder, lane: VarExpr) => LaneSetup;
-    readonly row: (row: GemvRow, setup: Setup, lanes: LaneSetup) => VarExpr;
-  },
+  b: GemvBuilder,
+  kernel: GemvKernel<Setup, LaneSetup, 'row'>,
 ): void {
   const nOut = b.param('n_out');
-  forEachWarpSlot(b, {
+  forEachWarpSlot(b, kernel, {
     perWarp: b.schedule('rowsPerWarp'),
     names: { perGroup: 'rows_per_group', index: 'r', slot: 'row' },
-    setup: kernel.setup,
+    setup: (b, blocks) => kernel.setup(b, blocks),
     count: () => nOut,
-    ...(kernel.laneSetup === undefined ? {} : { laneSetup: kernel.laneSetup }),
-    slot: ({ rows, slot: row, lane }, setup, lanes) => {
-      const live = rows.let('live', lt(row, nOut));
-      const total = kernel.row({ rows, row, live, lane, nOut }, setup, lanes);
+    slot: (rows, row, lane, setup, lanes) => {
+      const { live } = rows.let({ live: lt(row, nOut) });
+      const clamped = min(row, sub(nOut, 1));
+      const total = kernel.row({ rows, row, live, clamped, lane }, setup, lanes);
       const rowSum = rows.reduce('add', 'row_sum', total);
-      rows.if(and(live, eq(lane, u32(0))), (store) => store.store('y', row, rowSum));
+      rows.if(and(live, eq(lane, 0)), (store) => store.store('y', row, rowSum));
     },
   });
-}
-
-/** What a warp slot's body works with: its block, its index (a row or a pair) and its lane. */
-interface WarpSlot {
-  readonly rows: BodyBuilder;
-  readonly slot: VarExpr;
-  readonly lane: VarExpr;
 }
 
 /**
@@ -113,42 +143,44 @@ interface WarpSlot {
  * declare their locals before `groups`, `laneSetup` after `lane`.
  */
 function forEachWarpSlot<Setup, LaneSetup>(
-  b: BodyBuilder,
+  b: GemvBuilder,
+  kernel: Pick<GemvKernel<unknown, LaneSetup, unknown>, 'blockSize' | 'laneSetup'>,
   loop: {
-    readonly perWarp: Expr;
+    readonly perWarp: U32;
     readonly names: { readonly perGroup: string; readonly index: string; readonly slot: string };
-    readonly setup: (b: BodyBuilder) => Setup;
-    readonly count: (setup: Setup) => Expr;
-    readonly laneSetup?: (b: BodyBuilder, lane: VarExpr) => LaneSetup;
-    readonly slot: (slot: WarpSlot, setup: Setup, lanes: LaneSetup) => void;
+    readonly setup: (b: GemvBuilder, blocks: Var) => Setup;
+    readonly count: (setup: Setup) => U32;
+    readonly slot: (
+      rows: GemvBuilder,
+      slot: Var,
+      lane: Var,
+      setup: Setup,
+      lanes: LaneSetup,
+    ) => void;
   },
 ): void {
   const { perWarp, names } = loop;
-  const perGroup = b.let(
-    names.perGroup,
-    mul(div(b.schedule('workgroupSize'), u32(WARP_SIZE)), perWarp),
-  );
-  const setup = loop.setup(b);
-  const count = loop.count(setup);
-  const groups = b.let('groups', div(add(count, sub(perGroup, u32(1))), perGroup));
-  const lane = b.let('lane', b.laneId());
+  const perGroup = b.let(names.perGroup, mul(div(b.schedule('workgroupSize'), WARP_SIZE), perWarp));
+  const { blocks } = b.let({ blocks: div(b.param('n_in'), kernel.blockSize) });
+  const setup = loop.setup(b, blocks);
+  const { groups } = b.let({ groups: div(add(loop.count(setup), sub(perGroup, 1)), perGroup) });
+  const { lane } = b.let({ lane: b.laneId() });
   // Without laneSetup, LaneSetup is undefined and so is `lanes`.
-  const lanes = loop.laneSetup?.(b, lane) as LaneSetup;
+  const lanes = kernel.laneSetup?.(b, lane) as LaneSetup;
   const groupRange = { start: b.workgroupId('x'), end: groups, step: b.numWorkgroups('x') };
   b.for('group', groupRange, (g, group) => {
-    g.for(names.index, { start: u32(0), end: perWarp, step: u32(1) }, (rows, index) => {
+    g.for(names.index, { start: 0, end: perWarp }, (rows, index) => {
       const first = add(mul(group, perGroup), mul(rows.warpId(), perWarp));
-      const slot = rows.let(names.slot, add(first, index));
-      loop.slot({ rows, slot, lane }, setup, lanes);
+      loop.slot(rows, rows.let(names.slot, add(first, index)), lane, setup, lanes);
     });
   });
 }
 
 /** GEMV_INTERFACE for kernels that stream two rows per warp at once: `rowsPerWarp` is even. */
-export const GEMV_PAIR_INTERFACE: typeof GEMV_INTERFACE = {
+export const GEMV_PAIR_INTERFACE = {
   ...GEMV_INTERFACE,
   schedule: [
-    ...GEMV_INTERFACE.schedule.filter((knob) => knob.name !== 'rowsPerWarp'),
+    GEMV_INTERFACE.schedule[0],
     {
       name: 'rowsPerWarp',
       description: 'rows each warp streams, two at a time sharing their x loads',
@@ -159,17 +191,7 @@ export const GEMV_PAIR_INTERFACE: typeof GEMV_INTERFACE = {
       },
     },
   ],
-};
-
-/** The two rows a warp streams at once, `a` and `b`, for a kernel's pair body. */
-export interface GemvPair {
-  readonly rows: BodyBuilder;
-  readonly row: { readonly a: VarExpr; readonly b: VarExpr };
-  /** Row b is past the end whenever row a is. */
-  readonly live: { readonly a: VarExpr; readonly b: VarExpr };
-  readonly lane: VarExpr;
-  readonly nOut: Expr;
-}
+} as const;
 
 /**
  * gemvBody for kernels that stream two rows per warp at once, sharing their x loads: workgroups
@@ -178,49 +200,76 @@ export interface GemvPair {
  * takes rows 2·delta·(q / delta) + q % delta and delta more, which covers every row once.
  */
 export function gemvPairBody<Setup, LaneSetup = undefined>(
-  b: BodyBuilder,
-  kernel: {
-    readonly setup: (b: BodyBuilder) => Setup;
-    readonly delta?: (setup: Setup) => Expr;
-    readonly laneSetup?: (b: BodyBuilder, lane: VarExpr) => LaneSetup;
-    readonly rows: (
-      pair: GemvPair,
-      setup: Setup,
-      lanes: LaneSetup,
-    ) => { readonly a: VarExpr; readonly b: VarExpr };
-  },
+  b: GemvBuilder,
+  kernel: GemvKernel<Setup, LaneSetup, 'pair'> & { readonly delta?: (setup: Setup) => U32 },
 ): void {
   const nOut = b.param('n_out');
-  forEachWarpSlot(b, {
-    perWarp: b.let('pairs_per_warp', div(b.schedule('rowsPerWarp'), u32(2))),
+  forEachWarpSlot(b, kernel, {
+    perWarp: b.let('pairs_per_warp', div(b.schedule('rowsPerWarp'), 2)),
     names: { perGroup: 'pairs_per_group', index: 'p', slot: 'row_pair' },
-    setup: (b) => {
-      const setup = kernel.setup(b);
-      const delta = kernel.delta === undefined ? undefined : b.let('delta', kernel.delta(setup));
-      return { setup, delta };
+    setup: (b, blocks) => {
+      const setup = kernel.setup(b, blocks);
+      return { setup, delta: kernel.delta && b.let('delta', kernel.delta(setup)) };
     },
     count: ({ delta }) => {
-      const span = delta === undefined ? u32(2) : mul(delta, u32(2));
-      const pairCount = div(add(nOut, sub(span, u32(1))), span);
+      // u32(2): the IR keeps `2 - 1` unfolded.
+      const span = delta === undefined ? u32(2) : mul(delta, 2);
+      const pairCount = div(add(nOut, sub(span, 1)), span);
       return b.let('pairs', delta === undefined ? pairCount : mul(pairCount, delta));
     },
-    ...(kernel.laneSetup === undefined ? {} : { laneSetup: kernel.laneSetup }),
-    slot: ({ rows, slot: pair, lane }, { setup, delta }, lanes) => {
-      const first =
-        delta === undefined
-          ? mul(pair, u32(2))
-          : add(mul(mul(div(pair, delta), delta), u32(2)), sub(pair, mul(div(pair, delta), delta)));
+    slot: (rows, pair, lane, { setup, delta }, lanes) => {
+      const block = delta && mul(div(pair, delta), delta);
+      const first = block === undefined ? mul(pair, 2) : add(mul(block, 2), sub(pair, block));
       const rowA = rows.let('row_a', first);
-      const row = { a: rowA, b: rows.let('row_b', add(rowA, delta ?? u32(1))) };
-      const live = {
-        a: rows.let('live_a', lt(row.a, nOut)),
-        b: rows.let('live_b', lt(row.b, nOut)),
-      };
-      const totals = kernel.rows({ rows, row, live, lane, nOut }, setup, lanes);
-      for (const k of ['a', 'b'] as const) {
+      const row = { a: rowA, b: rows.let('row_b', add(rowA, delta ?? 1)) };
+      const { live } = perRow(rows, { live: (k) => lt(row[k], nOut) });
+      const clamped = forRows((k) => min(row[k], sub(nOut, 1)));
+      const totals = kernel.row({ rows, row, live, clamped, lane }, setup, lanes);
+      for (const k of ROWS) {
         const rowSum = rows.reduce('add', `row_sum_${k}`, totals[k]);
-        rows.if(and(live[k], eq(lane, u32(0))), (store) => store.store('y', row[k], rowSum));
+        rows.if(and(live[k], eq(lane, 0)), (store) => store.store('y', row[k], rowSum));
       }
     },
+  });
+}
+
+/** `value(k)` for row a, then row b. */
+export function forRows<T>(value: (k: 'a' | 'b') => T): PerRow<T> {
+  return { a: value('a'), b: value('b') };
+}
+
+/**
+ * Declares one local per key and row, key by key: `perRow(b, { firstWord: (k) => … })` declares
+ * `first_word_a` then `first_word_b` (see localName) and returns `{ firstWord: { a, b } }`.
+ */
+export function perRow<R extends Readonly<Record<string, (k: 'a' | 'b') => Expr>>>(
+  b: GemvBuilder,
+  locals: R,
+): { [K in keyof R]: PerRow<VarExpr<ReturnType<R[K]>['type']>> } {
+  const declared: Record<string, PerRow<VarExpr>> = {};
+  for (const [key, value] of Object.entries(locals)) {
+    const name = localName(key);
+    declared[key] = { a: b.let(`${name}_a`, value('a')), b: b.let(`${name}_b`, value('b')) };
+  }
+  return declared as { [K in keyof R]: PerRow<VarExpr<ReturnType<R[K]>['type']>> };
+}
+
+/** `[f(0), f(1), f(2), f(3)]`, called in that order. */
+export function four<T>(f: (i: 0 | 1 | 2 | 3) => T): readonly [T, T, T, T] {
+  return [f(0), f(1), f(2), f(3)];
+}
+
+/** The names `${prefix}0` to `${prefix}3` of a four-element loadVector. */
+export const vectorNames = (prefix: string) => four((i) => `${prefix}${i}`);
+
+/** Assigns `values[k]` to `targets[k]` for every k of `values`. */
+export function assignEach(
+  b: GemvBuilder,
+  targets: readonly Var<'f32'>[],
+  values: readonly Expr<'f32'>[],
+): void {
+  values.forEach((value, k) => {
+    const target = targets[k];
+    if (target !== undefined) b.assign(target, value);
   });
 }
