@@ -1,11 +1,7 @@
 import { WARP_SIZE, type Expr, type VarExpr } from '../body.js';
-import {
-  localName,
-  type BodyBuilder,
-  type DeclaredBy,
-  type KernelDeclarations,
-} from '../builder.js';
+import type { BodyBuilder, DeclaredBy } from '../builder.js';
 import { add, and, div, eq, lt, min, mul, sub, u32 } from '../expressions.js';
+import { ROWS, forRows, perRow, type PerRow } from './locals.js';
 
 /**
  * The interface every gemv kernel shares: weights `w` as u32 words, `x` and `y` f32, shapes `n_in`
@@ -59,10 +55,7 @@ export const GEMV_INTERFACE = {
     // WebGPU caps a grid dimension at 65535 workgroups; more rows run as a grid-stride loop.
     grid: ['min(ceil_div(n_out, workgroupSize / 32 * rowsPerWarp), 65535)', '1', '1'],
   },
-} as const satisfies Pick<
-  KernelDeclarations,
-  'buffers' | 'params' | 'shared' | 'schedule' | 'launch'
->;
+} as const; // defineKernel checks it against KernelDeclarations
 
 /** The builder of a gemv kernel's body: `w` u32, `x` and `y` f32, `n_in` and `n_out` u32. */
 export type GemvBuilder = BodyBuilder<DeclaredBy<typeof GEMV_INTERFACE>>;
@@ -74,28 +67,20 @@ export const SECTOR_WORDS = 8;
 /** `and` with this rounds a word index down to its sector's first word. */
 export const SECTOR_MASK = 0x100000000 - SECTOR_WORDS;
 
-/** The rows of a pair, a and b, in the order their statements are emitted. */
-export const ROWS = ['a', 'b'] as const;
-/** One value per row of a pair. */
-export interface PerRow<T> {
-  readonly a: T;
-  readonly b: T;
-}
-
 /**
- * What a row body works with: its block (run once per row or pair of the warp), the row(s), whether
- * each exists (a warp past the last row still takes part in warp operations: warp ops need
- * workgroup-uniform control flow in WGSL, so every warp runs the same window count, from the
- * params, and a dead row only skips its loads) and the row clamped to the last one, so that address
- * arithmetic of a warp past the last row stays in range.
+ * What a row body works with: its block (run once per row or pair of the warp), whether each row
+ * exists and the row clamped to the last one. A warp past the last row still takes part in warp
+ * operations (they need workgroup-uniform control flow in WGSL, so every warp runs the same window
+ * count, from the params): it only skips its loads, and clamping keeps its address arithmetic in
+ * range.
  */
 export interface GemvRows<R> {
   readonly rows: GemvBuilder;
-  readonly row: R extends 'pair' ? PerRow<Var> : Var;
   readonly live: R extends 'pair' ? PerRow<Var<'bool'>> : Var<'bool'>;
   readonly clamped: R extends 'pair' ? PerRow<U32> : U32;
   readonly lane: Var;
 }
+type Sums<R> = R extends 'pair' ? PerRow<Var<'f32'>> : Var<'f32'>;
 
 /**
  * How a gemv kernel fills the shared loop: `setup` declares its locals before the loop (after
@@ -106,11 +91,7 @@ interface GemvKernel<Setup, LaneSetup, R> {
   readonly blockSize: number;
   readonly setup: (b: GemvBuilder, blocks: Var) => Setup;
   readonly laneSetup?: (b: GemvBuilder, lane: Var) => LaneSetup;
-  readonly row: (
-    rows: GemvRows<R>,
-    setup: Setup,
-    lanes: LaneSetup,
-  ) => R extends 'pair' ? PerRow<Var<'f32'>> : Var<'f32'>;
+  readonly row: (rows: GemvRows<R>, setup: Setup, lanes: LaneSetup) => Sums<R>;
 }
 
 /**
@@ -122,56 +103,52 @@ export function gemvBody<Setup, LaneSetup = undefined>(
   kernel: GemvKernel<Setup, LaneSetup, 'row'>,
 ): void {
   const nOut = b.param('n_out');
-  forEachWarpSlot(b, kernel, {
-    perWarp: b.schedule('rowsPerWarp'),
-    names: { perGroup: 'rows_per_group', index: 'r', slot: 'row' },
-    setup: (b, blocks) => kernel.setup(b, blocks),
-    count: () => nOut,
-    slot: (rows, row, lane, setup, lanes) => {
+  const names = ['rows_per_group', 'r', 'row'] as const;
+  warpSlots(
+    b,
+    kernel,
+    b.schedule('rowsPerWarp'),
+    names,
+    () => nOut,
+    (rows, row, slot) => {
       const { live } = rows.let({ live: lt(row, nOut) });
       const clamped = min(row, sub(nOut, 1));
-      const total = kernel.row({ rows, row, live, clamped, lane }, setup, lanes);
+      const total = kernel.row({ rows, live, clamped, lane: slot.lane }, slot.setup, slot.lanes);
       const rowSum = rows.reduce('add', 'row_sum', total);
-      rows.if(and(live, eq(lane, 0)), (store) => store.store('y', row, rowSum));
+      rows.if(and(live, eq(slot.lane, 0)), (store) => store.store('y', row, rowSum));
     },
-  });
+  );
 }
 
 /**
  * The grid-stride loop of both gemv loops: workgroups stride over groups of `count` slots (rows,
- * or row pairs), each warp takes `perWarp` consecutive slots of its group. `setup` and `count`
- * declare their locals before `groups`, `laneSetup` after `lane`.
+ * or row pairs) named `names[0]`, each warp takes `perWarp` consecutive slots `names[2]` of its
+ * group. `count` declares its locals after the kernel's setup, before `groups`.
  */
-function forEachWarpSlot<Setup, LaneSetup>(
+function warpSlots<Setup, LaneSetup>(
   b: GemvBuilder,
-  kernel: Pick<GemvKernel<unknown, LaneSetup, unknown>, 'blockSize' | 'laneSetup'>,
-  loop: {
-    readonly perWarp: U32;
-    readonly names: { readonly perGroup: string; readonly index: string; readonly slot: string };
-    readonly setup: (b: GemvBuilder, blocks: Var) => Setup;
-    readonly count: (setup: Setup) => U32;
-    readonly slot: (
-      rows: GemvBuilder,
-      slot: Var,
-      lane: Var,
-      setup: Setup,
-      lanes: LaneSetup,
-    ) => void;
-  },
+  kernel: GemvKernel<Setup, LaneSetup, unknown>,
+  perWarp: U32,
+  names: readonly [perGroup: string, index: string, slot: string],
+  count: (setup: Setup) => U32,
+  body: (
+    rows: GemvBuilder,
+    slot: Var,
+    context: { lane: Var; setup: Setup; lanes: LaneSetup },
+  ) => void,
 ): void {
-  const { perWarp, names } = loop;
-  const perGroup = b.let(names.perGroup, mul(div(b.schedule('workgroupSize'), WARP_SIZE), perWarp));
+  const perGroup = b.let(names[0], mul(div(b.schedule('workgroupSize'), WARP_SIZE), perWarp));
   const { blocks } = b.let({ blocks: div(b.param('n_in'), kernel.blockSize) });
-  const setup = loop.setup(b, blocks);
-  const { groups } = b.let({ groups: div(add(loop.count(setup), sub(perGroup, 1)), perGroup) });
+  const setup = kernel.setup(b, blocks);
+  const { groups } = b.let({ groups: div(add(count(setup), sub(perGroup, 1)), perGroup) });
   const { lane } = b.let({ lane: b.laneId() });
   // Without laneSetup, LaneSetup is undefined and so is `lanes`.
   const lanes = kernel.laneSetup?.(b, lane) as LaneSetup;
   const groupRange = { start: b.workgroupId('x'), end: groups, step: b.numWorkgroups('x') };
   b.for('group', groupRange, (g, group) => {
-    g.for(names.index, { start: 0, end: perWarp }, (rows, index) => {
+    g.for(names[1], { start: 0, end: perWarp }, (rows, index) => {
       const first = add(mul(group, perGroup), mul(rows.warpId(), perWarp));
-      loop.slot(rows, rows.let(names.slot, add(first, index)), lane, setup, lanes);
+      body(rows, rows.let(names[2], add(first, index)), { lane, setup, lanes });
     });
   });
 }
@@ -204,72 +181,27 @@ export function gemvPairBody<Setup, LaneSetup = undefined>(
   kernel: GemvKernel<Setup, LaneSetup, 'pair'> & { readonly delta?: (setup: Setup) => U32 },
 ): void {
   const nOut = b.param('n_out');
-  forEachWarpSlot(b, kernel, {
-    perWarp: b.let('pairs_per_warp', div(b.schedule('rowsPerWarp'), 2)),
-    names: { perGroup: 'pairs_per_group', index: 'p', slot: 'row_pair' },
-    setup: (b, blocks) => {
-      const setup = kernel.setup(b, blocks);
-      return { setup, delta: kernel.delta && b.let('delta', kernel.delta(setup)) };
-    },
-    count: ({ delta }) => {
-      // u32(2): the IR keeps `2 - 1` unfolded.
-      const span = delta === undefined ? u32(2) : mul(delta, 2);
-      const pairCount = div(add(nOut, sub(span, 1)), span);
-      return b.let('pairs', delta === undefined ? pairCount : mul(pairCount, delta));
-    },
-    slot: (rows, pair, lane, { setup, delta }, lanes) => {
-      const block = delta && mul(div(pair, delta), delta);
-      const first = block === undefined ? mul(pair, 2) : add(mul(block, 2), sub(pair, block));
-      const rowA = rows.let('row_a', first);
-      const row = { a: rowA, b: rows.let('row_b', add(rowA, delta ?? 1)) };
-      const { live } = perRow(rows, { live: (k) => lt(row[k], nOut) });
-      const clamped = forRows((k) => min(row[k], sub(nOut, 1)));
-      const totals = kernel.row({ rows, row, live, clamped, lane }, setup, lanes);
-      for (const k of ROWS) {
-        const rowSum = rows.reduce('add', `row_sum_${k}`, totals[k]);
-        rows.if(and(live[k], eq(lane, 0)), (store) => store.store('y', row[k], rowSum));
-      }
-    },
-  });
-}
-
-/** `value(k)` for row a, then row b. */
-export function forRows<T>(value: (k: 'a' | 'b') => T): PerRow<T> {
-  return { a: value('a'), b: value('b') };
-}
-
-/**
- * Declares one local per key and row, key by key: `perRow(b, { firstWord: (k) => … })` declares
- * `first_word_a` then `first_word_b` (see localName) and returns `{ firstWord: { a, b } }`.
- */
-export function perRow<R extends Readonly<Record<string, (k: 'a' | 'b') => Expr>>>(
-  b: GemvBuilder,
-  locals: R,
-): { [K in keyof R]: PerRow<VarExpr<ReturnType<R[K]>['type']>> } {
-  const declared: Record<string, PerRow<VarExpr>> = {};
-  for (const [key, value] of Object.entries(locals)) {
-    const name = localName(key);
-    declared[key] = { a: b.let(`${name}_a`, value('a')), b: b.let(`${name}_b`, value('b')) };
-  }
-  return declared as { [K in keyof R]: PerRow<VarExpr<ReturnType<R[K]>['type']>> };
-}
-
-/** `[f(0), f(1), f(2), f(3)]`, called in that order. */
-export function four<T>(f: (i: 0 | 1 | 2 | 3) => T): readonly [T, T, T, T] {
-  return [f(0), f(1), f(2), f(3)];
-}
-
-/** The names `${prefix}0` to `${prefix}3` of a four-element loadVector. */
-export const vectorNames = (prefix: string) => four((i) => `${prefix}${i}`);
-
-/** Assigns `values[k]` to `targets[k]` for every k of `values`. */
-export function assignEach(
-  b: GemvBuilder,
-  targets: readonly Var<'f32'>[],
-  values: readonly Expr<'f32'>[],
-): void {
-  values.forEach((value, k) => {
-    const target = targets[k];
-    if (target !== undefined) b.assign(target, value);
+  const perWarp = b.let('pairs_per_warp', div(b.schedule('rowsPerWarp'), 2));
+  let delta: Var | undefined;
+  const count = (setup: Setup) => {
+    delta = kernel.delta && b.let('delta', kernel.delta(setup));
+    // u32(2): the IR keeps `2 - 1` unfolded.
+    const span = delta === undefined ? u32(2) : mul(delta, 2);
+    const pairCount = div(add(nOut, sub(span, 1)), span);
+    return b.let('pairs', delta === undefined ? pairCount : mul(pairCount, delta));
+  };
+  const names = ['pairs_per_group', 'p', 'row_pair'] as const;
+  warpSlots(b, kernel, perWarp, names, count, (rows, pair, { lane, setup, lanes }) => {
+    const block = delta && mul(div(pair, delta), delta);
+    const first = block === undefined ? mul(pair, 2) : add(mul(block, 2), sub(pair, block));
+    const rowA = rows.let('row_a', first);
+    const row = { a: rowA, b: rows.let('row_b', add(rowA, delta ?? 1)) };
+    const { live } = perRow(rows, { live: (k) => lt(row[k], nOut) });
+    const clamped = forRows((k) => min(row[k], sub(nOut, 1)));
+    const totals = kernel.row({ rows, live, clamped, lane }, setup, lanes);
+    for (const k of ROWS) {
+      const rowSum = rows.reduce('add', `row_sum_${k}`, totals[k]);
+      rows.if(and(live[k], eq(lane, 0)), (store) => store.store('y', row[k], rowSum));
+    }
   });
 }

@@ -1,14 +1,13 @@
-import { WARP_SIZE, type Expr } from '../body.js';
+import { WARP_SIZE, type Expr, type VarExpr as Var } from '../body.js';
 import { defineKernel } from '../builder.js';
 import { add, and, convert, div, f32, fma, ge, lt, mul, neg, or } from '../expressions.js';
 import { select, shr, sub, u32, unpackHalf } from '../expressions.js';
-import { QUANT_FORMATS, quantizedBytes } from '../quant/formats.js';
-import { writeF16 } from '../quant/scalar.js';
-import { packWords } from '../quant/words.js';
+import { QUANT_FORMATS } from '../quant/formats.js';
 import type { CatalogKernel } from './catalog-kernel.js';
-import { gemvCatalogKernel } from './gemv-catalog.js';
-import { GEMV_PAIR_INTERFACE, ROWS, SECTOR_MASK, SECTOR_WORDS } from './gemv-interface.js';
-import { forRows, four, gemvPairBody, perRow, vectorNames } from './gemv-interface.js';
+import { GEMV_PAIR_INTERFACE, SECTOR_MASK, SECTOR_WORDS, gemvPairBody } from './gemv-interface.js';
+import type { GemvBuilder, GemvRows } from './gemv-interface.js';
+import { ROWS, forRows, four, perRow, vectorNames } from './locals.js';
+import { gemvCatalogKernel, randomQ4kWords } from './gemv-catalog.js';
 
 const { blockSize: BLOCK, blockBytes: BLOCK_BYTES } = QUANT_FORMATS.q4_K;
 const BLOCK_WORDS = BLOCK_BYTES / 4;
@@ -37,128 +36,116 @@ const spec = defineKernel(
       'y = dequant(W) x, W rows in native GGUF Q4_K blocks (read as u32 words), x and y f32; one warp per two rows',
     ...GEMV_PAIR_INTERFACE,
   },
-  (b) =>
-    gemvPairBody(b, {
-      blockSize: BLOCK,
-      setup: (b, blocks) => {
-        const { rowWords } = b.let({ rowWords: mul(blocks, BLOCK_WORDS) });
-        // With an odd block count every other row starts 4 words into its first sector.
-        const slack = mul(and(blocks, 1), HEADER_WORDS);
-        const { windows } = b.let({
-          windows: div(add(add(rowWords, slack), WARP_SIZE - 1), WARP_SIZE),
-        });
-        return { blocks, rowWords, windows };
-      },
-      // Rows two apart start at the same place in their sectors when the block count is odd.
-      delta: ({ blocks }) => add(and(blocks, 1), 1),
-      row: ({ rows, live, clamped, lane }, { rowWords, windows }) => {
-        const { firstWord } = perRow(rows, { firstWord: (k) => mul(clamped[k], rowWords) });
-        const { sectorBase } = perRow(rows, { sectorBase: (k) => and(firstWord[k], SECTOR_MASK) });
-        const { total } = perRow(rows, { total: () => f32(0) });
-        const carry = forRows((k) => four((h) => rows.let(`carry${h}_${k}`, u32(0))));
-        rows.for('window', { start: 0, end: windows }, (win, window) => {
-          // Offsets are row a's; row b's are the same for every live row b.
-          const base = win.let('window_base', add(sectorBase.a, mul(window, WARP_SIZE)));
-          // Word offset in the row; wraps to a huge value before the row's start.
-          const { offset } = win.let({ offset: sub(add(base, lane), firstWord.a) });
-          const inRow = lt(offset, rowWords);
-          const { block } = win.let({ block: div(offset, BLOCK_WORDS) });
-          const { blockOffset } = win.let({ blockOffset: mul(block, BLOCK_WORDS) });
-          // Row a's words stand for both rows' here: header positions relative to the window
-          // are the same in both (absolute words keep the comparisons free of wrap-around).
-          const { blockWord } = win.let({ blockWord: add(firstWord.a, blockOffset) });
-          // The last block touching the window, whose header words in it become the carry.
-          const lastBlock = div(sub(add(base, WARP_SIZE - 1), firstWord.a), BLOCK_WORDS);
-          const { lastBlockWord } = win.let({
-            lastBlockWord: add(firstWord.a, mul(lastBlock, BLOCK_WORDS)),
-          });
-          const { word: words } = perRow(win, { word: () => u32(0) });
-          const headers = forRows((k) => {
-            const index = add(add(sectorBase[k], mul(window, WARP_SIZE)), lane);
-            win.if(and(live[k], inRow), (load) => load.assign(words[k], load.load('w', index)));
-            // Header words of the lane's block: this window's lane, or the carry when before it.
-            // Every lane runs every shuffle (uniform control flow); lanes not on qs words
-            // discard them.
-            const header = four((h) => {
-              const held = carry[k][h];
-              const at = add(blockWord, h);
-              const fetched = win.shuffle(
-                'idx',
-                `header${h}_${k}`,
-                words[k],
-                and(sub(at, base), WARP_SIZE - 1),
-              );
-              return win.let(`head${h}_${k}`, select(lt(at, base), held, fetched));
-            });
-            carry[k].forEach((held, h) => {
-              const at = add(lastBlockWord, h);
-              const fetched = win.shuffle(
-                'idx',
-                `next_carry${h}_${k}`,
-                words[k],
-                and(sub(at, base), WARP_SIZE - 1),
-              );
-              const inWindow = and(ge(at, base), lt(at, add(base, WARP_SIZE)));
-              win.assign(held, select(inWindow, fetched, held));
-            });
-            return header;
-          });
-          const inBlock = sub(offset, blockOffset);
-          win.if(and(live.a, and(inRow, ge(inBlock, HEADER_WORDS))), (quants) => {
-            const { qsWord } = quants.let({ qsWord: sub(inBlock, HEADER_WORDS) });
-            // Chunk c = qsWord / 8 of 32 qs bytes: low nibbles are sub-block 2c, high ones 2c+1.
-            const { chunk } = quants.let({ chunk: shr(qsWord, 3) });
-            // Sub-blocks 2c and 2c+1 use bytes 2(c%2) and 2(c%2)+1 of scale words 1-3.
-            const shift = mul(and(chunk, 1), 16);
-            const low = lt(chunk, 2);
-            // x index of byte 0's low nibble: value 256 b + 64 c + l, l = 4 (qsWord % 8).
-            const { xIndex } = quants.let({
-              xIndex: add(add(mul(block, BLOCK), mul(chunk, 64)), mul(and(qsWord, 7), 4)),
-            });
-            // Two 6-bit scales (mins) packed in bytes 0 and 1: plain for sub-blocks < 4, split else.
-            const split = (nibbles: Expr<'u32'>, tops: Expr<'u32'>) =>
-              or(and(nibbles, 0x0f0f), and(shr(tops, 2), 0x3030));
-            const factors = forRows((k) => {
-              const [head0, head1, head2, head3] = headers[k];
-              const s1 = quants.let(`s1_${k}`, shr(head1, shift));
-              const s2 = quants.let(`s2_${k}`, shr(head2, shift));
-              const s3 = quants.let(`s3_${k}`, shr(head3, shift));
-              const scales = quants.let(`scales_${k}`, select(low, and(s1, 0x3f3f), split(s3, s1)));
-              const mins = quants.let(
-                `mins_${k}`,
-                select(low, and(s2, 0x3f3f), split(shr(s3, 4), s2)),
-              );
-              const d = quants.let(`d_${k}`, unpackHalf(head0, 0));
-              return { scales, mins, d, dmin: quants.let(`dmin_${k}`, unpackHalf(head0, 1)) };
-            });
-            const acc: Record<'a' | 'b', Expr<'f32'>> = { a: total.a, b: total.b };
-            for (const half of [0, 1] as const) {
-              // The word's 4 bytes pair with 4 consecutive x: one 16-byte load (x_index % 4 = 0),
-              // used by both rows.
-              const xs = quants.loadVector('x', add(xIndex, 32 * half), vectorNames(`x${half}_`));
-              const sumX = quants.let(`sum_x${half}`, f32(0));
-              const sumQ = forRows((k) => quants.let(`sum_q${half}_${k}`, f32(0)));
-              xs.forEach((x, byte) => {
-                for (const k of ROWS) {
-                  const nibble = and(shr(words[k], 8 * byte + 4 * half), 15);
-                  quants.assign(sumQ[k], fma(convert('f32', nibble), x, sumQ[k]));
-                }
-                quants.assign(sumX, add(sumX, x));
-              });
-              for (const k of ROWS) {
-                const { scales, mins, d, dmin } = factors[k];
-                const sc = convert('f32', and(shr(scales, 8 * half), 63));
-                const m = convert('f32', and(shr(mins, 8 * half), 63));
-                acc[k] = fma(mul(d, sc), sumQ[k], fma(neg(mul(dmin, m)), sumX, acc[k]));
-              }
-            }
-            for (const k of ROWS) quants.assign(total[k], acc[k]);
-          });
-        });
-        return total;
-      },
-    }),
+  (b) => gemvPairBody(b, { blockSize: BLOCK, setup, delta, row }),
 );
+
+function setup(b: GemvBuilder, blocks: Var<'u32'>) {
+  const { rowWords } = b.let({ rowWords: mul(blocks, BLOCK_WORDS) });
+  // With an odd block count every other row starts 4 words into its first sector.
+  const slack = mul(and(blocks, 1), HEADER_WORDS);
+  const { windows } = b.let({ windows: div(add(add(rowWords, slack), WARP_SIZE - 1), WARP_SIZE) });
+  return { blocks, rowWords, windows };
+}
+
+/** Rows two apart start at the same place in their sectors when the block count is odd. */
+function delta({ blocks }: Setup) {
+  return add(and(blocks, 1), 1);
+}
+
+function row({ rows, live, clamped, lane }: GemvRows<'pair'>, { rowWords, windows }: Setup) {
+  const { firstWord } = perRow(rows, { firstWord: (k) => mul(clamped[k], rowWords) });
+  const { sectorBase } = perRow(rows, { sectorBase: (k) => and(firstWord[k], SECTOR_MASK) });
+  const { total } = perRow(rows, { total: () => f32(0) });
+  const carry = forRows((k) => four((h) => rows.let(`carry${h}_${k}`, u32(0))));
+  rows.for('window', { start: 0, end: windows }, (win, window) => {
+    // Offsets are row a's; row b's are the same for every live row b.
+    const base = win.let('window_base', add(sectorBase.a, mul(window, WARP_SIZE)));
+    // Word offset in the row; wraps to a huge value before the row's start.
+    const { offset } = win.let({ offset: sub(add(base, lane), firstWord.a) });
+    const inRow = lt(offset, rowWords);
+    const { block } = win.let({ block: div(offset, BLOCK_WORDS) });
+    const { blockOffset } = win.let({ blockOffset: mul(block, BLOCK_WORDS) });
+    // Row a's words stand for both rows' here: header positions relative to the window
+    // are the same in both (absolute words keep the comparisons free of wrap-around).
+    const { blockWord } = win.let({ blockWord: add(firstWord.a, blockOffset) });
+    // The last block touching the window, whose header words in it become the carry.
+    const last = div(sub(add(base, WARP_SIZE - 1), firstWord.a), BLOCK_WORDS);
+    const { lastBlockWord } = win.let({ lastBlockWord: add(firstWord.a, mul(last, BLOCK_WORDS)) });
+    const { word: words } = perRow(win, { word: () => u32(0) });
+    const source = (at: Expr<'u32'>) => and(sub(at, base), WARP_SIZE - 1);
+    const headers = forRows((k) => {
+      const index = add(add(sectorBase[k], mul(window, WARP_SIZE)), lane);
+      win.if(and(live[k], inRow), (load) => load.assign(words[k], load.load('w', index)));
+      // Header words of the lane's block: this window's lane, or the carry when before it.
+      // Every lane runs every shuffle (uniform control flow); lanes not on qs words discard them.
+      const header = four((h) => {
+        const held = carry[k][h];
+        const at = add(blockWord, h);
+        const fetched = win.shuffle('idx', `header${h}_${k}`, words[k], source(at));
+        return win.let(`head${h}_${k}`, select(lt(at, base), held, fetched));
+      });
+      carry[k].forEach((held, h) => {
+        const at = add(lastBlockWord, h);
+        const fetched = win.shuffle('idx', `next_carry${h}_${k}`, words[k], source(at));
+        const inWindow = and(ge(at, base), lt(at, add(base, WARP_SIZE)));
+        win.assign(held, select(inWindow, fetched, held));
+      });
+      return header;
+    });
+    const inBlock = sub(offset, blockOffset);
+    win.if(and(live.a, and(inRow, ge(inBlock, HEADER_WORDS))), (quants) => {
+      const { qsWord } = quants.let({ qsWord: sub(inBlock, HEADER_WORDS) });
+      // Chunk c = qsWord / 8 of 32 qs bytes: low nibbles are sub-block 2c, high ones 2c+1.
+      const { chunk } = quants.let({ chunk: shr(qsWord, 3) });
+      // Sub-blocks 2c and 2c+1 use bytes 2(c%2) and 2(c%2)+1 of scale words 1-3.
+      const shift = mul(and(chunk, 1), 16);
+      const low = lt(chunk, 2);
+      // x index of byte 0's low nibble: value 256 b + 64 c + l, l = 4 (qsWord % 8).
+      const xIndex = quants.let(
+        'x_index',
+        add(add(mul(block, BLOCK), mul(chunk, 64)), mul(and(qsWord, 7), 4)),
+      );
+      // Two 6-bit scales (mins) packed in bytes 0 and 1: plain for sub-blocks < 4, split else.
+      const split = (nibbles: Expr<'u32'>, tops: Expr<'u32'>) =>
+        or(and(nibbles, 0x0f0f), and(shr(tops, 2), 0x3030));
+      const factors = forRows((k) => {
+        const [head0, head1, head2, head3] = headers[k];
+        const s1 = quants.let(`s1_${k}`, shr(head1, shift));
+        const s2 = quants.let(`s2_${k}`, shr(head2, shift));
+        const s3 = quants.let(`s3_${k}`, shr(head3, shift));
+        const scales = quants.let(`scales_${k}`, select(low, and(s1, 0x3f3f), split(s3, s1)));
+        const mins = quants.let(`mins_${k}`, select(low, and(s2, 0x3f3f), split(shr(s3, 4), s2)));
+        const d = quants.let(`d_${k}`, unpackHalf(head0, 0));
+        return { scales, mins, d, dmin: quants.let(`dmin_${k}`, unpackHalf(head0, 1)) };
+      });
+      const acc: Record<'a' | 'b', Expr<'f32'>> = { a: total.a, b: total.b };
+      for (const half of [0, 1] as const) {
+        // The word's 4 bytes pair with 4 consecutive x: one 16-byte load (x_index % 4 = 0),
+        // used by both rows.
+        const xs = quants.loadVector('x', add(xIndex, 32 * half), vectorNames(`x${half}_`));
+        const sumX = quants.let(`sum_x${half}`, f32(0));
+        const sumQ = forRows((k) => quants.let(`sum_q${half}_${k}`, f32(0)));
+        xs.forEach((x, byte) => {
+          for (const k of ROWS) {
+            const nibble = and(shr(words[k], 8 * byte + 4 * half), 15);
+            quants.assign(sumQ[k], fma(convert('f32', nibble), x, sumQ[k]));
+          }
+          quants.assign(sumX, add(sumX, x));
+        });
+        for (const k of ROWS) {
+          const { scales, mins, d, dmin } = factors[k];
+          const sc = convert('f32', and(shr(scales, 8 * half), 63));
+          const m = convert('f32', and(shr(mins, 8 * half), 63));
+          acc[k] = fma(mul(d, sc), sumQ[k], fma(neg(mul(dmin, m)), sumX, acc[k]));
+        }
+      }
+      for (const k of ROWS) quants.assign(total[k], acc[k]);
+    });
+  });
+  return total;
+}
+
+type Setup = ReturnType<typeof setup>;
 
 /**
  * Catalog kernel `q4k-gemv`: y = W x with W's `n_out` rows in native GGUF Q4_K blocks (256 values
@@ -170,18 +157,5 @@ export const q4kGemv: CatalogKernel = gemvCatalogKernel({
   type: 'q4_K',
   // Word indices are u32: the matrix plus one window must stay below 2^32 words' byte offsets.
   offsetHeadroom: 4 * (WARP_SIZE + SECTOR_WORDS),
-  // Random blocks rather than quantized floats: ggml's Q4_K search quantizes ~0.2M values/s, too
-  // slow for 8M-value cases, and random bytes reach every 6-bit scale, min and nibble.
-  generateWeights(nOut, nIn, rng, magnitude) {
-    const words = new Uint32Array(quantizedBytes('q4_K', nOut, nIn) / 4);
-    const header = new Uint8Array(4);
-    for (let start = 0; start < words.length; start += BLOCK_WORDS) {
-      // d * 63 * 15 and dmin * 63 stay below the magnitude, so |w| <= magnitude.
-      writeF16(header, 0, (rng.uniform(0.25, 0.99) * magnitude) / (63 * 15));
-      writeF16(header, 2, (rng.uniform(0, 0.99) * magnitude) / 63);
-      words[start] = packWords(header)[0] ?? 0;
-      for (let k = 1; k < BLOCK_WORDS; k++) words[start + k] = rng.nextU32();
-    }
-    return words;
-  },
+  generateWeights: randomQ4kWords,
 });

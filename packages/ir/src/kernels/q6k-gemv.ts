@@ -1,13 +1,14 @@
-import { WARP_SIZE, type Expr, type VarExpr } from '../body.js';
+import { WARP_SIZE, type Expr } from '../body.js';
 import { defineKernel } from '../builder.js';
 import { add, and, convert, div, eq, f32, fma, ge, lt, mul, or } from '../expressions.js';
 import { select, shl, shr, sub, u32, unpackHalf } from '../expressions.js';
 import { QUANT_FORMATS } from '../quant/formats.js';
 import { packWords } from '../quant/words.js';
 import type { CatalogKernel } from './catalog-kernel.js';
-import { gemvCatalogKernel, randomQ6kBlocks } from './gemv-catalog.js';
 import { GEMV_INTERFACE, SECTOR_MASK, SECTOR_WORDS, gemvBody } from './gemv-interface.js';
-import { vectorNames, type GemvBuilder } from './gemv-interface.js';
+import type { GemvBuilder, GemvRows } from './gemv-interface.js';
+import { vectorNames } from './locals.js';
+import { gemvCatalogKernel, randomQ6kBlocks } from './gemv-catalog.js';
 
 const { blockSize: BLOCK, blockBytes: BLOCK_BYTES } = QUANT_FORMATS.q6_K;
 /** Windows a lane holds: a ql chunk's qh, scales and d lie at most 53 words ahead, two windows. */
@@ -32,121 +33,107 @@ const spec = defineKernel(
       'y = dequant(W) x, W rows in native GGUF Q6_K blocks (read as u32 words), x and y f32; one warp per row',
     ...GEMV_INTERFACE,
   },
-  (b) =>
-    gemvBody(b, {
-      blockSize: BLOCK,
-      setup: (b, blocks) => {
-        const { rowBytes } = b.let({ rowBytes: mul(blocks, BLOCK_BYTES) });
-        // A row starts at most 30 bytes into its first sector.
-        const spanWords = div(add(rowBytes, 30 + 3), 4);
-        const { windows } = b.let({ windows: div(add(spanWords, WARP_SIZE - 1), WARP_SIZE) });
-        return { rowBytes, windows };
-      },
-      row: ({ rows, live, clamped, lane }, { rowBytes, windows }) => {
-        const { rowStart } = rows.let({ rowStart: mul(clamped, rowBytes) });
-        const { firstWord } = rows.let({ firstWord: div(rowStart, 4) });
-        const { endWord } = rows.let({ endWord: div(add(add(rowStart, rowBytes), 3), 4) });
-        const { sectorBase } = rows.let({ sectorBase: and(firstWord, SECTOR_MASK) });
-        const { total } = rows.let({ total: f32(0) });
-        // held[0]: the window being decoded; held[LAG]: the one just loaded.
-        const { held0, held1, held2 } = rows.let({ held0: u32(0), held1: u32(0), held2: u32(0) });
-        rows.for('step', { start: 0, end: add(windows, LAG) }, (st, step) => {
-          const { loadBase } = st.let({ loadBase: add(sectorBase, mul(step, WARP_SIZE)) });
-          const loadIndex = add(loadBase, lane);
-          const { fresh } = st.let({ fresh: u32(0) });
-          const inRow = and(ge(loadIndex, firstWord), lt(loadIndex, endWord));
-          st.if(and(live, inRow), (load) => load.assign(fresh, load.load('w', loadIndex)));
-          st.assign(held0, held1);
-          st.assign(held1, held2);
-          st.assign(held2, fresh);
-          // Decoded window: LAG windows back (wraps, and is masked, in the first LAG steps).
-          const { base } = st.let({ base: sub(loadBase, LAG * WARP_SIZE) });
-          const held = [held0, held1, held2] as const;
-          decodeWindow(st, { live, step, base, lane, rowStart, rowBytes, held, total });
-        });
-        return total;
-      },
-    }),
+  (b) => gemvBody(b, { blockSize: BLOCK, setup, row }),
 );
 
-interface Window {
-  readonly live: Expr<'bool'>;
-  readonly step: U32;
-  readonly base: U32;
-  readonly lane: U32;
-  readonly rowStart: U32;
-  readonly rowBytes: U32;
-  readonly held: readonly [VarExpr<'u32'>, VarExpr<'u32'>, VarExpr<'u32'>];
-  readonly total: VarExpr<'f32'>;
+function setup(b: GemvBuilder, blocks: U32) {
+  const { rowBytes } = b.let({ rowBytes: mul(blocks, BLOCK_BYTES) });
+  // A row starts at most 30 bytes into its first sector.
+  const spanWords = div(add(rowBytes, 30 + 3), 4);
+  const { windows } = b.let({ windows: div(add(spanWords, WARP_SIZE - 1), WARP_SIZE) });
+  return { rowBytes, windows };
 }
 
-/** Adds the values of the ql chunks that start in window `base` to `total`. */
-function decodeWindow(st: GemvBuilder, w: Window): void {
-  const { base, held } = w;
-  let fetches = 0;
-  // Global word `index` (within the three held windows) by shuffle; every lane runs all three.
-  const fetch = (index: U32): U32 => {
-    const name = `f${fetches++}`;
-    const rel = st.let(`${name}_rel`, sub(index, base));
-    const source = and(rel, WARP_SIZE - 1);
-    const shuffled = (k: 0 | 1 | 2) => st.shuffle('idx', `${name}_${k}`, held[k], source);
-    const [w0, w1, w2] = [shuffled(0), shuffled(1), shuffled(2)];
-    const window = shr(rel, 5);
-    return st.let(name, select(eq(window, 0), w0, select(eq(window, 1), w1, w2)));
-  };
-  // The block-aligned 4 bytes at even global byte `at`, from words `low` and `high`.
-  const chunk = (at: U32, low: U32, high: U32): U32 =>
-    select(eq(and(at, 2), 0), low, or(shr(low, 16), shl(high, 16)));
-  const { wordIndex: word } = st.let({ wordIndex: add(base, w.lane) });
-  // The block of byte 4w + 2 owns the chunk that starts in this word (at 4w or 4w + 2).
-  const { offset } = st.let({ offset: sub(add(mul(word, 4), 2), w.rowStart) });
-  const { block } = st.let({ block: div(offset, BLOCK_BYTES) });
-  const { inBlock } = st.let({ inBlock: and(sub(offset, mul(block, BLOCK_BYTES)), ~3 >>> 0) });
-  const { blockAt } = st.let({ blockAt: add(w.rowStart, mul(block, BLOCK_BYTES)) });
-  const at = st.let('chunk_at', add(blockAt, inBlock));
-  const qlNext = fetch(add(word, 1));
-  const { half } = st.let({ half: shr(inBlock, 6) });
-  const { hi } = st.let({ hi: and(shr(inBlock, 5), 1) });
-  const { l } = st.let({ l: and(inBlock, 31) });
-  const { qhAt } = st.let({ qhAt: add(blockAt, add(128, add(mul(half, 32), l))) });
-  const qhLow = fetch(shr(qhAt, 2));
-  const qhHigh = fetch(add(shr(qhAt, 2), 1));
-  const { scaleAt } = st.let({ scaleAt: add(blockAt, add(192, mul(half, 8))) });
-  const scale0 = fetch(shr(scaleAt, 2));
-  const scale1 = fetch(add(shr(scaleAt, 2), 1));
-  const scale2 = fetch(add(shr(scaleAt, 2), 2));
-  const { dAt } = st.let({ dAt: add(blockAt, 208) });
-  const dWord = fetch(shr(dAt, 2));
-  const isQl = and(and(w.live, ge(w.step, LAG)), and(lt(offset, w.rowBytes), lt(inBlock, 128)));
-  st.if(isQl, (quants) => {
-    const { ql } = quants.let({ ql: chunk(at, held[0], qlNext) });
-    const { qh } = quants.let({ qh: chunk(qhAt, qhLow, qhHigh) });
-    const { scalesLow } = quants.let({ scalesLow: chunk(scaleAt, scale0, scale1) });
-    const { scalesHigh } = quants.let({ scalesHigh: chunk(add(scaleAt, 4), scale1, scale2) });
-    const { d } = quants.let({ d: unpackHalf(shr(dWord, mul(and(dAt, 2), 8)), 0) });
-    // Scale byte s + 2·hi of each scale chunk, s = l / 16; int8, so bytes >= 128 are negative.
-    const scaleShift = mul(add(shr(l, 4), mul(hi, 2)), 8);
-    const { xIndex } = quants.let({
-      xIndex: add(add(mul(block, BLOCK), mul(half, 128)), add(l, mul(hi, 32))),
+function row({ rows, live, clamped, lane }: GemvRows<'row'>, { rowBytes, windows }: Setup) {
+  const { rowStart } = rows.let({ rowStart: mul(clamped, rowBytes) });
+  const { firstWord } = rows.let({ firstWord: div(rowStart, 4) });
+  const { endWord } = rows.let({ endWord: div(add(add(rowStart, rowBytes), 3), 4) });
+  const { sectorBase } = rows.let({ sectorBase: and(firstWord, SECTOR_MASK) });
+  const { total } = rows.let({ total: f32(0) });
+  // held[0]: the window being decoded; held[LAG]: the one just loaded.
+  const { held0, held1, held2 } = rows.let({ held0: u32(0), held1: u32(0), held2: u32(0) });
+  rows.for('step', { start: 0, end: add(windows, LAG) }, (st, step) => {
+    const { loadBase } = st.let({ loadBase: add(sectorBase, mul(step, WARP_SIZE)) });
+    const loadIndex = add(loadBase, lane);
+    const { fresh } = st.let({ fresh: u32(0) });
+    const inRow = and(ge(loadIndex, firstWord), lt(loadIndex, endWord));
+    st.if(and(live, inRow), (load) => load.assign(fresh, load.load('w', loadIndex)));
+    st.assign(held0, held1);
+    st.assign(held1, held2);
+    st.assign(held2, fresh);
+    // Decodes the ql chunks that start in the window LAG windows back (wraps, and is masked, in
+    // the first LAG steps).
+    const { base } = st.let({ base: sub(loadBase, LAG * WARP_SIZE) });
+    const held = [held0, held1, held2] as const;
+    let fetches = 0;
+    // Global word `index` (within the three held windows) by shuffle; every lane runs all three.
+    const fetch = (index: U32): U32 => {
+      const name = `f${fetches++}`;
+      const rel = st.let(`${name}_rel`, sub(index, base));
+      const source = and(rel, WARP_SIZE - 1);
+      const shuffled = (k: 0 | 1 | 2) => st.shuffle('idx', `${name}_${k}`, held[k], source);
+      const [w0, w1, w2] = [shuffled(0), shuffled(1), shuffled(2)];
+      const window = shr(rel, 5);
+      return st.let(name, select(eq(window, 0), w0, select(eq(window, 1), w1, w2)));
+    };
+    // The block-aligned 4 bytes at even global byte `at`, from words `low` and `high`.
+    const chunk = (at: U32, low: U32, high: U32): U32 =>
+      select(eq(and(at, 2), 0), low, or(shr(low, 16), shl(high, 16)));
+    const { wordIndex: word } = st.let({ wordIndex: add(base, lane) });
+    // The block of byte 4w + 2 owns the chunk that starts in this word (at 4w or 4w + 2).
+    const { offset } = st.let({ offset: sub(add(mul(word, 4), 2), rowStart) });
+    const { block } = st.let({ block: div(offset, BLOCK_BYTES) });
+    const { inBlock } = st.let({ inBlock: and(sub(offset, mul(block, BLOCK_BYTES)), ~3 >>> 0) });
+    const { blockAt } = st.let({ blockAt: add(rowStart, mul(block, BLOCK_BYTES)) });
+    const at = st.let('chunk_at', add(blockAt, inBlock));
+    const qlNext = fetch(add(word, 1));
+    const { half } = st.let({ half: shr(inBlock, 6) });
+    const { hi } = st.let({ hi: and(shr(inBlock, 5), 1) });
+    const { l } = st.let({ l: and(inBlock, 31) });
+    const { qhAt } = st.let({ qhAt: add(blockAt, add(128, add(mul(half, 32), l))) });
+    const qhLow = fetch(shr(qhAt, 2));
+    const qhHigh = fetch(add(shr(qhAt, 2), 1));
+    const { scaleAt } = st.let({ scaleAt: add(blockAt, add(192, mul(half, 8))) });
+    const scale0 = fetch(shr(scaleAt, 2));
+    const scale1 = fetch(add(shr(scaleAt, 2), 1));
+    const scale2 = fetch(add(shr(scaleAt, 2), 2));
+    const { dAt } = st.let({ dAt: add(blockAt, 208) });
+    const dWord = fetch(shr(dAt, 2));
+    const isQl = and(and(live, ge(step, LAG)), and(lt(offset, rowBytes), lt(inBlock, 128)));
+    st.if(isQl, (quants) => {
+      const { ql } = quants.let({ ql: chunk(at, held[0], qlNext) });
+      const { qh } = quants.let({ qh: chunk(qhAt, qhLow, qhHigh) });
+      const { scalesLow } = quants.let({ scalesLow: chunk(scaleAt, scale0, scale1) });
+      const { scalesHigh } = quants.let({ scalesHigh: chunk(add(scaleAt, 4), scale1, scale2) });
+      const { d } = quants.let({ d: unpackHalf(shr(dWord, mul(and(dAt, 2), 8)), 0) });
+      // Scale byte s + 2·hi of each scale chunk, s = l / 16; int8, so bytes >= 128 are negative.
+      const scaleShift = mul(add(shr(l, 4), mul(hi, 2)), 8);
+      const xIndex = quants.let(
+        'x_index',
+        add(add(mul(block, BLOCK), mul(half, 128)), add(l, mul(hi, 32))),
+      );
+      let acc: Expr<'f32'> = total;
+      for (const nibble of [0, 1] as const) {
+        const scales = nibble === 0 ? scalesLow : scalesHigh;
+        const byte = quants.let(`scale${nibble}`, and(shr(scales, scaleShift), 255));
+        const scale = sub(convert('f32', byte), mul(convert('f32', shr(byte, 7)), 256));
+        const sum = quants.let(`sum${nibble}`, f32(0));
+        // The word's 4 bytes pair with 4 consecutive x: one 16-byte load (x_index % 4 = 0).
+        const xs = quants.loadVector('x', add(xIndex, 64 * nibble), vectorNames(`x${nibble}_`));
+        xs.forEach((x, j) => {
+          const low = and(shr(ql, 8 * j + 4 * nibble), 15);
+          const bits = and(shr(qh, add(8 * j + 4 * nibble, mul(hi, 2))), 3);
+          quants.assign(sum, fma(sub(convert('f32', or(low, mul(bits, 16))), 32), x, sum));
+        });
+        acc = fma(mul(d, scale), sum, acc);
+      }
+      quants.assign(total, acc);
     });
-    let acc: Expr<'f32'> = w.total;
-    for (const nibble of [0, 1] as const) {
-      const scales = nibble === 0 ? scalesLow : scalesHigh;
-      const byte = quants.let(`scale${nibble}`, and(shr(scales, scaleShift), 255));
-      const scale = sub(convert('f32', byte), mul(convert('f32', shr(byte, 7)), 256));
-      const sum = quants.let(`sum${nibble}`, f32(0));
-      // The word's 4 bytes pair with 4 consecutive x: one 16-byte load (x_index % 4 = 0).
-      const xs = quants.loadVector('x', add(xIndex, 64 * nibble), vectorNames(`x${nibble}_`));
-      xs.forEach((x, j) => {
-        const low = and(shr(ql, 8 * j + 4 * nibble), 15);
-        const bits = and(shr(qh, add(8 * j + 4 * nibble, mul(hi, 2))), 3);
-        quants.assign(sum, fma(sub(convert('f32', or(low, mul(bits, 16))), 32), x, sum));
-      });
-      acc = fma(mul(d, scale), sum, acc);
-    }
-    quants.assign(w.total, acc);
   });
+  return total;
 }
+
+type Setup = ReturnType<typeof setup>;
 
 /**
  * Catalog kernel `q6k-gemv`: y = W x with W's `n_out` rows in native GGUF Q6_K blocks (256 values

@@ -1,4 +1,4 @@
-import { WARP_SIZE, type Expr } from '../body.js';
+import { WARP_SIZE, type Expr, type VarExpr as Var } from '../body.js';
 import { defineKernel } from '../builder.js';
 import { add, and, convert, div, eq, f32, fma, ge, lt, mul, or } from '../expressions.js';
 import { select, shr, sub, u32, unpackHalf } from '../expressions.js';
@@ -6,9 +6,10 @@ import { QUANT_FORMATS } from '../quant/formats.js';
 import { repack, unpack } from '../quant/repack.js';
 import { packWords } from '../quant/words.js';
 import type { CatalogKernel } from './catalog-kernel.js';
+import { GEMV_PAIR_INTERFACE, SECTOR_WORDS, gemvPairBody } from './gemv-interface.js';
+import type { GemvBuilder, GemvRows } from './gemv-interface.js';
+import { ROWS, forRows, perRow, vectorNames } from './locals.js';
 import { gemvCatalogKernel, randomQ6kBlocks } from './gemv-catalog.js';
-import { GEMV_PAIR_INTERFACE, ROWS, SECTOR_WORDS, forRows } from './gemv-interface.js';
-import { gemvPairBody, perRow, vectorNames } from './gemv-interface.js';
 
 const { blockSize: BLOCK, blockBytes: BLOCK_BYTES } = QUANT_FORMATS.q6_K;
 /** Words per block of each repacked array: ql 128 bytes, qh 64, scales 16 (d is 2 bytes). */
@@ -51,125 +52,112 @@ const spec = defineKernel(
         : knob,
     ),
   },
-  (b) =>
-    gemvPairBody(b, {
-      blockSize: BLOCK,
-      setup: (b, blocks) => {
-        // Row stride 32·⌈210·nb/32⌉ bytes, in words.
-        const sectors = div(add(mul(blocks, BLOCK_BYTES), 31), 32);
-        const { rowWords } = b.let({ rowWords: mul(sectors, SECTOR_WORDS) });
-        const { qhStart } = b.let({ qhStart: mul(blocks, QL_WORDS) });
-        const { scaleStart } = b.let({ scaleStart: mul(blocks, QL_WORDS + QH_WORDS) });
-        const { dStart } = b.let({ dStart: mul(blocks, QL_WORDS + QH_WORDS + SCALE_WORDS) });
-        const { dWords } = b.let({ dWords: div(add(blocks, 1), 2) });
-        const { steps } = b.let({ steps: dWords });
-        return { blocks, rowWords, qhStart, scaleStart, dStart, dWords, steps };
-      },
-      laneSetup: (b, lane) => {
-        const { pair, half, quad } = b.let({
-          pair: shr(lane, 4),
-          half: and(shr(lane, 3), 1),
-          quad: and(lane, 7),
-        });
-        // ql word of this lane in a step: 32·pair + 16·half + quad = 2·lane − quad; byte of
-        // scales[8h + s] in scale word 2h, s = l0/16 = quad/4.
-        const { qlLane, scaleSource, scaleShift } = b.let({
-          qlLane: sub(mul(lane, 2), quad),
-          scaleSource: mul(shr(lane, 3), 2),
-          scaleShift: mul(shr(quad, 2), 8),
-        });
-        return { pair, half, quad, qlLane, scaleSource, scaleShift };
-      },
-      row: (
-        { rows, live, clamped, lane },
-        setup,
-        { pair, half, quad, qlLane, scaleSource, scaleShift },
-      ) => {
-        const { blocks, rowWords, qhStart, scaleStart, dStart, dWords, steps } = setup;
-        const { rowBase } = perRow(rows, { rowBase: (k) => mul(clamped[k], rowWords) });
-        const { total } = perRow(rows, { total: () => f32(0) });
-        // Lanes 0-7: this step's scale words; lanes 8-15: d words, reloaded every eighth step.
-        const { held: meta } = perRow(rows, { held: () => u32(0) });
-        rows.for('step', { start: 0, end: steps }, (st, step) => {
-          const { block } = st.let({ block: add(mul(step, 2), pair) });
-          const { onBlock } = st.let({ onBlock: lt(block, blocks) });
-          const scaleWord = add(mul(step, 2 * SCALE_WORDS), lane);
-          const isScale = and(lt(lane, D_LANE), lt(scaleWord, mul(blocks, SCALE_WORDS)));
-          const { dWord } = st.let({ dWord: add(step, sub(lane, D_LANE)) });
-          const isD = and(
-            and(eq(and(step, 7), 0), and(ge(lane, D_LANE), lt(lane, 16))),
-            lt(dWord, dWords),
-          );
-          const metaIndex = select(isScale, add(scaleStart, scaleWord), add(dStart, dWord));
-          const dSource = add(D_LANE, and(step, 7));
-          const words = forRows((k) => {
-            const ql0 = st.let(`ql0_${k}`, u32(0));
-            const ql1 = st.let(`ql1_${k}`, u32(0));
-            const qh = st.let(`qh_${k}`, u32(0));
-            st.if(and(live[k], onBlock), (load) => {
-              const ql = add(rowBase[k], add(mul(step, 2 * QL_WORDS), qlLane));
-              load.assign(ql0, load.load('w', ql));
-              load.assign(ql1, load.load('w', add(ql, SECTOR_WORDS)));
-              load.assign(
-                qh,
-                load.load('w', add(add(rowBase[k], qhStart), add(mul(step, 2 * QH_WORDS), lane))),
-              );
-            });
-            st.if(and(live[k], or(isScale, isD)), (load) => {
-              load.assign(meta[k], load.load('w', add(rowBase[k], metaIndex)));
-            });
-            // Every lane runs every shuffle (uniform control flow); idle lanes discard them.
-            const scaleLow = st.shuffle('idx', `scale_low_${k}`, meta[k], scaleSource);
-            const scaleHigh = st.shuffle('idx', `scale_high_${k}`, meta[k], add(scaleSource, 1));
-            const dPair = st.shuffle('idx', `d_pair_${k}`, meta[k], dSource);
-            return { ql0, ql1, qh, scaleLow, scaleHigh, dPair };
-          });
-          // Row b is past the end whenever row a is; a dead row b's sums are never stored.
-          st.if(and(live.a, onBlock), (quants) => {
-            const d = forRows((k) => {
-              const { dPair } = words[k];
-              return quants.let(
-                `d_${k}`,
-                select(eq(pair, 0), unpackHalf(dPair, 0), unpackHalf(dPair, 1)),
-              );
-            });
-            // x index of value 0: 256·block + 128h + l0.
-            const { xIndex } = quants.let({
-              xIndex: add(add(mul(block, BLOCK), mul(half, 128)), mul(quad, 4)),
-            });
-            const acc: Record<'a' | 'b', Expr<'f32'>> = { a: total.a, b: total.b };
-            // Value group k (+32k): ql word k % 2, nibble k / 2, qh bits 2k, scale byte k % 2 of
-            // scale word k / 2 (scales s, s+2 | s+4, s+6).
-            for (let k = 0; k < 4; k++) {
-              // 4 values of group k pair with 4 consecutive x: one 16-byte load (x_index % 4 = 0),
-              // used by both rows.
-              const xs = quants.loadVector('x', add(xIndex, 32 * k), vectorNames(`x${k}_`));
-              for (const r of ROWS) {
-                const { ql0, ql1, qh, scaleLow, scaleHigh } = words[r];
-                const ql = k % 2 === 0 ? ql0 : ql1;
-                const sum = quants.let(`sum${k}_${r}`, f32(0));
-                xs.forEach((x, j) => {
-                  const low = and(shr(ql, 8 * j + 4 * (k >> 1)), 15);
-                  const high = mul(and(shr(qh, 8 * j + 2 * k), 3), 16);
-                  quants.assign(sum, fma(sub(convert('f32', or(low, high)), 32), x, sum));
-                });
-                const word = k < 2 ? scaleLow : scaleHigh;
-                const byte = quants.let(
-                  `scale${k}_${r}`,
-                  and(shr(word, add(scaleShift, 16 * (k % 2))), 255),
-                );
-                // int8: bytes of 128 and above are negative.
-                const scale = sub(convert('f32', byte), mul(convert('f32', shr(byte, 7)), 256));
-                acc[r] = fma(mul(d[r], scale), sum, acc[r]);
-              }
-            }
-            for (const r of ROWS) quants.assign(total[r], acc[r]);
-          });
-        });
-        return total;
-      },
-    }),
+  (b) => gemvPairBody(b, { blockSize: BLOCK, setup, laneSetup, row }),
 );
+
+function setup(b: GemvBuilder, blocks: Var<'u32'>) {
+  // Row stride 32·⌈210·nb/32⌉ bytes, in words.
+  const sectors = div(add(mul(blocks, BLOCK_BYTES), 31), 32);
+  const { rowWords } = b.let({ rowWords: mul(sectors, SECTOR_WORDS) });
+  const { qhStart } = b.let({ qhStart: mul(blocks, QL_WORDS) });
+  const { scaleStart } = b.let({ scaleStart: mul(blocks, QL_WORDS + QH_WORDS) });
+  const { dStart } = b.let({ dStart: mul(blocks, QL_WORDS + QH_WORDS + SCALE_WORDS) });
+  const { dWords } = b.let({ dWords: div(add(blocks, 1), 2) });
+  const { steps } = b.let({ steps: dWords });
+  return { blocks, rowWords, qhStart, scaleStart, dStart, dWords, steps };
+}
+
+function laneSetup(b: GemvBuilder, lane: Var<'u32'>) {
+  const { pair } = b.let({ pair: shr(lane, 4) });
+  const { half } = b.let({ half: and(shr(lane, 3), 1) });
+  const { quad } = b.let({ quad: and(lane, 7) });
+  // ql word of this lane in a step: 32·pair + 16·half + quad = 2·lane − quad.
+  const { qlLane } = b.let({ qlLane: sub(mul(lane, 2), quad) });
+  const { scaleSource } = b.let({ scaleSource: mul(shr(lane, 3), 2) });
+  // Byte of scales[8h + s] in scale word 2h, s = l0/16 = quad/4.
+  const { scaleShift } = b.let({ scaleShift: mul(shr(quad, 2), 8) });
+  return { pair, half, quad, qlLane, scaleSource, scaleShift };
+}
+
+function row({ rows, live, clamped, lane }: GemvRows<'pair'>, setup: Setup, lanes: Lanes) {
+  const { blocks, rowWords, qhStart, scaleStart, dStart, dWords, steps } = setup;
+  const { pair, half, quad, qlLane, scaleSource, scaleShift } = lanes;
+  const { rowBase } = perRow(rows, { rowBase: (k) => mul(clamped[k], rowWords) });
+  const { total } = perRow(rows, { total: () => f32(0) });
+  // Lanes 0-7: this step's scale words; lanes 8-15: d words, reloaded every eighth step.
+  const { held: meta } = perRow(rows, { held: () => u32(0) });
+  rows.for('step', { start: 0, end: steps }, (st, step) => {
+    const { block } = st.let({ block: add(mul(step, 2), pair) });
+    const { onBlock } = st.let({ onBlock: lt(block, blocks) });
+    const scaleWord = add(mul(step, 2 * SCALE_WORDS), lane);
+    const isScale = and(lt(lane, D_LANE), lt(scaleWord, mul(blocks, SCALE_WORDS)));
+    const { dWord } = st.let({ dWord: add(step, sub(lane, D_LANE)) });
+    const dLane = and(ge(lane, D_LANE), lt(lane, 16));
+    const isD = and(and(eq(and(step, 7), 0), dLane), lt(dWord, dWords));
+    const metaIndex = select(isScale, add(scaleStart, scaleWord), add(dStart, dWord));
+    const dSource = add(D_LANE, and(step, 7));
+    const words = forRows((k) => {
+      const ql0 = st.let(`ql0_${k}`, u32(0));
+      const ql1 = st.let(`ql1_${k}`, u32(0));
+      const qh = st.let(`qh_${k}`, u32(0));
+      st.if(and(live[k], onBlock), (load) => {
+        const ql = add(rowBase[k], add(mul(step, 2 * QL_WORDS), qlLane));
+        load.assign(ql0, load.load('w', ql));
+        load.assign(ql1, load.load('w', add(ql, SECTOR_WORDS)));
+        const qhIndex = add(add(rowBase[k], qhStart), add(mul(step, 2 * QH_WORDS), lane));
+        load.assign(qh, load.load('w', qhIndex));
+      });
+      st.if(and(live[k], or(isScale, isD)), (load) => {
+        load.assign(meta[k], load.load('w', add(rowBase[k], metaIndex)));
+      });
+      // Every lane runs every shuffle (uniform control flow); idle lanes discard them.
+      const scaleLow = st.shuffle('idx', `scale_low_${k}`, meta[k], scaleSource);
+      const scaleHigh = st.shuffle('idx', `scale_high_${k}`, meta[k], add(scaleSource, 1));
+      const dPair = st.shuffle('idx', `d_pair_${k}`, meta[k], dSource);
+      return { ql0, ql1, qh, scaleLow, scaleHigh, dPair };
+    });
+    // Row b is past the end whenever row a is; a dead row b's sums are never stored.
+    st.if(and(live.a, onBlock), (quants) => {
+      const dOf = (dPair: Var<'u32'>) =>
+        select(eq(pair, 0), unpackHalf(dPair, 0), unpackHalf(dPair, 1));
+      const d = forRows((k) => quants.let(`d_${k}`, dOf(words[k].dPair)));
+      // x index of value 0: 256·block + 128h + l0.
+      const xIndex = quants.let(
+        'x_index',
+        add(add(mul(block, BLOCK), mul(half, 128)), mul(quad, 4)),
+      );
+      const acc: Record<'a' | 'b', Expr<'f32'>> = { a: total.a, b: total.b };
+      // Value group k (+32k): ql word k % 2, nibble k / 2, qh bits 2k, scale byte k % 2 of
+      // scale word k / 2 (scales s, s+2 | s+4, s+6).
+      for (let k = 0; k < 4; k++) {
+        // 4 values of group k pair with 4 consecutive x: one 16-byte load (x_index % 4 = 0),
+        // used by both rows.
+        const xs = quants.loadVector('x', add(xIndex, 32 * k), vectorNames(`x${k}_`));
+        const shift = add(scaleShift, 16 * (k % 2));
+        for (const r of ROWS) {
+          const { ql0, ql1, qh, scaleLow, scaleHigh } = words[r];
+          const ql = k % 2 === 0 ? ql0 : ql1;
+          const sum = quants.let(`sum${k}_${r}`, f32(0));
+          xs.forEach((x, j) => {
+            const low = and(shr(ql, 8 * j + 4 * (k >> 1)), 15);
+            const high = mul(and(shr(qh, 8 * j + 2 * k), 3), 16);
+            quants.assign(sum, fma(sub(convert('f32', or(low, high)), 32), x, sum));
+          });
+          const word = k < 2 ? scaleLow : scaleHigh;
+          const byte = quants.let(`scale${k}_${r}`, and(shr(word, shift), 255));
+          // int8: bytes of 128 and above are negative.
+          const scale = sub(convert('f32', byte), mul(convert('f32', shr(byte, 7)), 256));
+          acc[r] = fma(mul(d[r], scale), sum, acc[r]);
+        }
+      }
+      for (const r of ROWS) quants.assign(total[r], acc[r]);
+    });
+  });
+  return total;
+}
+
+type Setup = ReturnType<typeof setup>;
+type Lanes = ReturnType<typeof laneSetup>;
 
 /**
  * Catalog kernel `q6k-soa-gemv`: q6k-gemv's product on Q6_K rows repacked structure-of-arrays (see

@@ -1,28 +1,15 @@
-import { WARP_SIZE, type VarExpr } from '../body.js';
+import { WARP_SIZE, type Expr, type VarExpr as Var } from '../body.js';
 import { defineKernel } from '../builder.js';
-import {
-  add,
-  and,
-  bitcast,
-  convert,
-  div,
-  eq,
-  f32,
-  fma,
-  ge,
-  le,
-  lt,
-  min,
-  mul,
-} from '../expressions.js';
-import { ne, select, shl, shr, sub, u32, unpackHalf } from '../expressions.js';
+import { add, and, bitcast, convert, div, eq, f32, fma, ge } from '../expressions.js';
+import { le, lt, min, mul, ne, select, shl, shr, sub, u32, unpackHalf } from '../expressions.js';
 import { QUANT_FORMATS, quantize } from '../quant/formats.js';
 import { packWords } from '../quant/words.js';
 import { fillUniform } from '../testing/random.js';
 import type { CatalogKernel } from './catalog-kernel.js';
+import { GEMV_PAIR_INTERFACE, SECTOR_MASK, SECTOR_WORDS, gemvPairBody } from './gemv-interface.js';
+import type { GemvBuilder, GemvRows } from './gemv-interface.js';
+import { ROWS, assignEach, forRows, perRow, vectorNames } from './locals.js';
 import { gemvCatalogKernel } from './gemv-catalog.js';
-import { GEMV_PAIR_INTERFACE, SECTOR_MASK, SECTOR_WORDS, assignEach } from './gemv-interface.js';
-import { forRows, gemvPairBody, perRow, vectorNames } from './gemv-interface.js';
 
 const { blockSize: BLOCK, blockBytes: BLOCK_BYTES } = QUANT_FORMATS.q8_0;
 
@@ -45,110 +32,105 @@ const spec = defineKernel(
       'y = dequant(W) x, W rows in native GGUF Q8_0 blocks (read as u32 words), x and y f32; one warp per two rows',
     ...GEMV_PAIR_INTERFACE,
   },
-  (b) =>
-    gemvPairBody(b, {
-      blockSize: BLOCK,
-      setup: (b, blocks) => {
-        // Row starts are multiples of gcd(row_bytes, 32) = 2 * min(lowest set bit of blocks, 16), so a
-        // row begins at most 32 - gcd bytes into its first sector: that bounds every row's window count.
-        const { rowBytes } = b.let({ rowBytes: mul(blocks, BLOCK_BYTES) });
-        const { lowBit } = b.let({ lowBit: min(and(blocks, sub(0, blocks)), 16) });
-        const spanWords = div(add(add(rowBytes, sub(32, mul(2, lowBit))), 3), 4);
-        const { windows } = b.let({ windows: div(add(spanWords, WARP_SIZE - 1), WARP_SIZE) });
-        return { rowBytes, windows, lowBit };
-      },
-      // Rows 32 / gcd(row_bytes, 32) = 16 / min(lowest set bit of blocks, 16) apart start at the
-      // same place in their sectors (a clamped dead row b may not, but it loads nothing).
-      delta: ({ lowBit }) => div(16, lowBit),
-      row: ({ rows, live, clamped, lane }, { rowBytes, windows }) => {
-        const { rowStart } = perRow(rows, { rowStart: (k) => mul(clamped[k], rowBytes) });
-        const { firstWord } = perRow(rows, { firstWord: (k) => div(rowStart[k], 4) });
-        const { sectorBase } = perRow(rows, { sectorBase: (k) => and(firstWord[k], SECTOR_MASK) });
-        const { total, previous } = perRow(rows, { total: () => f32(0), previous: () => u32(0) });
-        rows.for('window', { start: 0, end: windows }, (win, window) => {
-          // Offsets are row a's; row b's are the same for every live row b.
-          const base = win.let('window_base', add(sectorBase.a, mul(window, WARP_SIZE)));
-          const { wordIndex } = win.let({ wordIndex: add(base, lane) });
-          // Byte offset of the word in the row; wraps to a huge value before the row's start.
-          const { offset } = win.let({ offset: sub(mul(wordIndex, 4), rowStart.a) });
-          // Words from the one holding the row's first byte up to the one holding its last.
-          const inRow = lt(add(offset, 3), add(rowBytes, 3));
-          const { block } = win.let({ block: div(offset, BLOCK_BYTES) });
-          const { blockStart } = win.let({ blockStart: mul(block, BLOCK_BYTES) });
-          const { inBlock } = win.let({ inBlock: sub(offset, blockStart) });
-          const { scaleWord } = win.let({ scaleWord: div(add(rowStart.a, blockStart), 4) });
-          // The sign of scale_word - base picks this window's word or the previous one's.
-          const { source } = win.let({ source: and(sub(scaleWord, base), WARP_SIZE - 1) });
-          const words = forRows((k) => {
-            const word = win.let(`word_${k}`, u32(0));
-            const at = add(add(sectorBase[k], mul(window, WARP_SIZE)), lane);
-            win.if(and(live[k], inRow), (load) => load.assign(word, load.load('w', at)));
-            // Both shuffles run in every lane (uniform control flow).
-            const current = win.shuffle('idx', `scale_current_${k}`, word, source);
-            const earlier = win.shuffle('idx', `scale_earlier_${k}`, previous[k], source);
-            win.assign(previous[k], word);
-            return { word, current, earlier };
-          });
-          // The word's quants pair with a run of 2 or 4 consecutive x from x_start (d bytes pair
-          // with none), and consecutive lanes' runs are consecutive. A lane loads the 16-byte
-          // aligned x chunk holding x_start; a run starting 8 bytes into it ends in the next lane's
-          // chunk, fetched by shuffle (lane 31 loads it itself): every x request fills whole
-          // sectors, and serves both rows.
-          const { hasQuants } = win.let({ hasQuants: and(live.a, lt(offset, rowBytes)) });
-          const { hasLow } = win.let({ hasLow: ge(inBlock, 2) });
-          const { xIndex } = win.let({ xIndex: add(mul(block, BLOCK), inBlock) });
-          const { xStart } = win.let({ xStart: select(hasLow, sub(xIndex, 2), xIndex) });
-          const chunk = win.let('x_chunk', and(xStart, 0x100000000 - 4));
-          const odd = win.let('x_odd', ne(and(xStart, 2), 0));
-          const xc = win.let({ xc0: f32(0), xc1: f32(0), xc2: f32(0), xc3: f32(0) });
-          const xs = [xc.xc0, xc.xc1, xc.xc2, xc.xc3];
-          win.if(hasQuants, (load) =>
-            assignEach(load, xs, load.loadVector('x', chunk, vectorNames('xl'))),
-          );
-          const tail = (x: VarExpr<'f32'>, k: number) =>
-            win.let(`x_tail${k}`, win.shuffle('down', `x_next${k}`, x, 1));
-          const [n0, n1] = [tail(xc.xc0, 0), tail(xc.xc1, 1)] as const;
-          const spills = and(odd, le(inBlock, BLOCK_BYTES - 4));
-          win.if(and(and(hasQuants, spills), eq(lane, WARP_SIZE - 1)), (load) =>
-            assignEach(load, [n0, n1], load.loadVector('x', add(chunk, 4), vectorNames('xn'))),
-          );
-          // Row b is past the end whenever row a is; a dead row b's sum is never stored.
-          win.if(hasQuants, (quants) => {
-            // The run x_start, x_start + 1, ...: chunk elements 0-3, or 2-3 and the next chunk's 0-1.
-            const { xc0, xc1, xc2, xc3 } = xc;
-            const run = [
-              select(odd, xc2, xc0),
-              select(odd, xc3, xc1),
-              select(odd, n0, xc2),
-              select(odd, n1, xc3),
-            ] as const;
-            const xHigh0 = quants.let('x_high0', select(hasLow, run[2], run[0]));
-            const xHigh1 = quants.let('x_high1', select(hasLow, run[3], run[1]));
-            const scaleShift = mul(and(add(rowStart.a, blockStart), 2), 8);
-            for (const k of ['a', 'b'] as const) {
-              const { word, current, earlier } = words[k];
-              const scaleBits = select(lt(scaleWord, base), earlier, current);
-              const scale = quants.let(`scale_${k}`, unpackHalf(shr(scaleBits, scaleShift), 0));
-              const sum = quants.let(`sum_${k}`, f32(0));
-              // Byte j as a signed int8: shifted to the top, then an arithmetic shift back down.
-              const quant = (j: number) =>
-                convert('f32', shr(bitcast('i32', j === 3 ? word : shl(word, 24 - 8 * j)), 24));
-              // Bytes 0-1 are quants unless they are this block's d, bytes 2-3 unless they are
-              // the next block's d; the run starts at the first quant byte.
-              quants.if(hasLow, (low) =>
-                low.assign(sum, fma(quant(1), run[1], mul(quant(0), run[0]))),
-              );
-              quants.if(le(inBlock, BLOCK_BYTES - 4), (high) =>
-                high.assign(sum, fma(quant(3), xHigh1, fma(quant(2), xHigh0, sum))),
-              );
-              quants.assign(total[k], fma(scale, sum, total[k]));
-            }
-          });
-        });
-        return total;
-      },
-    }),
+  // Rows 32 / gcd(row_bytes, 32) = 16 / min(lowest set bit of blocks, 16) apart start at the same
+  // place in their sectors (a clamped dead row b may not, but it loads nothing).
+  (b) => gemvPairBody(b, { blockSize: BLOCK, setup, delta: ({ lowBit }) => div(16, lowBit), row }),
 );
+
+function setup(b: GemvBuilder, blocks: U32) {
+  // Row starts are multiples of gcd(row_bytes, 32) = 2 * min(lowest set bit of blocks, 16), so a
+  // row begins at most 32 - gcd bytes into its first sector: that bounds every row's window count.
+  const { rowBytes } = b.let({ rowBytes: mul(blocks, BLOCK_BYTES) });
+  const { lowBit } = b.let({ lowBit: min(and(blocks, sub(0, blocks)), 16) });
+  const spanWords = div(add(add(rowBytes, sub(32, mul(2, lowBit))), 3), 4);
+  const { windows } = b.let({ windows: div(add(spanWords, WARP_SIZE - 1), WARP_SIZE) });
+  return { rowBytes, windows, lowBit };
+}
+
+function row({ rows, live, clamped, lane }: GemvRows<'pair'>, { rowBytes, windows }: Setup) {
+  const { rowStart } = perRow(rows, { rowStart: (k) => mul(clamped[k], rowBytes) });
+  const { firstWord } = perRow(rows, { firstWord: (k) => div(rowStart[k], 4) });
+  const { sectorBase } = perRow(rows, { sectorBase: (k) => and(firstWord[k], SECTOR_MASK) });
+  const { total, previous } = perRow(rows, { total: () => f32(0), previous: () => u32(0) });
+  rows.for('window', { start: 0, end: windows }, (win, window) => {
+    // Offsets are row a's; row b's are the same for every live row b.
+    const base = win.let('window_base', add(sectorBase.a, mul(window, WARP_SIZE)));
+    const { wordIndex } = win.let({ wordIndex: add(base, lane) });
+    // Byte offset of the word in the row; wraps to a huge value before the row's start.
+    const { offset } = win.let({ offset: sub(mul(wordIndex, 4), rowStart.a) });
+    // Words from the one holding the row's first byte up to the one holding its last.
+    const inRow = lt(add(offset, 3), add(rowBytes, 3));
+    const { block } = win.let({ block: div(offset, BLOCK_BYTES) });
+    const { blockStart } = win.let({ blockStart: mul(block, BLOCK_BYTES) });
+    const { inBlock } = win.let({ inBlock: sub(offset, blockStart) });
+    const { scaleWord } = win.let({ scaleWord: div(add(rowStart.a, blockStart), 4) });
+    // The sign of scale_word - base picks this window's word or the previous one's.
+    const { source } = win.let({ source: and(sub(scaleWord, base), WARP_SIZE - 1) });
+    const words = forRows((k) => {
+      const word = win.let(`word_${k}`, u32(0));
+      const at = add(add(sectorBase[k], mul(window, WARP_SIZE)), lane);
+      win.if(and(live[k], inRow), (load) => load.assign(word, load.load('w', at)));
+      // Both shuffles run in every lane (uniform control flow).
+      const current = win.shuffle('idx', `scale_current_${k}`, word, source);
+      const earlier = win.shuffle('idx', `scale_earlier_${k}`, previous[k], source);
+      win.assign(previous[k], word);
+      return { word, scale: select(lt(scaleWord, base), earlier, current) };
+    });
+    // The word's quants pair with a run of 2 or 4 consecutive x from x_start (d bytes pair with
+    // none), and consecutive lanes' runs are consecutive. A lane loads the 16-byte aligned x chunk
+    // holding x_start; a run starting 8 bytes into it ends in the next lane's chunk, fetched by
+    // shuffle (lane 31 loads it itself): every x request fills whole sectors, and serves both rows.
+    const { hasQuants } = win.let({ hasQuants: and(live.a, lt(offset, rowBytes)) });
+    const { hasLow } = win.let({ hasLow: ge(inBlock, 2) });
+    const { xIndex } = win.let({ xIndex: add(mul(block, BLOCK), inBlock) });
+    const { xStart } = win.let({ xStart: select(hasLow, sub(xIndex, 2), xIndex) });
+    const chunk = win.let('x_chunk', and(xStart, 0x100000000 - 4));
+    const odd = win.let('x_odd', ne(and(xStart, 2), 0));
+    const { xc0, xc1, xc2, xc3 } = win.let({ xc0: f32(0), xc1: f32(0), xc2: f32(0), xc3: f32(0) });
+    win.if(hasQuants, (load) =>
+      assignEach(load, [xc0, xc1, xc2, xc3], load.loadVector('x', chunk, vectorNames('xl'))),
+    );
+    const tail = (x: Var<'f32'>, k: number) =>
+      win.let(`x_tail${k}`, win.shuffle('down', `x_next${k}`, x, 1));
+    const [n0, n1] = [tail(xc0, 0), tail(xc1, 1)];
+    const spills = and(odd, le(inBlock, BLOCK_BYTES - 4));
+    win.if(and(and(hasQuants, spills), eq(lane, WARP_SIZE - 1)), (load) =>
+      assignEach(load, [n0, n1], load.loadVector('x', add(chunk, 4), vectorNames('xn'))),
+    );
+    // Row b is past the end whenever row a is; a dead row b's sum is never stored.
+    win.if(hasQuants, (quants) => {
+      // The run x_start, x_start + 1, ...: chunk elements 0-3, or 2-3 and the next chunk's 0-1.
+      const run = [
+        select(odd, xc2, xc0),
+        select(odd, xc3, xc1),
+        select(odd, n0, xc2),
+        select(odd, n1, xc3),
+      ] as const;
+      const xHigh0 = quants.let('x_high0', select(hasLow, run[2], run[0]));
+      const xHigh1 = quants.let('x_high1', select(hasLow, run[3], run[1]));
+      const scaleShift = mul(and(add(rowStart.a, blockStart), 2), 8);
+      for (const k of ROWS) {
+        const { word, scale: bits } = words[k];
+        const scale = quants.let(`scale_${k}`, unpackHalf(shr(bits, scaleShift), 0));
+        const sum = quants.let(`sum_${k}`, f32(0));
+        // Byte j as a signed int8: shifted to the top, then an arithmetic shift back down.
+        const quant = (j: number) =>
+          convert('f32', shr(bitcast('i32', j === 3 ? word : shl(word, 24 - 8 * j)), 24));
+        // Bytes 0-1 are quants unless they are this block's d, bytes 2-3 unless they are the next
+        // block's d; the run starts at the first quant byte.
+        quants.if(hasLow, (low) => low.assign(sum, fma(quant(1), run[1], mul(quant(0), run[0]))));
+        quants.if(le(inBlock, BLOCK_BYTES - 4), (high) =>
+          high.assign(sum, fma(quant(3), xHigh1, fma(quant(2), xHigh0, sum))),
+        );
+        quants.assign(total[k], fma(scale, sum, total[k]));
+      }
+    });
+  });
+  return total;
+}
+
+type U32 = Expr<'u32'>;
+type Setup = ReturnType<typeof setup>;
 
 /**
  * Catalog kernel `q8_0-gemv`: y = W x with W's `n_out` rows in native GGUF Q8_0 blocks (32 values
