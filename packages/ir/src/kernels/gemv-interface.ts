@@ -7,6 +7,9 @@ import { ROWS, forRows, perRow, type PerRow } from './locals.js';
  * The interface every gemv kernel shares: weights `w` as u32 words, `x` and `y` f32, shapes `n_in`
  * and `n_out`, one 32-lane warp per row with `rowsPerWarp` rows each; engines launch them alike.
  *
+ * Windows. q8_0-gemv, q4k-gemv and q6k-gemv stream a row in windows of 32 consecutive words: lane l
+ * loads word (window base + l), so each warp load is 128 contiguous bytes and every weight word is
+ * loaded once (a row that starts mid-word shares that boundary word with the previous row).
  * Load widths. A lane's 4-byte weight word pairs with runs of 4 consecutive x, which it reads as
  * one 16-byte vector (Q8_0's 34-byte blocks leave half the runs 8 bytes off: such a lane takes the
  * run's tail from its neighbour's vector by shuffle), so lanes of a warp read adjacent bytes of
@@ -68,11 +71,9 @@ export const SECTOR_WORDS = 8;
 export const SECTOR_MASK = 0x100000000 - SECTOR_WORDS;
 
 /**
- * What a row body works with: its block (run once per row or pair of the warp), whether each row
- * exists and the row clamped to the last one. A warp past the last row still takes part in warp
- * operations (they need workgroup-uniform control flow in WGSL, so every warp runs the same window
- * count, from the params): it only skips its loads, and clamping keeps its address arithmetic in
- * range.
+ * A row body's block (run once per row or pair), whether each row exists, and the row clamped to
+ * the last one. Warp ops need workgroup-uniform control flow in WGSL, so a warp past the last row
+ * still runs every window, shuffle and reduce: it only skips its loads, its addresses clamped.
  */
 export interface GemvRows<R> {
   readonly rows: GemvBuilder;
@@ -83,9 +84,8 @@ export interface GemvRows<R> {
 type Sums<R> = R extends 'pair' ? PerRow<Var<'f32'>> : Var<'f32'>;
 
 /**
- * How a gemv kernel fills the shared loop: `setup` declares its locals before the loop (after
- * `blocks` = n_in / `blockSize`), `laneSetup` those that need the lane, and `row` streams the row
- * (or pair) and returns the lane's partial sum(s).
+ * A gemv kernel's part: `setup` declares locals before the loop (after `blocks` = n_in /
+ * blockSize), `laneSetup` those needing the lane; `row` streams a row (or pair) into partial sums.
  */
 interface GemvKernel<Setup, LaneSetup, R> {
   readonly blockSize: number;
@@ -121,9 +121,8 @@ export function gemvBody<Setup, LaneSetup = undefined>(
 }
 
 /**
- * The grid-stride loop of both gemv loops: workgroups stride over groups of `count` slots (rows,
- * or row pairs) named `names[0]`, each warp takes `perWarp` consecutive slots `names[2]` of its
- * group. `count` declares its locals after the kernel's setup, before `groups`.
+ * The grid-stride loop of both: workgroups stride over groups of `count` slots (rows or pairs),
+ * each warp takes `perWarp` consecutive slots of its group; `count`'s locals follow the setup.
  */
 function warpSlots<Setup, LaneSetup>(
   b: GemvBuilder,

@@ -3,7 +3,6 @@ import { defineKernel } from '../builder.js';
 import { add, and, convert, div, f32, fma, ge, lt, mul, neg, or } from '../expressions.js';
 import { select, shr, sub, u32, unpackHalf } from '../expressions.js';
 import { QUANT_FORMATS } from '../quant/formats.js';
-import type { CatalogKernel } from './catalog-kernel.js';
 import { GEMV_PAIR_INTERFACE, SECTOR_MASK, SECTOR_WORDS, gemvPairBody } from './gemv-interface.js';
 import type { GemvBuilder, GemvRows } from './gemv-interface.js';
 import { ROWS, forRows, four, perRow, vectorNames } from './locals.js';
@@ -15,9 +14,8 @@ const BLOCK_WORDS = BLOCK_BYTES / 4;
 const HEADER_WORDS = 4;
 
 // Bandwidth plan. A warp streams two rows at once, a and b, so every x value it loads serves both
-// (the activation vector is reused across rows in registers, halving x traffic). Lane l loads word
-// (window base + l) of a window of 32 consecutive words of each row, so each warp load is 128
-// contiguous bytes and every weight word is loaded once. Rows are whole 36-word blocks, so a row
+// (the activation vector is reused across rows in registers, halving x traffic), in windows of
+// each row (see GEMV_INTERFACE). Rows are whole 36-word blocks, so a row
 // starts 0 or 4 words into a sector; the two rows are `delta` apart (1 with an even block count,
 // 2 with an odd one) so they start at the same place in their sectors, windows start on the sector
 // boundary, and a lane sits at the same offset in both rows: same block, same x.
@@ -79,10 +77,9 @@ function row({ rows, live, clamped, lane }: GemvRows<'pair'>, { rowWords, window
       // Header words of the lane's block: this window's lane, or the carry when before it.
       // Every lane runs every shuffle (uniform control flow); lanes not on qs words discard them.
       const header = four((h) => {
-        const held = carry[k][h];
         const at = add(blockWord, h);
         const fetched = win.shuffle('idx', `header${h}_${k}`, words[k], source(at));
-        return win.let(`head${h}_${k}`, select(lt(at, base), held, fetched));
+        return win.let(`head${h}_${k}`, select(lt(at, base), carry[k][h], fetched));
       });
       carry[k].forEach((held, h) => {
         const at = add(lastBlockWord, h);
@@ -101,13 +98,10 @@ function row({ rows, live, clamped, lane }: GemvRows<'pair'>, { rowWords, window
       const shift = mul(and(chunk, 1), 16);
       const low = lt(chunk, 2);
       // x index of byte 0's low nibble: value 256 b + 64 c + l, l = 4 (qsWord % 8).
-      const xIndex = quants.let(
-        'x_index',
-        add(add(mul(block, BLOCK), mul(chunk, 64)), mul(and(qsWord, 7), 4)),
-      );
-      // Two 6-bit scales (mins) packed in bytes 0 and 1: plain for sub-blocks < 4, split else.
-      const split = (nibbles: Expr<'u32'>, tops: Expr<'u32'>) =>
-        or(and(nibbles, 0x0f0f), and(shr(tops, 2), 0x3030));
+      const l = mul(and(qsWord, 7), 4);
+      const xIndex = quants.let('x_index', add(add(mul(block, BLOCK), mul(chunk, 64)), l));
+      // Two 6-bit scales (mins) in bytes 0-1: plain for sub-blocks < 4, else nibbles n, tops t.
+      const split = (n: Expr<'u32'>, t: Expr<'u32'>) => or(and(n, 0x0f0f), and(shr(t, 2), 0x3030));
       const factors = forRows((k) => {
         const [head0, head1, head2, head3] = headers[k];
         const s1 = quants.let(`s1_${k}`, shr(head1, shift));
@@ -152,7 +146,7 @@ type Setup = ReturnType<typeof setup>;
  * in 144 bytes) bound as u32 words, x and y f32. A warp streams two rows at once; `n_in` must be a
  * multiple of 256.
  */
-export const q4kGemv: CatalogKernel = gemvCatalogKernel({
+export const q4kGemv = gemvCatalogKernel({
   spec,
   type: 'q4_K',
   // Word indices are u32: the matrix plus one window must stay below 2^32 words' byte offsets.

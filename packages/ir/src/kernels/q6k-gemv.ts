@@ -4,7 +4,6 @@ import { add, and, convert, div, eq, f32, fma, ge, lt, mul, or } from '../expres
 import { select, shl, shr, sub, u32, unpackHalf } from '../expressions.js';
 import { QUANT_FORMATS } from '../quant/formats.js';
 import { packWords } from '../quant/words.js';
-import type { CatalogKernel } from './catalog-kernel.js';
 import { GEMV_INTERFACE, SECTOR_MASK, SECTOR_WORDS, gemvBody } from './gemv-interface.js';
 import type { GemvBuilder, GemvRows } from './gemv-interface.js';
 import { vectorNames } from './locals.js';
@@ -15,10 +14,8 @@ const { blockSize: BLOCK, blockBytes: BLOCK_BYTES } = QUANT_FORMATS.q6_K;
 const LAG = 2;
 type U32 = Expr<'u32'>;
 
-// Bandwidth plan. One warp per row: lane l loads word (window base + l) of a window of 32
-// consecutive words, so each warp load is 128 contiguous bytes and every weight word is loaded once
-// (a row that starts mid-word shares that boundary word with the previous row). Windows start on a
-// sector boundary. Blocks are 210 bytes, so every other block starts 2 bytes into a word; a lane
+// Bandwidth plan. One warp per row, in windows (see GEMV_INTERFACE) that start on a sector
+// boundary. Blocks are 210 bytes, so every other block starts 2 bytes into a word; a lane
 // decodes the 4-byte block-aligned chunk that starts in its word (bytes 4w or 4w+2) when it is
 // ql, and gathers the chunk's second word, its qh chunk (64-128 bytes ahead), its two scale chunks
 // and d (up to 209 bytes ahead) by warp shuffle. Those lie at most two windows ahead, so each lane
@@ -108,10 +105,8 @@ function row({ rows, live, clamped, lane }: GemvRows<'row'>, { rowBytes, windows
       const { d } = quants.let({ d: unpackHalf(shr(dWord, mul(and(dAt, 2), 8)), 0) });
       // Scale byte s + 2·hi of each scale chunk, s = l / 16; int8, so bytes >= 128 are negative.
       const scaleShift = mul(add(shr(l, 4), mul(hi, 2)), 8);
-      const xIndex = quants.let(
-        'x_index',
-        add(add(mul(block, BLOCK), mul(half, 128)), add(l, mul(hi, 32))),
-      );
+      const at0 = add(add(mul(block, BLOCK), mul(half, 128)), add(l, mul(hi, 32)));
+      const xIndex = quants.let('x_index', at0);
       let acc: Expr<'f32'> = total;
       for (const nibble of [0, 1] as const) {
         const scales = nibble === 0 ? scalesLow : scalesHigh;
@@ -140,13 +135,11 @@ type Setup = ReturnType<typeof setup>;
  * in 210 bytes) bound as u32 words, x and y f32. One warp per row; `n_in` must be a multiple of
  * 256.
  */
-export const q6kGemv: CatalogKernel = gemvCatalogKernel({
+export const q6kGemv = gemvCatalogKernel({
   spec,
   type: 'q6_K',
   // Byte offsets are u32: the matrix plus three windows must stay below 2^32 bytes.
   offsetHeadroom: 4 * ((LAG + 1) * WARP_SIZE + SECTOR_WORDS),
-  // Random blocks: quantizing 8M values is slow, and random bytes reach every 6-bit value and
-  // signed scale.
-  generateWeights: (nOut, nIn, rng, magnitude) =>
-    packWords(randomQ6kBlocks(nOut, nIn, rng, magnitude)),
+  // Random blocks: quantizing 8M values is slow; random bytes reach every value and scale.
+  generateWeights: (...shape) => packWords(randomQ6kBlocks(...shape)),
 });

@@ -5,7 +5,6 @@ import { select, shr, sub, u32, unpackHalf } from '../expressions.js';
 import { QUANT_FORMATS } from '../quant/formats.js';
 import { repack, unpack } from '../quant/repack.js';
 import { packWords } from '../quant/words.js';
-import type { CatalogKernel } from './catalog-kernel.js';
 import { GEMV_PAIR_INTERFACE, SECTOR_WORDS, gemvPairBody } from './gemv-interface.js';
 import type { GemvBuilder, GemvRows } from './gemv-interface.js';
 import { ROWS, forRows, perRow, vectorNames } from './locals.js';
@@ -107,9 +106,8 @@ function row({ rows, live, clamped, lane }: GemvRows<'pair'>, setup: Setup, lane
         const qhIndex = add(add(rowBase[k], qhStart), add(mul(step, 2 * QH_WORDS), lane));
         load.assign(qh, load.load('w', qhIndex));
       });
-      st.if(and(live[k], or(isScale, isD)), (load) => {
-        load.assign(meta[k], load.load('w', add(rowBase[k], metaIndex)));
-      });
+      const metaAt = add(rowBase[k], metaIndex);
+      st.if(and(live[k], or(isScale, isD)), (load) => load.assign(meta[k], load.load('w', metaAt)));
       // Every lane runs every shuffle (uniform control flow); idle lanes discard them.
       const scaleLow = st.shuffle('idx', `scale_low_${k}`, meta[k], scaleSource);
       const scaleHigh = st.shuffle('idx', `scale_high_${k}`, meta[k], add(scaleSource, 1));
@@ -118,14 +116,11 @@ function row({ rows, live, clamped, lane }: GemvRows<'pair'>, setup: Setup, lane
     });
     // Row b is past the end whenever row a is; a dead row b's sums are never stored.
     st.if(and(live.a, onBlock), (quants) => {
-      const dOf = (dPair: Var<'u32'>) =>
-        select(eq(pair, 0), unpackHalf(dPair, 0), unpackHalf(dPair, 1));
+      const dOf = (p: Var<'u32'>) => select(eq(pair, 0), unpackHalf(p, 0), unpackHalf(p, 1));
       const d = forRows((k) => quants.let(`d_${k}`, dOf(words[k].dPair)));
       // x index of value 0: 256·block + 128h + l0.
-      const xIndex = quants.let(
-        'x_index',
-        add(add(mul(block, BLOCK), mul(half, 128)), mul(quad, 4)),
-      );
+      const at0 = add(add(mul(block, BLOCK), mul(half, 128)), mul(quad, 4));
+      const xIndex = quants.let('x_index', at0);
       const acc: Record<'a' | 'b', Expr<'f32'>> = { a: total.a, b: total.b };
       // Value group k (+32k): ql word k % 2, nibble k / 2, qh bits 2k, scale byte k % 2 of
       // scale word k / 2 (scales s, s+2 | s+4, s+6).
@@ -164,7 +159,7 @@ type Lanes = ReturnType<typeof laneSetup>;
  * `repack`; `weights.fromNative` converts GGUF rows), so every load is aligned. A warp streams two
  * rows at once; `n_in` must be a multiple of 256.
  */
-export const q6kSoaGemv: CatalogKernel = gemvCatalogKernel({
+export const q6kSoaGemv = gemvCatalogKernel({
   spec,
   type: 'q6_K',
   // Word indices are u32: the matrix must stay below 2^32 bytes' byte offsets.
@@ -173,8 +168,7 @@ export const q6kSoaGemv: CatalogKernel = gemvCatalogKernel({
   layoutBytes: (nOut, nIn) => nOut * 32 * Math.ceil((BLOCK_BYTES * Math.floor(nIn / BLOCK)) / 32),
   toNative: (bytes, nOut, nIn) => unpack('q6_K', bytes, nOut, nIn),
   fromNative: (native, nOut, nIn) => repack('q6_K', native, nOut, nIn),
-  // Random native blocks, repacked: quantizing 8M values is slow, and random bytes reach every
-  // 6-bit value and signed scale.
-  generateWeights: (nOut, nIn, rng, magnitude) =>
-    packWords(repack('q6_K', randomQ6kBlocks(nOut, nIn, rng, magnitude), nOut, nIn)),
+  // Random native blocks (see q6k-gemv), repacked.
+  generateWeights: (nOut, nIn, ...rest) =>
+    packWords(repack('q6_K', randomQ6kBlocks(nOut, nIn, ...rest), nOut, nIn)),
 });

@@ -5,7 +5,6 @@ import { le, lt, min, mul, ne, select, shl, shr, sub, u32, unpackHalf } from '..
 import { QUANT_FORMATS, quantize } from '../quant/formats.js';
 import { packWords } from '../quant/words.js';
 import { fillUniform } from '../testing/random.js';
-import type { CatalogKernel } from './catalog-kernel.js';
 import { GEMV_PAIR_INTERFACE, SECTOR_MASK, SECTOR_WORDS, gemvPairBody } from './gemv-interface.js';
 import type { GemvBuilder, GemvRows } from './gemv-interface.js';
 import { ROWS, assignEach, forRows, perRow, vectorNames } from './locals.js';
@@ -15,10 +14,8 @@ const { blockSize: BLOCK, blockBytes: BLOCK_BYTES } = QUANT_FORMATS.q8_0;
 
 // Bandwidth plan. A warp streams two rows at once, rows that start at the same place in their
 // sectors (16 / gcd(blocks, 16) apart), so a lane sits at the same offset in both and every x
-// value it loads serves both. Per row: lane l loads word (window base + l) of a window of 32
-// consecutive words, so each warp load is 128 contiguous bytes and every weight word is loaded once
-// (a row that starts mid-word shares that boundary word with the previous row). Windows start on a
-// sector boundary so no load touches a sector it only partly uses, except at the row's two ends.
+// value it loads serves both. Per row, windows (see GEMV_INTERFACE) start on a sector boundary so
+// no load touches a sector it only partly uses, except at the row's two ends.
 // Blocks start at even byte offsets and d is 2 bytes, so d never straddles words, and a word that
 // crosses into a new block holds only that block's d: each word's quants belong to one block.
 // The d of a word's block sits at most 8 words back, in this window or the previous one, and
@@ -100,12 +97,8 @@ function row({ rows, live, clamped, lane }: GemvRows<'pair'>, { rowBytes, window
     // Row b is past the end whenever row a is; a dead row b's sum is never stored.
     win.if(hasQuants, (quants) => {
       // The run x_start, x_start + 1, ...: chunk elements 0-3, or 2-3 and the next chunk's 0-1.
-      const run = [
-        select(odd, xc2, xc0),
-        select(odd, xc3, xc1),
-        select(odd, n0, xc2),
-        select(odd, n1, xc3),
-      ] as const;
+      const pick = (even: Var<'f32'>, shifted: Var<'f32'>) => select(odd, shifted, even);
+      const run = [pick(xc0, xc2), pick(xc1, xc3), pick(xc2, n0), pick(xc3, n1)] as const;
       const xHigh0 = quants.let('x_high0', select(hasLow, run[2], run[0]));
       const xHigh1 = quants.let('x_high1', select(hasLow, run[3], run[1]));
       const scaleShift = mul(and(add(rowStart.a, blockStart), 2), 8);
@@ -137,14 +130,13 @@ type Setup = ReturnType<typeof setup>;
  * in 34 bytes) bound as u32 words, x and y f32. A warp streams two rows at once; `n_in` must be a
  * multiple of 32.
  */
-export const q8_0Gemv: CatalogKernel = gemvCatalogKernel({
+export const q8_0Gemv = gemvCatalogKernel({
   spec,
   type: 'q8_0',
   // Word indices and byte offsets are u32: the matrix plus one window must stay below 2^32 bytes.
   offsetHeadroom: 4 * (WARP_SIZE + SECTOR_WORDS),
-  generateWeights(nOut, nIn, rng, magnitude) {
-    const values = new Float32Array(nOut * nIn);
-    fillUniform(values, rng, magnitude);
+  generateWeights: (nOut, nIn, rng, magnitude) => {
+    const values = fillUniform(new Float32Array(nOut * nIn), rng, magnitude);
     return packWords(quantize('q8_0', values, nOut, nIn));
   },
 });
