@@ -2,7 +2,7 @@
 // against the built @forge/ir (strict, as a kernel file in the repo would be), bundled, imported,
 // validated and run on the interpreter.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
@@ -11,8 +11,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const here = fileURLToPath(new URL('.', import.meta.url));
-// Inside tools/, so that `@forge/ir` resolves through tools/node_modules like any workspace user.
-const scratch = mkdtempSync(join(here, '.readme-kernel-'));
+// Under tools/node_modules (ignored by git and prettier), so that `@forge/ir` resolves through
+// tools/node_modules as for any workspace user.
+const cache = join(here, 'node_modules', '.cache');
+mkdirSync(cache, { recursive: true });
+const scratch = mkdtempSync(join(cache, 'readme-kernel-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 /** The first ```ts block of the README's "### Adding a kernel" section, unindented. */
