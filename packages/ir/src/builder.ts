@@ -26,14 +26,14 @@ export type DeclaredBy<D extends Pick<KernelDeclarations, 'buffers' | 'params' |
 };
 
 /** `Map[N]`, or any ScalarType when the map's names are not known (plain KernelDeclarations). */
-type Lookup<Map, N extends PropertyKey> = string extends keyof Map
+export type Lookup<Map, N extends PropertyKey> = string extends keyof Map
   ? ScalarType
   : N extends keyof Map
     ? Map[N] & ScalarType
     : never;
 
 /** A loop index's type: the bounds' type when it is u32 or i32, else (untyped bounds) any. */
-type IndexType<T extends ScalarType> = [T] extends ['i32']
+export type IndexType<T extends ScalarType> = [T] extends ['i32']
   ? 'i32'
   : [T] extends ['u32']
     ? 'u32'

@@ -74,7 +74,7 @@ function unary(op: UnaryOp) {
  * A binary op over operands of one type, yielding `R` (that type, or bool for a comparison); one
  * operand may be a plain number, which becomes a const of the other's type.
  */
-interface Binary<R extends ScalarType | 'same'> {
+export interface Binary<R extends ScalarType | 'same'> {
   <L extends ScalarType, T extends ScalarType>(
     left: Expr<L>,
     right: Operand<L, T>,
