@@ -77,8 +77,8 @@ describe('adding an op', () => {
   it('a new expression kind is a compile error at every place that must handle it', () => {
     const dir = scratchCopy((source) =>
       source.replace(
-        'export type Expr =\n',
-        "export interface DummyExpr {\n  readonly op: 'dummy';\n  readonly type: ScalarType;\n  readonly args: readonly [Expr];\n}\nexport type Expr =\n  | DummyExpr\n",
+        'export type AnyExpr =\n',
+        "export interface DummyExpr {\n  readonly op: 'dummy';\n  readonly type: ScalarType;\n  readonly args: readonly [Expr];\n}\nexport type AnyExpr =\n  | DummyExpr\n",
       ),
     );
     const { files, output } = filesWithErrors(dir);

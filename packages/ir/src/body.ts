@@ -67,17 +67,17 @@ export const WARP_SIZE = 32;
  * A literal; `value` must fit `type`: an integer in range for u32 and i32, a finite number within
  * range for f32 and f16, true or false for bool.
  */
-export interface ConstExpr {
+export interface ConstExpr<T extends ScalarType = ScalarType> {
   readonly op: 'const';
-  readonly type: ScalarType;
+  readonly type: T;
   readonly value: number | boolean;
 }
 /**
  * Reads a local in scope, declared by `let`, `load_vector`, `shuffle`, `reduce` or a `for` loop.
  */
-export interface VarExpr {
+export interface VarExpr<T extends ScalarType = ScalarType> {
   readonly op: 'var';
-  readonly type: ScalarType;
+  readonly type: T;
   readonly name: string;
 }
 /**
@@ -165,11 +165,8 @@ export interface LoadExpr {
   readonly args: readonly [Expr];
 }
 
-/**
- * Any expression node. Every node carries its result `type`, which validation checks against its
- * operands.
- */
-export type Expr =
+/** Any expression node, whatever its type; see Expr. */
+export type AnyExpr =
   | ConstExpr
   | VarExpr
   | ParamExpr
@@ -183,6 +180,12 @@ export type Expr =
   | BitcastExpr
   | UnpackHalfExpr
   | LoadExpr;
+
+/**
+ * An expression node whose result type is `T` (any type by default). Every node carries its result
+ * `type`, which validation checks against its operands; `T` lets TypeScript check it first.
+ */
+export type Expr<T extends ScalarType = ScalarType> = AnyExpr & { readonly type: T };
 
 /** Every expression `op` tag, for exhaustive switches over Expr. */
 export type ExprOp = Expr['op'];

@@ -1,21 +1,62 @@
 import type { Axis, Expr, Reduction, ShuffleMode, Stmt, VarExpr } from './body.js';
 import { BuilderScopeError, ForgeError } from './errors.js';
-import { builtin } from './expressions.js';
+import { builtin, operand, type Operand } from './expressions.js';
 import type { KernelSpec } from './spec.js';
-import type { ScalarType } from './types.js';
+import type { ElementType, ParamType, ScalarType } from './types.js';
 import { validateSpec } from './validate.js';
 
 /** Everything of a KernelSpec except its body. */
 export type KernelDeclarations = Omit<KernelSpec, 'body'>;
 
 /**
- * Bounds of a BodyBuilder `for` loop: from `start` while below `end`, adding `step` (positive). All
- * three share the index type, i32 when `start` is i32 and u32 otherwise.
+ * The element type of each buffer and shared array and the type of each param, by name, as a
+ * builder's methods type their results; see DeclaredBy.
  */
-export interface LoopRange {
-  readonly start: Expr;
-  readonly end: Expr;
-  readonly step: Expr;
+export interface Declared {
+  readonly memory: { readonly [name: string]: ElementType };
+  readonly params: { readonly [name: string]: ParamType };
+}
+
+/** What declarations `D` declare, typed by name when D's names are literal (inferred by defineKernel). */
+export type DeclaredBy<D extends Pick<KernelDeclarations, 'buffers' | 'params' | 'shared'>> = {
+  readonly memory: {
+    readonly [B in D['buffers'][number] | D['shared'][number] as B['name']]: B['element'];
+  };
+  readonly params: { readonly [P in D['params'][number] as P['name']]: P['type'] };
+};
+
+/** `Map[N]`, or any ScalarType when the map's names are not known (plain KernelDeclarations). */
+export type Lookup<Map, N extends PropertyKey> = string extends keyof Map
+  ? ScalarType
+  : N extends keyof Map
+    ? Map[N] & ScalarType
+    : never;
+
+/** A loop index's type: the bounds' type when it is u32 or i32, else (untyped bounds) any. */
+export type IndexType<T extends ScalarType> = [T] extends ['i32']
+  ? 'i32'
+  : [T] extends ['u32']
+    ? 'u32'
+    : ScalarType;
+
+/**
+ * Bounds of a BodyBuilder `for` loop: from `start` while below `end`, adding `step` (positive, 1 by
+ * default). All three share the index type, i32 when an expression among them is i32 and u32
+ * otherwise; plain numbers become consts of it.
+ */
+export interface LoopRange<T extends ScalarType = ScalarType> {
+  readonly start: Expr<T> | number;
+  readonly end: Expr<T> | number;
+  readonly step?: Expr<T> | number;
+}
+
+/**
+ * The IR name a `let` record key stands for: camelCase words joined by underscores, so `rowBytes`
+ * names `row_bytes`, `xTail0` `x_tail0` and `scaleCurrentA` `scale_current_a` (digits and
+ * underscores stay as written).
+ */
+export function localName(key: string): string {
+  return key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
 }
 
 /** Where a builder's block sits: a phrase for messages and the block's JSON path. */
@@ -29,7 +70,7 @@ interface BlockScope {
  * callback runs, only its builder may append: the enclosing ones throw BuilderScopeError, as does a
  * nested builder used after its callback returned.
  */
-export class BodyBuilder {
+export class BodyBuilder<M extends Declared = Declared> {
   // Appended only through the checked methods below; readers get a read-only view.
   readonly #statements: Stmt[] = [];
 
@@ -40,24 +81,25 @@ export class BodyBuilder {
   // Set by the enclosing builder for a nested block; messages name the block by it.
   private scope: BlockScope = { label: 'the kernel body', path: 'body' };
   // The nested builder whose callback is running: appending here then would misplace the statement.
-  private open: BodyBuilder | undefined;
+  private open: BodyBuilder<M> | undefined;
   // Set once the callback (or defineKernel) that owns this builder has returned.
   private finished = false;
 
   constructor(private readonly declarations: KernelDeclarations) {}
 
-  /** Reads the scalar param `name`; throws ForgeError if the declarations have none. */
-  param(name: string): Expr {
+  /** Reads the scalar param `name`, typed as declared; throws ForgeError if the declarations have none. */
+  param<N extends keyof M['params'] & string>(name: N): Expr<Lookup<M['params'], N>> {
     const param = this.declarations.params.find((candidate) => candidate.name === name);
     if (param === undefined) throw new ForgeError(`builder: no param named '${name}'`);
-    return { op: 'param', type: param.type, name };
+    const read: Expr = { op: 'param', type: param.type, name };
+    return read as Expr<Lookup<M['params'], N>>;
   }
 
   /**
    * Reads the schedule knob `name`, a u32 fixed when the kernel is emitted; throws ForgeError if it
    * is not declared.
    */
-  schedule(name: string): Expr {
+  schedule(name: string): Expr<'u32'> {
     if (!this.declarations.schedule.some((knob) => knob.name === name)) {
       throw new ForgeError(`builder: no schedule knob named '${name}'`);
     }
@@ -65,27 +107,27 @@ export class BodyBuilder {
   }
 
   /** This thread's index within its workgroup. */
-  localId(): Expr {
+  localId(): Expr<'u32'> {
     return builtin('local_id');
   }
   /** This workgroup's index along `axis` of the grid. */
-  workgroupId(axis: Axis = 'x'): Expr {
+  workgroupId(axis: Axis = 'x'): Expr<'u32'> {
     return builtin('workgroup_id', axis);
   }
   /** The grid's workgroup count along `axis`. */
-  numWorkgroups(axis: Axis = 'x'): Expr {
+  numWorkgroups(axis: Axis = 'x'): Expr<'u32'> {
     return builtin('num_workgroups', axis);
   }
   /** Threads per workgroup, as launched. */
-  workgroupSize(): Expr {
+  workgroupSize(): Expr<'u32'> {
     return builtin('workgroup_size');
   }
   /** This thread's lane in its warp: local id % 32. */
-  laneId(): Expr {
+  laneId(): Expr<'u32'> {
     return builtin('lane_id');
   }
   /** This thread's warp in its workgroup: local id / 32. */
-  warpId(): Expr {
+  warpId(): Expr<'u32'> {
     return builtin('warp_id');
   }
 
@@ -93,45 +135,105 @@ export class BodyBuilder {
    * Reads element `index` (u32) of a buffer or shared array, typed as its element; throws
    * ForgeError for an undeclared name.
    */
-  load(memory: string, index: Expr): Expr {
-    return { op: 'load', type: this.elementOf(memory), memory, args: [index] };
-  }
-
-  /** Declares `names[k]` = memory[index + k] in one aligned access; index % names.length must be 0. */
-  loadVector(memory: string, index: Expr, names: readonly string[]): VarExpr[] {
-    this.assertAppendable('loadVector');
+  load<N extends keyof M['memory'] & string, I extends ScalarType>(
+    memory: N,
+    index: Operand<'u32', I>,
+  ): Expr<Lookup<M['memory'], N>> {
     const type = this.elementOf(memory);
-    this.#statements.push({ op: 'load_vector', names, type, memory, index });
-    return names.map((name) => ({ op: 'var', type, name }));
+    const read: Expr = { op: 'load', type, memory, args: [operand('u32', index)] };
+    return read as Expr<Lookup<M['memory'], N>>;
   }
 
   /**
-   * Declares a mutable local set to `value` (of `type`, by default the value's) and returns it;
-   * local names are unique in the whole body.
+   * Declares `names[k]` = memory[index + k] in one aligned access (index % names.length must be 0)
+   * and returns them, a tuple as long as `names`.
    */
-  let(name: string, value: Expr, type: ScalarType = value.type): VarExpr {
+  loadVector<
+    N extends keyof M['memory'] & string,
+    I extends ScalarType,
+    const Names extends readonly string[],
+  >(
+    memory: N,
+    index: Operand<'u32', I>,
+    names: Names,
+  ): { -readonly [K in keyof Names]: VarExpr<Lookup<M['memory'], N>> } {
+    this.assertAppendable('loadVector');
+    const type = this.elementOf(memory) as Lookup<M['memory'], N>;
+    this.#statements.push({ op: 'load_vector', names, type, memory, index: operand('u32', index) });
+    return names.map((name) => ({ op: 'var', type, name })) as {
+      -readonly [K in keyof Names]: VarExpr<Lookup<M['memory'], N>>;
+    };
+  }
+
+  /**
+   * Declares mutable locals and returns them: `let({ rowBytes: value })` declares `row_bytes` (see
+   * localName) and returns `{ rowBytes }`, several keys in order; `let('row_bytes', value)` names
+   * one explicitly (of `type`, by default the value's). Local names are unique in the whole body.
+   */
+  let<T extends ScalarType>(name: string, value: Expr<T>): VarExpr<T>;
+  let<T extends ScalarType>(name: string, value: Expr | number, type: T): VarExpr<T>;
+  let<R extends Readonly<Record<string, Expr>>>(
+    locals: R,
+  ): { [K in keyof R]: VarExpr<R[K]['type']> };
+  let(
+    nameOrLocals: string | Readonly<Record<string, Expr>>,
+    value?: Expr | number,
+    type?: ScalarType,
+  ): VarExpr | Record<string, VarExpr> {
+    if (typeof nameOrLocals !== 'string') {
+      const locals: Record<string, VarExpr> = {};
+      for (const [key, local] of Object.entries(nameOrLocals))
+        locals[key] = this.let(localName(key), local);
+      return locals;
+    }
     this.assertAppendable('let');
-    this.#statements.push({ op: 'let', name, type, value });
-    return { op: 'var', type, name };
+    const declared = type ?? (value as Expr).type;
+    this.#statements.push({
+      op: 'let',
+      name: nameOrLocals,
+      type: declared,
+      value: operand(declared, value as Expr | number),
+    });
+    return { op: 'var', type: declared, name: nameOrLocals };
   }
 
   /** Overwrites a local declared with `let`. */
-  assign(variable: VarExpr, value: Expr): void {
+  assign<T extends ScalarType, V extends ScalarType>(
+    variable: VarExpr<T>,
+    value: Operand<T, V>,
+  ): void {
     this.assertAppendable('assign');
-    this.#statements.push({ op: 'assign', name: variable.name, value });
+    this.#statements.push({
+      op: 'assign',
+      name: variable.name,
+      value: operand(variable.type, value),
+    });
   }
 
-  /** Writes `value` to element `index` of a `read_write` buffer or a shared array. */
-  store(memory: string, index: Expr, value: Expr): void {
+  /**
+   * Writes `value` to element `index` of a `read_write` buffer or a shared array; a plain number
+   * becomes a const of the element type.
+   */
+  store<N extends keyof M['memory'] & string, I extends ScalarType, V extends ScalarType>(
+    memory: N,
+    index: Operand<'u32', I>,
+    value: Operand<Lookup<M['memory'], N>, V>,
+  ): void {
     this.assertAppendable('store');
-    this.#statements.push({ op: 'store', memory, index, value });
+    const element = this.elementOf(memory);
+    this.#statements.push({
+      op: 'store',
+      memory,
+      index: operand('u32', index),
+      value: operand(element, value),
+    });
   }
 
   /** Branches per thread; `then` and `otherwise` fill their blocks through nested builders. */
-  if(
-    condition: Expr,
-    then: (block: BodyBuilder) => void,
-    otherwise?: (block: BodyBuilder) => void,
+  if<C extends ScalarType>(
+    condition: Operand<'bool', C>,
+    then: (block: BodyBuilder<M>) => void,
+    otherwise?: (block: BodyBuilder<M>) => void,
   ): void {
     this.assertAppendable('if');
     const path = `${this.scope.path}[${this.#statements.length}]`;
@@ -140,17 +242,28 @@ export class BodyBuilder {
       otherwise === undefined
         ? []
         : this.block({ label: 'the `else` block of `if`', path: `${path}.else` }, otherwise);
-    this.#statements.push({ op: 'if', condition, then: thenBlock, else: elseBlock });
+    this.#statements.push({
+      op: 'if',
+      condition: operand('bool', condition),
+      then: thenBlock,
+      else: elseBlock,
+    });
   }
 
   /**
-   * Loops `name` from `range.start` while below `range.end`, adding `range.step`; `body` gets the
-   * index as a read-only local.
+   * Loops `name` from `range.start` while below `range.end`, adding `range.step` (1 by default);
+   * `body` gets the index as a read-only local.
    */
-  for(name: string, range: LoopRange, body: (block: BodyBuilder, index: VarExpr) => void): void {
+  for<T extends ScalarType>(
+    name: string,
+    range: LoopRange<T>,
+    body: (block: BodyBuilder<M>, index: VarExpr<IndexType<T>>) => void,
+  ): void {
     this.assertAppendable('for');
-    const type = range.start.type === 'i32' ? 'i32' : 'u32';
-    const index: VarExpr = { op: 'var', type, name };
+    const { start, end, step = 1 } = range;
+    const typed = [start, end, step].find((bound) => typeof bound !== 'number');
+    const type = typed?.type === 'i32' ? 'i32' : 'u32';
+    const index = { op: 'var', type, name } as VarExpr<IndexType<T>>;
     const scope = {
       label: `the body of \`for ${name}\``,
       path: `${this.scope.path}[${this.#statements.length}].body`,
@@ -160,9 +273,9 @@ export class BodyBuilder {
       op: 'for',
       name,
       type,
-      start: range.start,
-      end: range.end,
-      step: range.step,
+      start: operand(type, start),
+      end: operand(type, end),
+      step: operand(type, step),
       body: block,
     });
   }
@@ -180,20 +293,27 @@ export class BodyBuilder {
    * Declares `name` as `value` read from another lane of the warp (see ShuffleStmt) and returns it;
    * all 32 lanes must execute it.
    */
-  shuffle(mode: ShuffleMode, name: string, value: Expr, lane: Expr): VarExpr {
+  shuffle<T extends ScalarType, L extends ScalarType>(
+    mode: ShuffleMode,
+    name: string,
+    value: Expr<T>,
+    lane: Operand<'u32', L>,
+  ): VarExpr<T> {
     this.assertAppendable('shuffle');
-    this.#statements.push({ op: 'shuffle', mode, name, type: value.type, value, lane });
-    return { op: 'var', type: value.type, name };
+    const type = value.type as T;
+    this.#statements.push({ op: 'shuffle', mode, name, type, value, lane: operand('u32', lane) });
+    return { op: 'var', type, name };
   }
 
   /**
    * Declares `name` as the reduction of `value` over the warp, the same in every lane, and returns
    * it; all 32 lanes must execute it.
    */
-  reduce(reduction: Reduction, name: string, value: Expr): VarExpr {
+  reduce<T extends ScalarType>(reduction: Reduction, name: string, value: Expr<T>): VarExpr<T> {
     this.assertAppendable('reduce');
-    this.#statements.push({ op: 'reduce', reduction, name, type: value.type, value });
-    return { op: 'var', type: value.type, name };
+    const type = value.type as T;
+    this.#statements.push({ op: 'reduce', reduction, name, type, value });
+    return { op: 'var', type, name };
   }
 
   /** Marks the builder finished: appending to it afterwards throws BuilderScopeError. */
@@ -201,8 +321,8 @@ export class BodyBuilder {
     this.finished = true;
   }
 
-  private block(scope: BlockScope, fill: (block: BodyBuilder) => void): Stmt[] {
-    const nested = new BodyBuilder(this.declarations);
+  private block(scope: BlockScope, fill: (block: BodyBuilder<M>) => void): Stmt[] {
+    const nested = new BodyBuilder<M>(this.declarations);
     nested.scope = scope;
     this.open = nested;
     try {
@@ -237,7 +357,7 @@ export class BodyBuilder {
     );
   }
 
-  private elementOf(memory: string): ScalarType {
+  private elementOf(memory: string): ElementType {
     const found =
       this.declarations.buffers.find((buffer) => buffer.name === memory) ??
       this.declarations.shared.find((array) => array.name === memory);
@@ -251,12 +371,15 @@ function describe(scope: BlockScope): string {
   return `${scope.label} (${scope.path})`;
 }
 
-/** Builds a kernel's body and returns the validated, deep-frozen spec; a mistake throws ValidationError. */
-export function defineKernel(
-  declarations: KernelDeclarations,
-  build: (body: BodyBuilder) => void,
+/**
+ * Builds a kernel's body and returns the validated, deep-frozen spec; a mistake throws
+ * ValidationError. The builder types params and memory by the declarations' literal names.
+ */
+export function defineKernel<const D extends KernelDeclarations>(
+  declarations: D,
+  build: (body: BodyBuilder<DeclaredBy<D>>) => void,
 ): KernelSpec {
-  const builder = new BodyBuilder(declarations);
+  const builder = new BodyBuilder<DeclaredBy<D>>(declarations);
   try {
     build(builder);
   } finally {

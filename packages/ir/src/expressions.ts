@@ -1,12 +1,9 @@
 import type {
   Axis,
-  BinaryExpr,
   BinaryOp,
-  BuiltinExpr,
   BuiltinName,
   ConstExpr,
   Expr,
-  UnaryExpr,
   UnaryOp,
   UnpackHalfExpr,
 } from './body.js';
@@ -14,45 +11,98 @@ import { COMPARISON_OPS } from './body.js';
 import type { ScalarType } from './types.js';
 
 // Expression constructors used by kernel authors; result types follow the type checker's rules.
+// Operands are typed (`Expr<'u32'>`…), so mixing types is a compile error, and a plain number is
+// accepted where another operand fixes its type: it becomes a const of that type.
+
+/**
+ * The type two operands of types L and R share: L when they agree, the known one when the other is
+ * the whole ScalarType (an untyped `Expr`), and never when they differ, which rejects the call.
+ */
+export type Meet<L extends ScalarType, R extends ScalarType> = ScalarType extends L
+  ? R
+  : ScalarType extends R
+    ? L
+    : [L] extends [R]
+      ? L
+      : never;
+
+/**
+ * An operand that must agree with type L: an expression of L (or untyped, or of any type when L is
+ * untyped), or a plain number; R is the expression's own type, inferred at the call.
+ */
+export type Operand<L extends ScalarType, R extends ScalarType = L> =
+  (Expr<R> & Expr<[Meet<L, R>] extends [never] ? never : ScalarType>) | number;
+
+/** `value` itself, or for a plain number the const of `type`. */
+export function operand<T extends ScalarType>(type: T, value: Expr | number): Expr<T> {
+  return (typeof value === 'number' ? constant(type, value) : value) as Expr<T>;
+}
 
 /** A literal of `type`; validation checks that `value` fits it. */
-export const constant = (type: ScalarType, value: number | boolean): ConstExpr => ({
+export const constant = <T extends ScalarType>(type: T, value: number | boolean): ConstExpr<T> => ({
   op: 'const',
   type,
   value,
 });
 /** An f32 literal; `value` must be finite and within f32 range. */
-export const f32 = (value: number): ConstExpr => constant('f32', value);
+export const f32 = (value: number): ConstExpr<'f32'> => constant('f32', value);
 /** An f16 literal; `value` must be finite and within ±65504. */
-export const f16 = (value: number): ConstExpr => constant('f16', value);
+export const f16 = (value: number): ConstExpr<'f16'> => constant('f16', value);
 /** A u32 literal; `value` must be an integer in [0, 2^32). */
-export const u32 = (value: number): ConstExpr => constant('u32', value);
+export const u32 = (value: number): ConstExpr<'u32'> => constant('u32', value);
 /** An i32 literal; `value` must be an integer in [-2^31, 2^31). */
-export const i32 = (value: number): ConstExpr => constant('i32', value);
+export const i32 = (value: number): ConstExpr<'i32'> => constant('i32', value);
 /** A bool literal; bool values live in registers only, never in memory. */
-export const bool = (value: boolean): ConstExpr => constant('bool', value);
+export const bool = (value: boolean): ConstExpr<'bool'> => constant('bool', value);
 
 /**
  * A u32 builtin; give `axis` for `workgroup_id` and `num_workgroups` and for no other
  * (BodyBuilder's `localId()`, `workgroupId()`… are shorter).
  */
-export function builtin(name: BuiltinName, axis?: Axis): BuiltinExpr {
+export function builtin(name: BuiltinName, axis?: Axis): Expr<'u32'> {
   return axis === undefined
     ? { op: 'builtin', type: 'u32', name }
     : { op: 'builtin', type: 'u32', name, axis };
 }
 
 function unary(op: UnaryOp) {
-  return (value: Expr): UnaryExpr => ({ op, type: value.type, args: [value] });
+  return <T extends ScalarType>(value: Expr<T>): Expr<T> =>
+    ({ op, type: value.type, args: [value] }) as Expr<T>;
 }
 
-function binary(op: BinaryOp) {
+/**
+ * A binary op over operands of one type, yielding `R` (that type, or bool for a comparison); one
+ * operand may be a plain number, which becomes a const of the other's type.
+ */
+export interface Binary<R extends ScalarType | 'same'> {
+  <L extends ScalarType, T extends ScalarType>(
+    left: Expr<L>,
+    right: Operand<L, T>,
+  ): Expr<R extends ScalarType ? R : Meet<L, T>>;
+  <T extends ScalarType>(left: number, right: Expr<T>): Expr<R extends ScalarType ? R : T>;
+}
+
+function binary(op: BinaryOp): Binary<'same'>;
+function binary(op: BinaryOp, comparison: true): Binary<'bool'>;
+function binary(op: BinaryOp): Binary<'same'> | Binary<'bool'> {
   const comparison = COMPARISON_OPS.includes(op);
-  return (left: Expr, right: Expr): BinaryExpr => ({
-    op,
-    type: comparison ? 'bool' : left.type,
-    args: [left, right],
-  });
+  return (left: Expr | number, right: Expr | number): Expr => {
+    // The signatures let at most one side be a number; the other fixes its type.
+    const type = typeof left === 'number' ? (right as Expr).type : left.type;
+    return {
+      op,
+      type: comparison ? 'bool' : type,
+      args: [operand(type, left), operand(type, right)],
+    };
+  };
+}
+
+/** A shift of an integer by a u32 amount (a number becomes a u32 const). */
+function shift(op: 'shl' | 'shr') {
+  return <T extends ScalarType, A extends ScalarType>(
+    value: Expr<T>,
+    amount: Operand<'u32', A>,
+  ): Expr<T> => ({ op, type: value.type, args: [value, operand('u32', amount)] }) as Expr<T>;
 }
 
 /** Negation of an f32, f16 or i32. */
@@ -113,54 +163,71 @@ export const or = binary('or');
 /** Bitwise exclusive or of two u32 or i32, inequality of two bools. */
 export const xor = binary('xor');
 /** Shifts a u32 or i32 left by a u32 amount, which must be below 32. */
-export const shl = binary('shl');
+export const shl = shift('shl');
 /** Shifts a u32 or i32 right by a u32 amount below 32: logical for u32, arithmetic for i32. */
-export const shr = binary('shr');
+export const shr = shift('shr');
 /** Whether two operands of one type (bool included) are equal; false when a float is NaN. */
-export const eq = binary('eq');
+export const eq = binary('eq', true);
 /** Whether two operands of one type (bool included) differ; true when a float is NaN. */
-export const ne = binary('ne');
+export const ne = binary('ne', true);
 /** Whether a < b, for two numeric operands of one type; false when a float is NaN. */
-export const lt = binary('lt');
+export const lt = binary('lt', true);
 /** Whether a <= b, for two numeric operands of one type; false when a float is NaN. */
-export const le = binary('le');
+export const le = binary('le', true);
 /** Whether a > b, for two numeric operands of one type; false when a float is NaN. */
-export const gt = binary('gt');
+export const gt = binary('gt', true);
 /** Whether a >= b, for two numeric operands of one type; false when a float is NaN. */
-export const ge = binary('ge');
+export const ge = binary('ge', true);
 
-/** `a * b + c` with a single rounding; all three share one float type. */
-export const fma = (a: Expr, b: Expr, c: Expr): Expr => ({
-  op: 'fma',
-  type: a.type,
-  args: [a, b, c],
-});
+/** `a * b + c` with a single rounding; all three share one float type (numbers become consts). */
+export const fma = <A extends ScalarType, B extends ScalarType, C extends ScalarType>(
+  a: Expr<A>,
+  b: Operand<A, B>,
+  c: Operand<A, C>,
+): Expr<A> =>
+  ({ op: 'fma', type: a.type, args: [a, operand(a.type, b), operand(a.type, c)] }) as Expr<A>;
+
 /**
  * `ifTrue` where the bool `condition` holds, else `ifFalse`; both sides are evaluated and share a
- * type.
+ * type, and one of them may be a plain number.
  */
-export const select = (condition: Expr, ifTrue: Expr, ifFalse: Expr): Expr => ({
-  op: 'select',
-  type: ifTrue.type,
-  args: [condition, ifTrue, ifFalse],
-});
+export function select<C extends ScalarType, L extends ScalarType, T extends ScalarType>(
+  condition: Operand<'bool', C>,
+  ifTrue: Expr<L>,
+  ifFalse: Operand<L, T>,
+): Expr<Meet<L, T>>;
+export function select<C extends ScalarType, T extends ScalarType>(
+  condition: Operand<'bool', C>,
+  ifTrue: number,
+  ifFalse: Expr<T>,
+): Expr<T>;
+export function select(
+  condition: Expr | number,
+  ifTrue: Expr | number,
+  ifFalse: Expr | number,
+): Expr {
+  const type = typeof ifTrue === 'number' ? (ifFalse as Expr).type : ifTrue.type;
+  return {
+    op: 'select',
+    type,
+    args: [operand('bool', condition), operand(type, ifTrue), operand(type, ifFalse)],
+  };
+}
+
 /**
  * Converts a numeric `value` to numeric `type`: float to integer truncates toward zero and
  * saturates (NaN gives 0), to a float rounds to nearest even, integer to integer wraps.
  */
-export const convert = (type: ScalarType, value: Expr): Expr => ({
-  op: 'convert',
-  type,
-  args: [value],
-});
+export const convert = <T extends ScalarType>(type: T, value: Expr): Expr<T> =>
+  ({ op: 'convert', type, args: [value] }) as Expr<T>;
 /** Reinterprets the 32 bits of an f32, i32 or u32 as another of those three types. */
-export const bitcast = (type: ScalarType, value: Expr): Expr => ({
-  op: 'bitcast',
-  type,
-  args: [value],
-});
+export const bitcast = <T extends 'f32' | 'i32' | 'u32'>(type: T, value: Expr): Expr<T> =>
+  ({ op: 'bitcast', type, args: [value] }) as Expr<T>;
 /** The f16 in the low (0) or high (1) half of a u32 word, as an exact f32. */
-export const unpackHalf = (word: Expr, half: 0 | 1): UnpackHalfExpr => ({
+export const unpackHalf = <W extends ScalarType>(
+  word: Expr<W> & Expr<[Meet<'u32', W>] extends [never] ? never : ScalarType>,
+  half: 0 | 1,
+): UnpackHalfExpr => ({
   op: 'unpack_half',
   type: 'f32',
   half,

@@ -34,7 +34,7 @@ const spec = defineKernel(
   },
   (b) => {
     const size = b.schedule('workgroupSize');
-    const stride = b.let('stride', mul(b.numWorkgroups('x'), size));
+    const { stride } = b.let({ stride: mul(b.numWorkgroups('x'), size) });
     const start = add(mul(b.workgroupId('x'), size), b.localId());
     const n = b.param('n');
     b.for('i', { start, end: n, step: stride }, (body, i) => {

@@ -1,7 +1,7 @@
 import { ValidationError } from '../errors.js';
 import { QUANT_FORMATS, dequantize, quantizedBytes, type QuantType } from '../quant/formats.js';
 import { writeF16 } from '../quant/scalar.js';
-import { unpackWords } from '../quant/words.js';
+import { packWords, unpackWords } from '../quant/words.js';
 import type { KernelSpec } from '../spec.js';
 import type { Rng } from './random.js';
 import type { CatalogKernel, Shape, WeightStream } from './catalog-kernel.js';
@@ -120,4 +120,28 @@ export function randomQ6kBlocks(
     writeF16(native, start + blockBytes - 2, (rng.uniform(0.25, 0.99) * magnitude) / 4096);
   }
   return native;
+}
+
+/**
+ * Random native Q4_K rows as u32 words, rather than quantized floats: ggml's Q4_K search quantizes
+ * ~0.2M values/s, too slow for 8M-value cases, and random bytes reach every 6-bit scale, min and
+ * nibble.
+ */
+export function randomQ4kWords(
+  nOut: number,
+  nIn: number,
+  rng: Rng,
+  magnitude: number,
+): Uint32Array {
+  const blockWords = QUANT_FORMATS.q4_K.blockBytes / 4;
+  const words = new Uint32Array(quantizedBytes('q4_K', nOut, nIn) / 4);
+  const header = new Uint8Array(4);
+  for (let start = 0; start < words.length; start += blockWords) {
+    // d * 63 * 15 and dmin * 63 stay below the magnitude, so |w| <= magnitude.
+    writeF16(header, 0, (rng.uniform(0.25, 0.99) * magnitude) / (63 * 15));
+    writeF16(header, 2, (rng.uniform(0, 0.99) * magnitude) / 63);
+    words[start] = packWords(header)[0] ?? 0;
+    for (let k = 1; k < blockWords; k++) words[start + k] = rng.nextU32();
+  }
+  return words;
 }

@@ -1,11 +1,15 @@
 import { WARP_SIZE, type Expr, type VarExpr } from '../body.js';
-import type { BodyBuilder, KernelDeclarations } from '../builder.js';
-import { add, and, div, eq, lt, mul, sub, u32 } from '../expressions.js';
+import type { BodyBuilder, DeclaredBy } from '../builder.js';
+import { add, and, div, eq, lt, min, mul, sub, u32 } from '../expressions.js';
+import { ROWS, forRows, perRow, type PerRow } from './locals.js';
 
 /**
  * The interface every gemv kernel shares: weights `w` as u32 words, `x` and `y` f32, shapes `n_in`
  * and `n_out`, one 32-lane warp per row with `rowsPerWarp` rows each; engines launch them alike.
  *
+ * Windows. q8_0-gemv, q4k-gemv and q6k-gemv stream a row in windows of 32 consecutive words: lane l
+ * loads word (window base + l), so each warp load is 128 contiguous bytes and every weight word is
+ * loaded once (a row that starts mid-word shares that boundary word with the previous row).
  * Load widths. A lane's 4-byte weight word pairs with runs of 4 consecutive x, which it reads as
  * one 16-byte vector (Q8_0's 34-byte blocks leave half the runs 8 bytes off: such a lane takes the
  * run's tail from its neighbour's vector by shuffle), so lanes of a warp read adjacent bytes of
@@ -21,10 +25,7 @@ import { add, and, div, eq, lt, mul, sub, u32 } from '../expressions.js';
  * ~5.9. q6k-gemv keeps one row per warp: it holds three windows per row and spends 21 shuffles a
  * window on them, which a second row would double, and its ~6.0 is within an SM's L1 rate.
  */
-export const GEMV_INTERFACE: Pick<
-  KernelDeclarations,
-  'buffers' | 'params' | 'shared' | 'schedule' | 'launch'
-> = {
+export const GEMV_INTERFACE = {
   buffers: [
     { group: 0, binding: 0, name: 'w', element: 'u32', access: 'read' },
     { group: 0, binding: 1, name: 'x', element: 'f32', access: 'read' },
@@ -57,98 +58,105 @@ export const GEMV_INTERFACE: Pick<
     // WebGPU caps a grid dimension at 65535 workgroups; more rows run as a grid-stride loop.
     grid: ['min(ceil_div(n_out, workgroupSize / 32 * rowsPerWarp), 65535)', '1', '1'],
   },
-};
+} as const; // defineKernel checks it against KernelDeclarations
 
-/** What a gemv kernel's row body works with. */
-export interface GemvRow {
-  /** The block of one row: its statements run once per row of the warp. */
-  readonly rows: BodyBuilder;
-  readonly row: VarExpr;
-  /** Whether the row exists; a warp past the last row still takes part in warp operations. */
-  readonly live: VarExpr;
-  readonly lane: VarExpr;
-  readonly nOut: Expr;
+/** The builder of a gemv kernel's body: `w` u32, `x` and `y` f32, `n_in` and `n_out` u32. */
+export type GemvBuilder = BodyBuilder<DeclaredBy<typeof GEMV_INTERFACE>>;
+type U32 = Expr<'u32'>;
+type Var<T extends 'u32' | 'f32' | 'bool' = 'u32'> = VarExpr<T>;
+
+/** Words per sector: the 32-byte unit DRAM moves and the simulator's sector counter measures. */
+export const SECTOR_WORDS = 8;
+/** `and` with this rounds a word index down to its sector's first word. */
+export const SECTOR_MASK = 0x100000000 - SECTOR_WORDS;
+
+/**
+ * A row body's block (run once per row or pair), whether each row exists, and the row clamped to
+ * the last one. Warp ops need workgroup-uniform control flow in WGSL, so a warp past the last row
+ * still runs every window, shuffle and reduce: it only skips its loads, its addresses clamped.
+ */
+export interface GemvRows<R> {
+  readonly rows: GemvBuilder;
+  readonly live: R extends 'pair' ? PerRow<Var<'bool'>> : Var<'bool'>;
+  readonly clamped: R extends 'pair' ? PerRow<U32> : U32;
+  readonly lane: Var;
+}
+type Sums<R> = R extends 'pair' ? PerRow<Var<'f32'>> : Var<'f32'>;
+
+/**
+ * A gemv kernel's part: `setup` declares locals before the loop (after `blocks` = n_in /
+ * blockSize), `laneSetup` those needing the lane; `row` streams a row (or pair) into partial sums.
+ */
+interface GemvKernel<Setup, LaneSetup, R> {
+  readonly blockSize: number;
+  readonly setup: (b: GemvBuilder, blocks: Var) => Setup;
+  readonly laneSetup?: (b: GemvBuilder, lane: Var) => LaneSetup;
+  readonly row: (rows: GemvRows<R>, setup: Setup, lanes: LaneSetup) => Sums<R>;
 }
 
 /**
  * The loop every gemv kernel shares: workgroups stride over groups of rows, each warp takes
  * `rowsPerWarp` consecutive rows of its group, and lane 0 stores the warp's sum of each row.
- * `setup` declares the kernel's locals before the loop (before `groups`), `laneSetup` those that
- * need the lane; `row` streams one row and returns the lane's partial sum.
  */
 export function gemvBody<Setup, LaneSetup = undefined>(
-  b: BodyBuilder,
-  kernel: {
-    readonly setup: (b: BodyBuilder) => Setup;
-    readonly laneSetup?: (b: BodyBuilder, lane: VarExpr) => LaneSetup;
-    readonly row: (row: GemvRow, setup: Setup, lanes: LaneSetup) => VarExpr;
-  },
+  b: GemvBuilder,
+  kernel: GemvKernel<Setup, LaneSetup, 'row'>,
 ): void {
   const nOut = b.param('n_out');
-  forEachWarpSlot(b, {
-    perWarp: b.schedule('rowsPerWarp'),
-    names: { perGroup: 'rows_per_group', index: 'r', slot: 'row' },
-    setup: kernel.setup,
-    count: () => nOut,
-    ...(kernel.laneSetup === undefined ? {} : { laneSetup: kernel.laneSetup }),
-    slot: ({ rows, slot: row, lane }, setup, lanes) => {
-      const live = rows.let('live', lt(row, nOut));
-      const total = kernel.row({ rows, row, live, lane, nOut }, setup, lanes);
+  const names = ['rows_per_group', 'r', 'row'] as const;
+  warpSlots(
+    b,
+    kernel,
+    b.schedule('rowsPerWarp'),
+    names,
+    () => nOut,
+    (rows, row, slot) => {
+      const { live } = rows.let({ live: lt(row, nOut) });
+      const clamped = min(row, sub(nOut, 1));
+      const total = kernel.row({ rows, live, clamped, lane: slot.lane }, slot.setup, slot.lanes);
       const rowSum = rows.reduce('add', 'row_sum', total);
-      rows.if(and(live, eq(lane, u32(0))), (store) => store.store('y', row, rowSum));
+      rows.if(and(live, eq(slot.lane, 0)), (store) => store.store('y', row, rowSum));
     },
-  });
-}
-
-/** What a warp slot's body works with: its block, its index (a row or a pair) and its lane. */
-interface WarpSlot {
-  readonly rows: BodyBuilder;
-  readonly slot: VarExpr;
-  readonly lane: VarExpr;
+  );
 }
 
 /**
- * The grid-stride loop of both gemv loops: workgroups stride over groups of `count` slots (rows,
- * or row pairs), each warp takes `perWarp` consecutive slots of its group. `setup` and `count`
- * declare their locals before `groups`, `laneSetup` after `lane`.
+ * The grid-stride loop of both: workgroups stride over groups of `count` slots (rows or pairs),
+ * each warp takes `perWarp` consecutive slots of its group; `count`'s locals follow the setup.
  */
-function forEachWarpSlot<Setup, LaneSetup>(
-  b: BodyBuilder,
-  loop: {
-    readonly perWarp: Expr;
-    readonly names: { readonly perGroup: string; readonly index: string; readonly slot: string };
-    readonly setup: (b: BodyBuilder) => Setup;
-    readonly count: (setup: Setup) => Expr;
-    readonly laneSetup?: (b: BodyBuilder, lane: VarExpr) => LaneSetup;
-    readonly slot: (slot: WarpSlot, setup: Setup, lanes: LaneSetup) => void;
-  },
+function warpSlots<Setup, LaneSetup>(
+  b: GemvBuilder,
+  kernel: GemvKernel<Setup, LaneSetup, unknown>,
+  perWarp: U32,
+  names: readonly [perGroup: string, index: string, slot: string],
+  count: (setup: Setup) => U32,
+  body: (
+    rows: GemvBuilder,
+    slot: Var,
+    context: { lane: Var; setup: Setup; lanes: LaneSetup },
+  ) => void,
 ): void {
-  const { perWarp, names } = loop;
-  const perGroup = b.let(
-    names.perGroup,
-    mul(div(b.schedule('workgroupSize'), u32(WARP_SIZE)), perWarp),
-  );
-  const setup = loop.setup(b);
-  const count = loop.count(setup);
-  const groups = b.let('groups', div(add(count, sub(perGroup, u32(1))), perGroup));
-  const lane = b.let('lane', b.laneId());
+  const perGroup = b.let(names[0], mul(div(b.schedule('workgroupSize'), WARP_SIZE), perWarp));
+  const { blocks } = b.let({ blocks: div(b.param('n_in'), kernel.blockSize) });
+  const setup = kernel.setup(b, blocks);
+  const { groups } = b.let({ groups: div(add(count(setup), sub(perGroup, 1)), perGroup) });
+  const { lane } = b.let({ lane: b.laneId() });
   // Without laneSetup, LaneSetup is undefined and so is `lanes`.
-  const lanes = loop.laneSetup?.(b, lane) as LaneSetup;
+  const lanes = kernel.laneSetup?.(b, lane) as LaneSetup;
   const groupRange = { start: b.workgroupId('x'), end: groups, step: b.numWorkgroups('x') };
   b.for('group', groupRange, (g, group) => {
-    g.for(names.index, { start: u32(0), end: perWarp, step: u32(1) }, (rows, index) => {
+    g.for(names[1], { start: 0, end: perWarp }, (rows, index) => {
       const first = add(mul(group, perGroup), mul(rows.warpId(), perWarp));
-      const slot = rows.let(names.slot, add(first, index));
-      loop.slot({ rows, slot, lane }, setup, lanes);
+      body(rows, rows.let(names[2], add(first, index)), { lane, setup, lanes });
     });
   });
 }
 
 /** GEMV_INTERFACE for kernels that stream two rows per warp at once: `rowsPerWarp` is even. */
-export const GEMV_PAIR_INTERFACE: typeof GEMV_INTERFACE = {
+export const GEMV_PAIR_INTERFACE = {
   ...GEMV_INTERFACE,
   schedule: [
-    ...GEMV_INTERFACE.schedule.filter((knob) => knob.name !== 'rowsPerWarp'),
+    GEMV_INTERFACE.schedule[0],
     {
       name: 'rowsPerWarp',
       description: 'rows each warp streams, two at a time sharing their x loads',
@@ -159,17 +167,7 @@ export const GEMV_PAIR_INTERFACE: typeof GEMV_INTERFACE = {
       },
     },
   ],
-};
-
-/** The two rows a warp streams at once, `a` and `b`, for a kernel's pair body. */
-export interface GemvPair {
-  readonly rows: BodyBuilder;
-  readonly row: { readonly a: VarExpr; readonly b: VarExpr };
-  /** Row b is past the end whenever row a is. */
-  readonly live: { readonly a: VarExpr; readonly b: VarExpr };
-  readonly lane: VarExpr;
-  readonly nOut: Expr;
-}
+} as const;
 
 /**
  * gemvBody for kernels that stream two rows per warp at once, sharing their x loads: workgroups
@@ -178,49 +176,31 @@ export interface GemvPair {
  * takes rows 2·delta·(q / delta) + q % delta and delta more, which covers every row once.
  */
 export function gemvPairBody<Setup, LaneSetup = undefined>(
-  b: BodyBuilder,
-  kernel: {
-    readonly setup: (b: BodyBuilder) => Setup;
-    readonly delta?: (setup: Setup) => Expr;
-    readonly laneSetup?: (b: BodyBuilder, lane: VarExpr) => LaneSetup;
-    readonly rows: (
-      pair: GemvPair,
-      setup: Setup,
-      lanes: LaneSetup,
-    ) => { readonly a: VarExpr; readonly b: VarExpr };
-  },
+  b: GemvBuilder,
+  kernel: GemvKernel<Setup, LaneSetup, 'pair'> & { readonly delta?: (setup: Setup) => U32 },
 ): void {
   const nOut = b.param('n_out');
-  forEachWarpSlot(b, {
-    perWarp: b.let('pairs_per_warp', div(b.schedule('rowsPerWarp'), u32(2))),
-    names: { perGroup: 'pairs_per_group', index: 'p', slot: 'row_pair' },
-    setup: (b) => {
-      const setup = kernel.setup(b);
-      const delta = kernel.delta === undefined ? undefined : b.let('delta', kernel.delta(setup));
-      return { setup, delta };
-    },
-    count: ({ delta }) => {
-      const span = delta === undefined ? u32(2) : mul(delta, u32(2));
-      const pairCount = div(add(nOut, sub(span, u32(1))), span);
-      return b.let('pairs', delta === undefined ? pairCount : mul(pairCount, delta));
-    },
-    ...(kernel.laneSetup === undefined ? {} : { laneSetup: kernel.laneSetup }),
-    slot: ({ rows, slot: pair, lane }, { setup, delta }, lanes) => {
-      const first =
-        delta === undefined
-          ? mul(pair, u32(2))
-          : add(mul(mul(div(pair, delta), delta), u32(2)), sub(pair, mul(div(pair, delta), delta)));
-      const rowA = rows.let('row_a', first);
-      const row = { a: rowA, b: rows.let('row_b', add(rowA, delta ?? u32(1))) };
-      const live = {
-        a: rows.let('live_a', lt(row.a, nOut)),
-        b: rows.let('live_b', lt(row.b, nOut)),
-      };
-      const totals = kernel.rows({ rows, row, live, lane, nOut }, setup, lanes);
-      for (const k of ['a', 'b'] as const) {
-        const rowSum = rows.reduce('add', `row_sum_${k}`, totals[k]);
-        rows.if(and(live[k], eq(lane, u32(0))), (store) => store.store('y', row[k], rowSum));
-      }
-    },
+  const perWarp = b.let('pairs_per_warp', div(b.schedule('rowsPerWarp'), 2));
+  let delta: Var | undefined;
+  const count = (setup: Setup) => {
+    delta = kernel.delta && b.let('delta', kernel.delta(setup));
+    // u32(2): the IR keeps `2 - 1` unfolded.
+    const span = delta === undefined ? u32(2) : mul(delta, 2);
+    const pairCount = div(add(nOut, sub(span, 1)), span);
+    return b.let('pairs', delta === undefined ? pairCount : mul(pairCount, delta));
+  };
+  const names = ['pairs_per_group', 'p', 'row_pair'] as const;
+  warpSlots(b, kernel, perWarp, names, count, (rows, pair, { lane, setup, lanes }) => {
+    const block = delta && mul(div(pair, delta), delta);
+    const first = block === undefined ? mul(pair, 2) : add(mul(block, 2), sub(pair, block));
+    const rowA = rows.let('row_a', first);
+    const row = { a: rowA, b: rows.let('row_b', add(rowA, delta ?? 1)) };
+    const { live } = perRow(rows, { live: (k) => lt(row[k], nOut) });
+    const clamped = forRows((k) => min(row[k], sub(nOut, 1)));
+    const totals = kernel.row({ rows, live, clamped, lane }, setup, lanes);
+    for (const k of ROWS) {
+      const rowSum = rows.reduce('add', `row_sum_${k}`, totals[k]);
+      rows.if(and(live[k], eq(lane, 0)), (store) => store.store('y', row[k], rowSum));
+    }
   });
 }

@@ -1,43 +1,21 @@
-import { WARP_SIZE, type Expr } from '../body.js';
+import { WARP_SIZE, type Expr, type VarExpr as Var } from '../body.js';
 import { defineKernel } from '../builder.js';
-import { GEMV_PAIR_INTERFACE, gemvPairBody } from './gemv-interface.js';
-import { gemvCatalogKernel } from './gemv-catalog.js';
-import {
-  add,
-  and,
-  convert,
-  div,
-  f32,
-  fma,
-  ge,
-  lt,
-  min,
-  mul,
-  neg,
-  or,
-  select,
-  shr,
-  sub,
-  u32,
-  unpackHalf,
-} from '../expressions.js';
-import { quantizedBytes } from '../quant/formats.js';
-import { writeF16 } from '../quant/scalar.js';
-import { packWords } from '../quant/words.js';
-import type { CatalogKernel } from './catalog-kernel.js';
+import { add, and, convert, div, f32, fma, ge, lt, mul, neg, or } from '../expressions.js';
+import { select, shr, sub, u32, unpackHalf } from '../expressions.js';
+import { QUANT_FORMATS } from '../quant/formats.js';
+import { GEMV_PAIR_INTERFACE, SECTOR_MASK, SECTOR_WORDS, gemvPairBody } from './gemv-interface.js';
+import type { GemvBuilder, GemvRows } from './gemv-interface.js';
+import { ROWS, forRows, four, perRow, vectorNames } from './locals.js';
+import { gemvCatalogKernel, randomQ4kWords } from './gemv-catalog.js';
 
-const BLOCK = 256;
-const BLOCK_BYTES = 144;
+const { blockSize: BLOCK, blockBytes: BLOCK_BYTES } = QUANT_FORMATS.q4_K;
 const BLOCK_WORDS = BLOCK_BYTES / 4;
 /** Words of d/dmin (word 0) and scales[12] (words 1-3) before a block's 32 qs words. */
 const HEADER_WORDS = 4;
-/** Words per sector: the 32-byte unit DRAM moves and the simulator's sector counter measures. */
-const SECTOR_WORDS = 8;
 
 // Bandwidth plan. A warp streams two rows at once, a and b, so every x value it loads serves both
-// (the activation vector is reused across rows in registers, halving x traffic). Lane l loads word
-// (window base + l) of a window of 32 consecutive words of each row, so each warp load is 128
-// contiguous bytes and every weight word is loaded once. Rows are whole 36-word blocks, so a row
+// (the activation vector is reused across rows in registers, halving x traffic), in windows of
+// each row (see GEMV_INTERFACE). Rows are whole 36-word blocks, so a row
 // starts 0 or 4 words into a sector; the two rows are `delta` apart (1 with an even block count,
 // 2 with an odd one) so they start at the same place in their sectors, windows start on the sector
 // boundary, and a lane sits at the same offset in both rows: same block, same x.
@@ -47,10 +25,6 @@ const SECTOR_WORDS = 8;
 // window, broadcast from the lane that loaded it. So the header is never loaded a second time.
 // A window (32 words) is shorter than a block (36), so it holds at most one block's word h and
 // `carry` is exactly the header a lane's block needs when its word h is before the window.
-// Warp ops need workgroup-uniform control flow in WGSL, so every warp runs the same window count
-// (from the params) and a warp past the last row still shuffles and reduces; it only skips its loads.
-const ROWS = ['a', 'b'] as const;
-
 const spec = defineKernel(
   {
     id: 'q4k-gemv',
@@ -60,177 +34,122 @@ const spec = defineKernel(
       'y = dequant(W) x, W rows in native GGUF Q4_K blocks (read as u32 words), x and y f32; one warp per two rows',
     ...GEMV_PAIR_INTERFACE,
   },
-  (b) =>
-    gemvPairBody(b, {
-      setup: (b) => {
-        const blocks = b.let('blocks', div(b.param('n_in'), u32(BLOCK)));
-        const rowWords = b.let('row_words', mul(blocks, u32(BLOCK_WORDS)));
-        // With an odd block count every other row starts 4 words into its first sector.
-        const slack = mul(and(blocks, u32(1)), u32(HEADER_WORDS));
-        const windows = b.let(
-          'windows',
-          div(add(add(rowWords, slack), u32(WARP_SIZE - 1)), u32(WARP_SIZE)),
-        );
-        return { blocks, rowWords, windows };
-      },
-      // Rows two apart start at the same place in their sectors when the block count is odd.
-      delta: ({ blocks }) => add(and(blocks, u32(1)), u32(1)),
-      rows: ({ rows, row, live, lane, nOut }, { rowWords, windows }) => {
-        // Clamped so address arithmetic of a warp past the last row stays in range; a clamped
-        // row b (past the end) may sit elsewhere in its sector, but it loads nothing.
-        const firstWord = {
-          a: rows.let('first_word_a', mul(min(row.a, sub(nOut, u32(1))), rowWords)),
-          b: rows.let('first_word_b', mul(min(row.b, sub(nOut, u32(1))), rowWords)),
-        };
-        const sectorBase = {
-          a: rows.let('sector_base_a', and(firstWord.a, u32(0x100000000 - SECTOR_WORDS))),
-          b: rows.let('sector_base_b', and(firstWord.b, u32(0x100000000 - SECTOR_WORDS))),
-        };
-        const total = { a: rows.let('total_a', f32(0)), b: rows.let('total_b', f32(0)) };
-        const carry = {
-          a: [0, 1, 2, 3].map((h) => rows.let(`carry${h}_a`, u32(0))),
-          b: [0, 1, 2, 3].map((h) => rows.let(`carry${h}_b`, u32(0))),
-        };
-        rows.for('window', { start: u32(0), end: windows, step: u32(1) }, (win, window) => {
-          // Offsets are row a's; row b's are the same for every live row b.
-          const base = win.let('window_base', add(sectorBase.a, mul(window, u32(WARP_SIZE))));
-          const offset = win.let('offset', sub(add(base, lane), firstWord.a));
-          // Word offset in the row; wraps to a huge value before the row's start.
-          const inRow = lt(offset, rowWords);
-          const block = win.let('block', div(offset, u32(BLOCK_WORDS)));
-          const blockOffset = win.let('block_offset', mul(block, u32(BLOCK_WORDS)));
-          // Row a's words stand for both rows' here: header positions relative to the window
-          // are the same in both (absolute words keep the comparisons free of wrap-around).
-          const blockWord = win.let('block_word', add(firstWord.a, blockOffset));
-          // The last block touching the window, whose header words in it become the carry.
-          const lastBlockWord = win.let(
-            'last_block_word',
-            add(
-              firstWord.a,
-              mul(
-                div(sub(add(base, u32(WARP_SIZE - 1)), firstWord.a), u32(BLOCK_WORDS)),
-                u32(BLOCK_WORDS),
-              ),
-            ),
-          );
-          const words = { a: win.let('word_a', u32(0)), b: win.let('word_b', u32(0)) };
-          const headers = { a: [] as Expr[], b: [] as Expr[] };
-          for (const k of ROWS) {
-            const index = add(add(sectorBase[k], mul(window, u32(WARP_SIZE))), lane);
-            win.if(and(live[k], inRow), (load) => load.assign(words[k], load.load('w', index)));
-            // Header words of the lane's block: this window's lane, or the carry when before it.
-            // Every lane runs every shuffle (uniform control flow); lanes not on qs words
-            // discard them.
-            headers[k] = carry[k].map((held, h) => {
-              const at = add(blockWord, u32(h));
-              const source = and(sub(at, base), u32(WARP_SIZE - 1));
-              const fetched = win.shuffle('idx', `header${h}_${k}`, words[k], source);
-              return win.let(`head${h}_${k}`, select(lt(at, base), held, fetched));
-            });
-            carry[k].forEach((held, h) => {
-              const at = add(lastBlockWord, u32(h));
-              const source = and(sub(at, base), u32(WARP_SIZE - 1));
-              const fetched = win.shuffle('idx', `next_carry${h}_${k}`, words[k], source);
-              const inWindow = and(ge(at, base), lt(at, add(base, u32(WARP_SIZE))));
-              win.assign(held, select(inWindow, fetched, held));
-            });
-          }
-          const inBlock = sub(offset, blockOffset);
-          const isQuants = and(inRow, ge(inBlock, u32(HEADER_WORDS)));
-          win.if(and(live.a, isQuants), (quants) => {
-            const qsWord = quants.let('qs_word', sub(inBlock, u32(HEADER_WORDS)));
-            // Chunk c = qsWord / 8 of 32 qs bytes: low nibbles are sub-block 2c, high ones 2c+1.
-            const chunk = quants.let('chunk', shr(qsWord, u32(3)));
-            // Sub-blocks 2c and 2c+1 use bytes 2(c%2) and 2(c%2)+1 of scale words 1-3.
-            const shift = mul(and(chunk, u32(1)), u32(16));
-            const low = lt(chunk, u32(2));
-            // x index of byte 0's low nibble: value 256 b + 64 c + l, l = 4 (qsWord % 8).
-            const xIndex = quants.let(
-              'x_index',
-              add(
-                add(mul(block, u32(BLOCK)), mul(chunk, u32(64))),
-                mul(and(qsWord, u32(7)), u32(4)),
-              ),
-            );
-            // Two 6-bit scales (mins) packed in bytes 0 and 1: plain for sub-blocks < 4, split else.
-            const split = (nibbles: Expr, tops: Expr) =>
-              or(and(nibbles, u32(0x0f0f)), and(shr(tops, u32(2)), u32(0x3030)));
-            const factors = ROWS.map((k) => {
-              const [head0, head1, head2, head3] = headers[k] as [Expr, Expr, Expr, Expr];
-              const s1 = quants.let(`s1_${k}`, shr(head1, shift));
-              const s2 = quants.let(`s2_${k}`, shr(head2, shift));
-              const s3 = quants.let(`s3_${k}`, shr(head3, shift));
-              const scales = quants.let(
-                `scales_${k}`,
-                select(low, and(s1, u32(0x3f3f)), split(s3, s1)),
-              );
-              const mins = quants.let(
-                `mins_${k}`,
-                select(low, and(s2, u32(0x3f3f)), split(shr(s3, u32(4)), s2)),
-              );
-              const d = quants.let(`d_${k}`, unpackHalf(head0, 0));
-              const dmin = quants.let(`dmin_${k}`, unpackHalf(head0, 1));
-              return { scales, mins, d, dmin };
-            });
-            const acc: Record<'a' | 'b', Expr> = { a: total.a, b: total.b };
-            for (const half of [0, 1] as const) {
-              // The word's 4 bytes pair with 4 consecutive x: one 16-byte load (x_index % 4 = 0),
-              // used by both rows.
-              const xs = quants.loadVector(
-                'x',
-                add(xIndex, u32(32 * half)),
-                [0, 1, 2, 3].map((byte) => `x${half}_${byte}`),
-              );
-              const sumX = quants.let(`sum_x${half}`, f32(0));
-              const sumQ = {
-                a: quants.let(`sum_q${half}_a`, f32(0)),
-                b: quants.let(`sum_q${half}_b`, f32(0)),
-              };
-              for (let byte = 0; byte < 4; byte++) {
-                const x = xs[byte] as Expr;
-                for (const k of ROWS) {
-                  const nibble = and(shr(words[k], u32(8 * byte + 4 * half)), u32(15));
-                  quants.assign(sumQ[k], fma(convert('f32', nibble), x, sumQ[k]));
-                }
-                quants.assign(sumX, add(sumX, x));
-              }
-              ROWS.forEach((k, index) => {
-                const { scales, mins, d, dmin } = factors[index] as (typeof factors)[number];
-                const sc = convert('f32', and(shr(scales, u32(8 * half)), u32(63)));
-                const m = convert('f32', and(shr(mins, u32(8 * half)), u32(63)));
-                acc[k] = fma(mul(d, sc), sumQ[k], fma(neg(mul(dmin, m)), sumX, acc[k]));
-              });
-            }
-            for (const k of ROWS) quants.assign(total[k], acc[k]);
-          });
-        });
-        return total;
-      },
-    }),
+  (b) => gemvPairBody(b, { blockSize: BLOCK, setup, delta, row }),
 );
+
+function setup(b: GemvBuilder, blocks: Var<'u32'>) {
+  const { rowWords } = b.let({ rowWords: mul(blocks, BLOCK_WORDS) });
+  // With an odd block count every other row starts 4 words into its first sector.
+  const slack = mul(and(blocks, 1), HEADER_WORDS);
+  const { windows } = b.let({ windows: div(add(add(rowWords, slack), WARP_SIZE - 1), WARP_SIZE) });
+  return { blocks, rowWords, windows };
+}
+
+/** Rows two apart start at the same place in their sectors when the block count is odd. */
+function delta({ blocks }: Setup) {
+  return add(and(blocks, 1), 1);
+}
+
+function row({ rows, live, clamped, lane }: GemvRows<'pair'>, { rowWords, windows }: Setup) {
+  const { firstWord } = perRow(rows, { firstWord: (k) => mul(clamped[k], rowWords) });
+  const { sectorBase } = perRow(rows, { sectorBase: (k) => and(firstWord[k], SECTOR_MASK) });
+  const { total } = perRow(rows, { total: () => f32(0) });
+  const carry = forRows((k) => four((h) => rows.let(`carry${h}_${k}`, u32(0))));
+  rows.for('window', { start: 0, end: windows }, (win, window) => {
+    // Offsets are row a's; row b's are the same for every live row b.
+    const base = win.let('window_base', add(sectorBase.a, mul(window, WARP_SIZE)));
+    // Word offset in the row; wraps to a huge value before the row's start.
+    const { offset } = win.let({ offset: sub(add(base, lane), firstWord.a) });
+    const inRow = lt(offset, rowWords);
+    const { block } = win.let({ block: div(offset, BLOCK_WORDS) });
+    const { blockOffset } = win.let({ blockOffset: mul(block, BLOCK_WORDS) });
+    // Row a's words stand for both rows' here: header positions relative to the window
+    // are the same in both (absolute words keep the comparisons free of wrap-around).
+    const { blockWord } = win.let({ blockWord: add(firstWord.a, blockOffset) });
+    // The last block touching the window, whose header words in it become the carry.
+    const last = div(sub(add(base, WARP_SIZE - 1), firstWord.a), BLOCK_WORDS);
+    const { lastBlockWord } = win.let({ lastBlockWord: add(firstWord.a, mul(last, BLOCK_WORDS)) });
+    const { word: words } = perRow(win, { word: () => u32(0) });
+    const source = (at: Expr<'u32'>) => and(sub(at, base), WARP_SIZE - 1);
+    const headers = forRows((k) => {
+      const index = add(add(sectorBase[k], mul(window, WARP_SIZE)), lane);
+      win.if(and(live[k], inRow), (load) => load.assign(words[k], load.load('w', index)));
+      // Header words of the lane's block: this window's lane, or the carry when before it.
+      // Every lane runs every shuffle (uniform control flow); lanes not on qs words discard them.
+      const header = four((h) => {
+        const at = add(blockWord, h);
+        const fetched = win.shuffle('idx', `header${h}_${k}`, words[k], source(at));
+        return win.let(`head${h}_${k}`, select(lt(at, base), carry[k][h], fetched));
+      });
+      carry[k].forEach((held, h) => {
+        const at = add(lastBlockWord, h);
+        const fetched = win.shuffle('idx', `next_carry${h}_${k}`, words[k], source(at));
+        const inWindow = and(ge(at, base), lt(at, add(base, WARP_SIZE)));
+        win.assign(held, select(inWindow, fetched, held));
+      });
+      return header;
+    });
+    const inBlock = sub(offset, blockOffset);
+    win.if(and(live.a, and(inRow, ge(inBlock, HEADER_WORDS))), (quants) => {
+      const { qsWord } = quants.let({ qsWord: sub(inBlock, HEADER_WORDS) });
+      // Chunk c = qsWord / 8 of 32 qs bytes: low nibbles are sub-block 2c, high ones 2c+1.
+      const { chunk } = quants.let({ chunk: shr(qsWord, 3) });
+      // Sub-blocks 2c and 2c+1 use bytes 2(c%2) and 2(c%2)+1 of scale words 1-3.
+      const shift = mul(and(chunk, 1), 16);
+      const low = lt(chunk, 2);
+      // x index of byte 0's low nibble: value 256 b + 64 c + l, l = 4 (qsWord % 8).
+      const l = mul(and(qsWord, 7), 4);
+      const xIndex = quants.let('x_index', add(add(mul(block, BLOCK), mul(chunk, 64)), l));
+      // Two 6-bit scales (mins) in bytes 0-1: plain for sub-blocks < 4, else nibbles n, tops t.
+      const split = (n: Expr<'u32'>, t: Expr<'u32'>) => or(and(n, 0x0f0f), and(shr(t, 2), 0x3030));
+      const factors = forRows((k) => {
+        const [head0, head1, head2, head3] = headers[k];
+        const s1 = quants.let(`s1_${k}`, shr(head1, shift));
+        const s2 = quants.let(`s2_${k}`, shr(head2, shift));
+        const s3 = quants.let(`s3_${k}`, shr(head3, shift));
+        const scales = quants.let(`scales_${k}`, select(low, and(s1, 0x3f3f), split(s3, s1)));
+        const mins = quants.let(`mins_${k}`, select(low, and(s2, 0x3f3f), split(shr(s3, 4), s2)));
+        const d = quants.let(`d_${k}`, unpackHalf(head0, 0));
+        return { scales, mins, d, dmin: quants.let(`dmin_${k}`, unpackHalf(head0, 1)) };
+      });
+      const acc: Record<'a' | 'b', Expr<'f32'>> = { a: total.a, b: total.b };
+      for (const half of [0, 1] as const) {
+        // The word's 4 bytes pair with 4 consecutive x: one 16-byte load (x_index % 4 = 0),
+        // used by both rows.
+        const xs = quants.loadVector('x', add(xIndex, 32 * half), vectorNames(`x${half}_`));
+        const sumX = quants.let(`sum_x${half}`, f32(0));
+        const sumQ = forRows((k) => quants.let(`sum_q${half}_${k}`, f32(0)));
+        xs.forEach((x, byte) => {
+          for (const k of ROWS) {
+            const nibble = and(shr(words[k], 8 * byte + 4 * half), 15);
+            quants.assign(sumQ[k], fma(convert('f32', nibble), x, sumQ[k]));
+          }
+          quants.assign(sumX, add(sumX, x));
+        });
+        for (const k of ROWS) {
+          const { scales, mins, d, dmin } = factors[k];
+          const sc = convert('f32', and(shr(scales, 8 * half), 63));
+          const m = convert('f32', and(shr(mins, 8 * half), 63));
+          acc[k] = fma(mul(d, sc), sumQ[k], fma(neg(mul(dmin, m)), sumX, acc[k]));
+        }
+      }
+      for (const k of ROWS) quants.assign(total[k], acc[k]);
+    });
+  });
+  return total;
+}
+
+type Setup = ReturnType<typeof setup>;
 
 /**
  * Catalog kernel `q4k-gemv`: y = W x with W's `n_out` rows in native GGUF Q4_K blocks (256 values
  * in 144 bytes) bound as u32 words, x and y f32. A warp streams two rows at once; `n_in` must be a
  * multiple of 256.
  */
-export const q4kGemv: CatalogKernel = gemvCatalogKernel({
+export const q4kGemv = gemvCatalogKernel({
   spec,
   type: 'q4_K',
   // Word indices are u32: the matrix plus one window must stay below 2^32 words' byte offsets.
   offsetHeadroom: 4 * (WARP_SIZE + SECTOR_WORDS),
-  // Random blocks rather than quantized floats: ggml's Q4_K search quantizes ~0.2M values/s, too
-  // slow for 8M-value cases, and random bytes reach every 6-bit scale, min and nibble.
-  generateWeights(nOut, nIn, rng, magnitude) {
-    const words = new Uint32Array(quantizedBytes('q4_K', nOut, nIn) / 4);
-    const header = new Uint8Array(4);
-    for (let start = 0; start < words.length; start += BLOCK_WORDS) {
-      // d * 63 * 15 and dmin * 63 stay below the magnitude, so |w| <= magnitude.
-      writeF16(header, 0, (rng.uniform(0.25, 0.99) * magnitude) / (63 * 15));
-      writeF16(header, 2, (rng.uniform(0, 0.99) * magnitude) / 63);
-      words[start] = packWords(header)[0] ?? 0;
-      for (let k = 1; k < BLOCK_WORDS; k++) words[start + k] = rng.nextU32();
-    }
-    return words;
-  },
+  generateWeights: randomQ4kWords,
 });

@@ -1,41 +1,22 @@
-import { WARP_SIZE, type Expr } from '../body.js';
+import { WARP_SIZE, type Expr, type VarExpr as Var } from '../body.js';
 import { defineKernel } from '../builder.js';
-import { GEMV_PAIR_INTERFACE, gemvPairBody } from './gemv-interface.js';
-import { gemvCatalogKernel, randomQ6kBlocks } from './gemv-catalog.js';
-import {
-  add,
-  and,
-  convert,
-  div,
-  eq,
-  f32,
-  fma,
-  ge,
-  lt,
-  min,
-  mul,
-  or,
-  select,
-  shr,
-  sub,
-  u32,
-  unpackHalf,
-} from '../expressions.js';
+import { add, and, convert, div, eq, f32, fma, ge, lt, mul, or } from '../expressions.js';
+import { select, shr, sub, u32, unpackHalf } from '../expressions.js';
+import { QUANT_FORMATS } from '../quant/formats.js';
 import { repack, unpack } from '../quant/repack.js';
 import { packWords } from '../quant/words.js';
-import type { CatalogKernel } from './catalog-kernel.js';
+import { GEMV_PAIR_INTERFACE, SECTOR_WORDS, gemvPairBody } from './gemv-interface.js';
+import type { GemvBuilder, GemvRows } from './gemv-interface.js';
+import { ROWS, forRows, perRow, vectorNames } from './locals.js';
+import { gemvCatalogKernel, randomQ6kBlocks } from './gemv-catalog.js';
 
-const BLOCK = 256;
-const BLOCK_BYTES = 210;
+const { blockSize: BLOCK, blockBytes: BLOCK_BYTES } = QUANT_FORMATS.q6_K;
 /** Words per block of each repacked array: ql 128 bytes, qh 64, scales 16 (d is 2 bytes). */
 const QL_WORDS = 32;
 const QH_WORDS = 16;
 const SCALE_WORDS = 4;
-/** Words per sector: the 32-byte unit DRAM moves and the simulator's sector counter measures. */
-const SECTOR_WORDS = 8;
 /** Lanes that hold the d words; lane 8 + k holds the d of blocks 2k, 2k+1 of 16. */
 const D_LANE = 8;
-const ROWS = ['a', 'b'] as const;
 
 /**
  * PTX workgroup sizes: 2 to 12 warps, even counts. The body wants ~56 registers a thread (64 on
@@ -55,8 +36,6 @@ const PTX_WORKGROUP_SIZES = { min: 64, max: 384, multipleOf: 64 } as const;
 // are in the scale words 2(t/8) and 2(t/8) + 1, fetched by shuffle. Every eighth step lanes 8-15
 // load the next 8 d words (16 blocks' d, one sector), so d is loaded once and never re-touches a
 // sector; a step's d word comes by shuffle from lane 8 + step % 8.
-// Warp ops need workgroup-uniform control flow in WGSL, so every warp runs the same step count (from
-// the params) and a warp past the last row still shuffles and reduces; it only skips its loads.
 // The zero padding at a row's end (< 32 bytes) is never read.
 const spec = defineKernel(
   {
@@ -72,154 +51,115 @@ const spec = defineKernel(
         : knob,
     ),
   },
-  (b) =>
-    gemvPairBody(b, {
-      setup: (b) => {
-        const blocks = b.let('blocks', div(b.param('n_in'), u32(BLOCK)));
-        // Row stride 32·⌈210·nb/32⌉ bytes, in words.
-        const rowWords = b.let(
-          'row_words',
-          mul(div(add(mul(blocks, u32(BLOCK_BYTES)), u32(31)), u32(32)), u32(SECTOR_WORDS)),
-        );
-        const qhStart = b.let('qh_start', mul(blocks, u32(QL_WORDS)));
-        const scaleStart = b.let('scale_start', mul(blocks, u32(QL_WORDS + QH_WORDS)));
-        const dStart = b.let('d_start', mul(blocks, u32(QL_WORDS + QH_WORDS + SCALE_WORDS)));
-        const dWords = b.let('d_words', div(add(blocks, u32(1)), u32(2)));
-        const steps = b.let('steps', dWords);
-        return { blocks, rowWords, qhStart, scaleStart, dStart, dWords, steps };
-      },
-      laneSetup: (b, lane) => {
-        const pair = b.let('pair', shr(lane, u32(4)));
-        const half = b.let('half', and(shr(lane, u32(3)), u32(1)));
-        const quad = b.let('quad', and(lane, u32(7)));
-        // ql word of this lane in a step: 32·pair + 16·half + quad = 2·lane − quad.
-        const qlLane = b.let('ql_lane', sub(mul(lane, u32(2)), quad));
-        const scaleSource = b.let('scale_source', mul(shr(lane, u32(3)), u32(2)));
-        // Byte of scales[8h + s] in scale word 2h, s = l0/16 = quad/4.
-        const scaleShift = b.let('scale_shift', mul(shr(quad, u32(2)), u32(8)));
-        return { pair, half, quad, qlLane, scaleSource, scaleShift };
-      },
-      rows: (
-        { rows, row, live, lane, nOut },
-        { blocks, rowWords, qhStart, scaleStart, dStart, dWords, steps },
-        { pair, half, quad, qlLane, scaleSource, scaleShift },
-      ) => {
-        // Clamped so address arithmetic of a warp past the last row stays in range.
-        const rowBase = {
-          a: rows.let('row_base_a', mul(min(row.a, sub(nOut, u32(1))), rowWords)),
-          b: rows.let('row_base_b', mul(min(row.b, sub(nOut, u32(1))), rowWords)),
-        };
-        const total = { a: rows.let('total_a', f32(0)), b: rows.let('total_b', f32(0)) };
-        // Lanes 0-7: this step's scale words; lanes 8-15: d words, reloaded every eighth step.
-        const meta = { a: rows.let('held_a', u32(0)), b: rows.let('held_b', u32(0)) };
-        rows.for('step', { start: u32(0), end: steps, step: u32(1) }, (st, step) => {
-          const block = st.let('block', add(mul(step, u32(2)), pair));
-          const onBlock = st.let('on_block', lt(block, blocks));
-          const scaleWord = add(mul(step, u32(2 * SCALE_WORDS)), lane);
-          const isScale = and(lt(lane, u32(D_LANE)), lt(scaleWord, mul(blocks, u32(SCALE_WORDS))));
-          const dWord = st.let('d_word', add(step, sub(lane, u32(D_LANE))));
-          const isD = and(
-            and(eq(and(step, u32(7)), u32(0)), and(ge(lane, u32(D_LANE)), lt(lane, u32(16)))),
-            lt(dWord, dWords),
-          );
-          const metaIndex = select(isScale, add(scaleStart, scaleWord), add(dStart, dWord));
-          const dSource = add(u32(D_LANE), and(step, u32(7)));
-          const words = ROWS.map((k) => {
-            const ql0 = st.let(`ql0_${k}`, u32(0));
-            const ql1 = st.let(`ql1_${k}`, u32(0));
-            const qh = st.let(`qh_${k}`, u32(0));
-            st.if(and(live[k], onBlock), (load) => {
-              const ql = add(rowBase[k], add(mul(step, u32(2 * QL_WORDS)), qlLane));
-              load.assign(ql0, load.load('w', ql));
-              load.assign(ql1, load.load('w', add(ql, u32(SECTOR_WORDS))));
-              const qhIndex = add(
-                add(rowBase[k], qhStart),
-                add(mul(step, u32(2 * QH_WORDS)), lane),
-              );
-              load.assign(qh, load.load('w', qhIndex));
-            });
-            st.if(and(live[k], or(isScale, isD)), (load) => {
-              load.assign(meta[k], load.load('w', add(rowBase[k], metaIndex)));
-            });
-            // Every lane runs every shuffle (uniform control flow); idle lanes discard them.
-            const scaleLow = st.shuffle('idx', `scale_low_${k}`, meta[k], scaleSource);
-            const scaleHigh = st.shuffle(
-              'idx',
-              `scale_high_${k}`,
-              meta[k],
-              add(scaleSource, u32(1)),
-            );
-            const dPair = st.shuffle('idx', `d_pair_${k}`, meta[k], dSource);
-            return { ql0, ql1, qh, scaleLow, scaleHigh, dPair };
-          });
-          // Row b is past the end whenever row a is; a dead row b's sums are never stored.
-          st.if(and(live.a, onBlock), (quants) => {
-            const d = ROWS.map((k, index) => {
-              const { dPair } = words[index] as (typeof words)[number];
-              return quants.let(
-                `d_${k}`,
-                select(eq(pair, u32(0)), unpackHalf(dPair, 0), unpackHalf(dPair, 1)),
-              );
-            });
-            // x index of value 0: 256·block + 128h + l0.
-            const xIndex = quants.let(
-              'x_index',
-              add(add(mul(block, u32(BLOCK)), mul(half, u32(128))), mul(quad, u32(4))),
-            );
-            const acc: Record<'a' | 'b', Expr> = { a: total.a, b: total.b };
-            // Value group k (+32k): ql word k % 2, nibble k / 2, qh bits 2k, scale byte k % 2 of
-            // scale word k / 2 (scales s, s+2 | s+4, s+6).
-            for (let k = 0; k < 4; k++) {
-              // 4 values of group k pair with 4 consecutive x: one 16-byte load (x_index % 4 = 0),
-              // used by both rows.
-              const xs = quants.loadVector(
-                'x',
-                add(xIndex, u32(32 * k)),
-                [0, 1, 2, 3].map((j) => `x${k}_${j}`),
-              );
-              ROWS.forEach((r, index) => {
-                const { ql0, ql1, qh, scaleLow, scaleHigh } = words[
-                  index
-                ] as (typeof words)[number];
-                const ql = k % 2 === 0 ? ql0 : ql1;
-                const sum = quants.let(`sum${k}_${r}`, f32(0));
-                for (let j = 0; j < 4; j++) {
-                  const low = and(shr(ql, u32(8 * j + 4 * (k >> 1))), u32(15));
-                  const high = shl4(and(shr(qh, u32(8 * j + 2 * k)), u32(3)));
-                  const q = sub(convert('f32', or(low, high)), f32(32));
-                  quants.assign(sum, fma(q, xs[j] as Expr, sum));
-                }
-                const word = k < 2 ? scaleLow : scaleHigh;
-                const byte = quants.let(
-                  `scale${k}_${r}`,
-                  and(shr(word, add(scaleShift, u32(16 * (k % 2)))), u32(255)),
-                );
-                // int8: bytes of 128 and above are negative.
-                const scale = sub(
-                  convert('f32', byte),
-                  mul(convert('f32', shr(byte, u32(7))), f32(256)),
-                );
-                acc[r] = fma(mul(d[index] as Expr, scale), sum, acc[r]);
-              });
-            }
-            for (const r of ROWS) quants.assign(total[r], acc[r]);
-          });
-        });
-        return total;
-      },
-    }),
+  (b) => gemvPairBody(b, { blockSize: BLOCK, setup, laneSetup, row }),
 );
 
-function shl4(value: Expr): Expr {
-  return mul(value, u32(16));
+function setup(b: GemvBuilder, blocks: Var<'u32'>) {
+  // Row stride 32·⌈210·nb/32⌉ bytes, in words.
+  const sectors = div(add(mul(blocks, BLOCK_BYTES), 31), 32);
+  const { rowWords } = b.let({ rowWords: mul(sectors, SECTOR_WORDS) });
+  const { qhStart } = b.let({ qhStart: mul(blocks, QL_WORDS) });
+  const { scaleStart } = b.let({ scaleStart: mul(blocks, QL_WORDS + QH_WORDS) });
+  const { dStart } = b.let({ dStart: mul(blocks, QL_WORDS + QH_WORDS + SCALE_WORDS) });
+  const { dWords } = b.let({ dWords: div(add(blocks, 1), 2) });
+  const { steps } = b.let({ steps: dWords });
+  return { blocks, rowWords, qhStart, scaleStart, dStart, dWords, steps };
 }
+
+function laneSetup(b: GemvBuilder, lane: Var<'u32'>) {
+  const { pair } = b.let({ pair: shr(lane, 4) });
+  const { half } = b.let({ half: and(shr(lane, 3), 1) });
+  const { quad } = b.let({ quad: and(lane, 7) });
+  // ql word of this lane in a step: 32·pair + 16·half + quad = 2·lane − quad.
+  const { qlLane } = b.let({ qlLane: sub(mul(lane, 2), quad) });
+  const { scaleSource } = b.let({ scaleSource: mul(shr(lane, 3), 2) });
+  // Byte of scales[8h + s] in scale word 2h, s = l0/16 = quad/4.
+  const { scaleShift } = b.let({ scaleShift: mul(shr(quad, 2), 8) });
+  return { pair, half, quad, qlLane, scaleSource, scaleShift };
+}
+
+function row({ rows, live, clamped, lane }: GemvRows<'pair'>, setup: Setup, lanes: Lanes) {
+  const { blocks, rowWords, qhStart, scaleStart, dStart, dWords, steps } = setup;
+  const { pair, half, quad, qlLane, scaleSource, scaleShift } = lanes;
+  const { rowBase } = perRow(rows, { rowBase: (k) => mul(clamped[k], rowWords) });
+  const { total } = perRow(rows, { total: () => f32(0) });
+  // Lanes 0-7: this step's scale words; lanes 8-15: d words, reloaded every eighth step.
+  const { held: meta } = perRow(rows, { held: () => u32(0) });
+  rows.for('step', { start: 0, end: steps }, (st, step) => {
+    const { block } = st.let({ block: add(mul(step, 2), pair) });
+    const { onBlock } = st.let({ onBlock: lt(block, blocks) });
+    const scaleWord = add(mul(step, 2 * SCALE_WORDS), lane);
+    const isScale = and(lt(lane, D_LANE), lt(scaleWord, mul(blocks, SCALE_WORDS)));
+    const { dWord } = st.let({ dWord: add(step, sub(lane, D_LANE)) });
+    const dLane = and(ge(lane, D_LANE), lt(lane, 16));
+    const isD = and(and(eq(and(step, 7), 0), dLane), lt(dWord, dWords));
+    const metaIndex = select(isScale, add(scaleStart, scaleWord), add(dStart, dWord));
+    const dSource = add(D_LANE, and(step, 7));
+    const words = forRows((k) => {
+      const ql0 = st.let(`ql0_${k}`, u32(0));
+      const ql1 = st.let(`ql1_${k}`, u32(0));
+      const qh = st.let(`qh_${k}`, u32(0));
+      st.if(and(live[k], onBlock), (load) => {
+        const ql = add(rowBase[k], add(mul(step, 2 * QL_WORDS), qlLane));
+        load.assign(ql0, load.load('w', ql));
+        load.assign(ql1, load.load('w', add(ql, SECTOR_WORDS)));
+        const qhIndex = add(add(rowBase[k], qhStart), add(mul(step, 2 * QH_WORDS), lane));
+        load.assign(qh, load.load('w', qhIndex));
+      });
+      const metaAt = add(rowBase[k], metaIndex);
+      st.if(and(live[k], or(isScale, isD)), (load) => load.assign(meta[k], load.load('w', metaAt)));
+      // Every lane runs every shuffle (uniform control flow); idle lanes discard them.
+      const scaleLow = st.shuffle('idx', `scale_low_${k}`, meta[k], scaleSource);
+      const scaleHigh = st.shuffle('idx', `scale_high_${k}`, meta[k], add(scaleSource, 1));
+      const dPair = st.shuffle('idx', `d_pair_${k}`, meta[k], dSource);
+      return { ql0, ql1, qh, scaleLow, scaleHigh, dPair };
+    });
+    // Row b is past the end whenever row a is; a dead row b's sums are never stored.
+    st.if(and(live.a, onBlock), (quants) => {
+      const dOf = (p: Var<'u32'>) => select(eq(pair, 0), unpackHalf(p, 0), unpackHalf(p, 1));
+      const d = forRows((k) => quants.let(`d_${k}`, dOf(words[k].dPair)));
+      // x index of value 0: 256·block + 128h + l0.
+      const at0 = add(add(mul(block, BLOCK), mul(half, 128)), mul(quad, 4));
+      const xIndex = quants.let('x_index', at0);
+      const acc: Record<'a' | 'b', Expr<'f32'>> = { a: total.a, b: total.b };
+      // Value group k (+32k): ql word k % 2, nibble k / 2, qh bits 2k, scale byte k % 2 of
+      // scale word k / 2 (scales s, s+2 | s+4, s+6).
+      for (let k = 0; k < 4; k++) {
+        // 4 values of group k pair with 4 consecutive x: one 16-byte load (x_index % 4 = 0),
+        // used by both rows.
+        const xs = quants.loadVector('x', add(xIndex, 32 * k), vectorNames(`x${k}_`));
+        const shift = add(scaleShift, 16 * (k % 2));
+        for (const r of ROWS) {
+          const { ql0, ql1, qh, scaleLow, scaleHigh } = words[r];
+          const ql = k % 2 === 0 ? ql0 : ql1;
+          const sum = quants.let(`sum${k}_${r}`, f32(0));
+          xs.forEach((x, j) => {
+            const low = and(shr(ql, 8 * j + 4 * (k >> 1)), 15);
+            const high = mul(and(shr(qh, 8 * j + 2 * k), 3), 16);
+            quants.assign(sum, fma(sub(convert('f32', or(low, high)), 32), x, sum));
+          });
+          const word = k < 2 ? scaleLow : scaleHigh;
+          const byte = quants.let(`scale${k}_${r}`, and(shr(word, shift), 255));
+          // int8: bytes of 128 and above are negative.
+          const scale = sub(convert('f32', byte), mul(convert('f32', shr(byte, 7)), 256));
+          acc[r] = fma(mul(d[r], scale), sum, acc[r]);
+        }
+      }
+      for (const r of ROWS) quants.assign(total[r], acc[r]);
+    });
+  });
+  return total;
+}
+
+type Setup = ReturnType<typeof setup>;
+type Lanes = ReturnType<typeof laneSetup>;
 
 /**
  * Catalog kernel `q6k-soa-gemv`: q6k-gemv's product on Q6_K rows repacked structure-of-arrays (see
  * `repack`; `weights.fromNative` converts GGUF rows), so every load is aligned. A warp streams two
  * rows at once; `n_in` must be a multiple of 256.
  */
-export const q6kSoaGemv: CatalogKernel = gemvCatalogKernel({
+export const q6kSoaGemv = gemvCatalogKernel({
   spec,
   type: 'q6_K',
   // Word indices are u32: the matrix must stay below 2^32 bytes' byte offsets.
@@ -228,8 +168,7 @@ export const q6kSoaGemv: CatalogKernel = gemvCatalogKernel({
   layoutBytes: (nOut, nIn) => nOut * 32 * Math.ceil((BLOCK_BYTES * Math.floor(nIn / BLOCK)) / 32),
   toNative: (bytes, nOut, nIn) => unpack('q6_K', bytes, nOut, nIn),
   fromNative: (native, nOut, nIn) => repack('q6_K', native, nOut, nIn),
-  // Random native blocks, repacked: quantizing 8M values is slow, and random bytes reach every
-  // 6-bit value and signed scale.
-  generateWeights: (nOut, nIn, rng, magnitude) =>
-    packWords(repack('q6_K', randomQ6kBlocks(nOut, nIn, rng, magnitude), nOut, nIn)),
+  // Random native blocks (see q6k-gemv), repacked.
+  generateWeights: (nOut, nIn, ...rest) =>
+    packWords(repack('q6_K', randomQ6kBlocks(nOut, nIn, ...rest), nOut, nIn)),
 });

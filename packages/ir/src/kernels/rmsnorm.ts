@@ -1,6 +1,6 @@
 import { WARP_SIZE } from '../body.js';
 import { defineKernel } from '../builder.js';
-import { add, convert, div, eq, f32, fma, lt, mul, sqrt, u32 } from '../expressions.js';
+import { add, convert, div, eq, f32, fma, lt, mul, sqrt } from '../expressions.js';
 import type { CatalogKernel } from './catalog-kernel.js';
 
 const spec = defineKernel(
@@ -36,28 +36,27 @@ const spec = defineKernel(
   (b) => {
     const size = b.schedule('workgroupSize');
     const nEmbd = b.param('n_embd');
-    const row = b.let('row', b.workgroupId('x'));
+    const { row } = b.let({ row: b.workgroupId('x') });
     // The guard is workgroup-uniform, so the barrier inside it is reached by all threads or none.
     b.if(lt(row, b.param('rows')), (body) => {
-      const base = body.let('base', mul(row, nEmbd));
-      const sum = body.let('sum', f32(0));
+      const { base, sum } = body.let({ base: mul(row, nEmbd), sum: f32(0) });
       body.for('i', { start: body.localId(), end: nEmbd, step: size }, (loop, i) => {
-        const value = loop.let('value', loop.load('x', add(base, i)));
+        const { value } = loop.let({ value: loop.load('x', add(base, i)) });
         loop.assign(sum, fma(value, value, sum));
       });
       const warpSum = body.reduce('add', 'warp_sum', sum);
-      body.if(eq(body.laneId(), u32(0)), (lane0) =>
-        lane0.store('partial', lane0.warpId(), warpSum),
-      );
+      body.if(eq(body.laneId(), 0), (lane0) => lane0.store('partial', lane0.warpId(), warpSum));
       body.barrier();
       // Every warp folds the per-warp partials itself, so no second barrier is needed.
-      const part = body.let('part', f32(0));
-      body.if(lt(body.laneId(), div(size, u32(WARP_SIZE))), (reader) =>
+      const { part } = body.let({ part: f32(0) });
+      body.if(lt(body.laneId(), div(size, WARP_SIZE)), (reader) =>
         reader.assign(part, reader.load('partial', reader.laneId())),
       );
       const total = body.reduce('add', 'total', part);
       const mean = div(total, convert('f32', nEmbd));
-      const scale = body.let('inv_rms', div(f32(1), sqrt(add(mean, body.param('eps')))));
+      const { invRms: scale } = body.let({
+        invRms: div(1, sqrt(add(mean, body.param('eps')))),
+      });
       body.for('j', { start: body.localId(), end: nEmbd, step: size }, (loop, j) => {
         const index = add(base, j);
         loop.store('y', index, mul(mul(loop.load('x', index), scale), loop.load('w', j)));

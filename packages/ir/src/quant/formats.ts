@@ -1,5 +1,6 @@
 // The GGUF block formats Forge reads and writes, and row-major (de)quantization of whole matrices.
 import { ValidationError } from '../errors.js';
+import { BLOCK_GEOMETRY } from './geometry.js';
 import { dequantizeBlockQ4_0, quantizeBlockQ4_0 } from './q4-0.js';
 import { dequantizeBlockQ4_K, quantizeBlockQ4_K } from './q4-k.js';
 import { dequantizeBlockQ6_K, quantizeBlockQ6_K } from './q6-k.js';
@@ -48,32 +49,28 @@ export const QUANT_FORMATS: Readonly<Record<QuantType, QuantFormat>> = {
   q4_0: {
     type: 'q4_0',
     ggmlTypeId: 2,
-    blockSize: 32,
-    blockBytes: 18,
+    ...BLOCK_GEOMETRY.q4_0,
     quantizeBlock: quantizeBlockQ4_0,
     dequantizeBlock: dequantizeBlockQ4_0,
   },
   q8_0: {
     type: 'q8_0',
     ggmlTypeId: 8,
-    blockSize: 32,
-    blockBytes: 34,
+    ...BLOCK_GEOMETRY.q8_0,
     quantizeBlock: quantizeBlockQ8_0,
     dequantizeBlock: dequantizeBlockQ8_0,
   },
   q4_K: {
     type: 'q4_K',
     ggmlTypeId: 12,
-    blockSize: 256,
-    blockBytes: 144,
+    ...BLOCK_GEOMETRY.q4_K,
     quantizeBlock: quantizeBlockQ4_K,
     dequantizeBlock: dequantizeBlockQ4_K,
   },
   q6_K: {
     type: 'q6_K',
     ggmlTypeId: 14,
-    blockSize: 256,
-    blockBytes: 210,
+    ...BLOCK_GEOMETRY.q6_K,
     quantizeBlock: quantizeBlockQ6_K,
     dequantizeBlock: dequantizeBlockQ6_K,
   },

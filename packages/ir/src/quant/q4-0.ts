@@ -1,10 +1,11 @@
 // Q4_0: 32 values in 18 bytes — f16 d @0, qs[16] @2; value l = ((qs[l] & 15) - 8) * d, l + 16 uses the high nibble.
+import { BLOCK_GEOMETRY } from './geometry.js';
 import { fr, readF16, toInt8, writeF16 } from './scalar.js';
 
 /** Values per Q4_0 block. */
-export const Q4_0_BLOCK_SIZE = 32;
+export const Q4_0_BLOCK_SIZE = BLOCK_GEOMETRY.q4_0.blockSize;
 /** Bytes per Q4_0 block: an f16 scale and 16 bytes of 4-bit values. */
-export const Q4_0_BLOCK_BYTES = 18;
+export const Q4_0_BLOCK_BYTES = BLOCK_GEOMETRY.q4_0.blockBytes;
 
 /** ggml's quantize_row_q4_0_ref for one block: d = -(value of largest magnitude) / 8. */
 export function quantizeBlockQ4_0(

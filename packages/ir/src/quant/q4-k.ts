@@ -1,14 +1,15 @@
 // Q4_K: 256 values in 144 bytes — f16 d @0, f16 dmin @2, scales[12] @4 (eight 6-bit scales and
 // mins), qs[128] @16; value = d*sc*q - dmin*m per 32-value sub-block.
+import { BLOCK_GEOMETRY } from './geometry.js';
 import { fr, nearestInt, readF16, writeF16 } from './scalar.js';
 
 /** Values per Q4_K super-block (8 sub-blocks of 32). */
-export const Q4_K_BLOCK_SIZE = 256;
+export const Q4_K_BLOCK_SIZE = BLOCK_GEOMETRY.q4_K.blockSize;
 /**
  * Bytes per Q4_K super-block: f16 d and dmin, 12 bytes of 6-bit scales and mins, 128 bytes of 4-bit
  * values.
  */
-export const Q4_K_BLOCK_BYTES = 144;
+export const Q4_K_BLOCK_BYTES = BLOCK_GEOMETRY.q4_K.blockBytes;
 
 /** The 6-bit scale and min of sub-block `j` from the 12 packed bytes at `offset`. */
 export function q4kScaleMin(bytes: Uint8Array, offset: number, j: number): [number, number] {

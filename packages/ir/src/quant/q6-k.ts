@@ -1,14 +1,15 @@
 // Q6_K: 256 values in 210 bytes — ql[128] @0 (low 4 bits), qh[64] @128 (high 2 bits),
 // int8 scales[16] @192 (one per 16 values), f16 d @208; value = d * scale * (q - 32).
+import { BLOCK_GEOMETRY } from './geometry.js';
 import { GROUP_MAX_EPS, fr, nearestInt, readF16, writeF16 } from './scalar.js';
 
 /** Values per Q6_K super-block (16 sub-blocks of 16). */
-export const Q6_K_BLOCK_SIZE = 256;
+export const Q6_K_BLOCK_SIZE = BLOCK_GEOMETRY.q6_K.blockSize;
 /**
  * Bytes per Q6_K super-block: 128 bytes of low 4 bits, 64 of high 2 bits, 16 signed scales and an
  * f16 d; every other block starts 2 bytes into a word.
  */
-export const Q6_K_BLOCK_BYTES = 210;
+export const Q6_K_BLOCK_BYTES = BLOCK_GEOMETRY.q6_K.blockBytes;
 
 // Scratch for one block; the codecs are synchronous, so sharing them is safe.
 const levels = new Uint8Array(256);

@@ -1,13 +1,14 @@
 // Q8_0: 32 values in 34 bytes — f16 d @0, int8 qs[32] @2; value = d * q.
+import { BLOCK_GEOMETRY } from './geometry.js';
 import { fr, readF16, roundAwayFromZero, toInt8, writeF16 } from './scalar.js';
 
 /** Values per Q8_0 block. */
-export const Q8_0_BLOCK_SIZE = 32;
+export const Q8_0_BLOCK_SIZE = BLOCK_GEOMETRY.q8_0.blockSize;
 /**
  * Bytes per Q8_0 block: an f16 scale and 32 signed bytes, so every other block of a row starts 2
  * bytes into a word.
  */
-export const Q8_0_BLOCK_BYTES = 34;
+export const Q8_0_BLOCK_BYTES = BLOCK_GEOMETRY.q8_0.blockBytes;
 
 /** ggml's quantize_row_q8_0_ref for one block: d = max|x| / 127, q = roundf(x / d). */
 export function quantizeBlockQ8_0(

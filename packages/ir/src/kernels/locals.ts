@@ -1,0 +1,53 @@
+import type { Expr, VarExpr } from '../body.js';
+import { localName, type BodyBuilder, type Declared } from '../builder.js';
+
+// Helpers for kernels that declare locals per row of a pair or in fours (vector loads).
+
+/** The rows of a pair, a and b, in the order their statements are emitted. */
+export const ROWS = ['a', 'b'] as const;
+/** One value per row of a pair. */
+export interface PerRow<T> {
+  readonly a: T;
+  readonly b: T;
+}
+
+/** `value(k)` for row a, then row b. */
+export function forRows<T>(value: (k: 'a' | 'b') => T): PerRow<T> {
+  return { a: value('a'), b: value('b') };
+}
+
+/**
+ * Declares one local per key and row, key by key: `perRow(b, { firstWord: (k) => … })` declares
+ * `first_word_a` then `first_word_b` (see localName) and returns `{ firstWord: { a, b } }`.
+ */
+export function perRow<
+  M extends Declared,
+  R extends Readonly<Record<string, (k: 'a' | 'b') => Expr>>,
+>(b: BodyBuilder<M>, locals: R): { [K in keyof R]: PerRow<VarExpr<ReturnType<R[K]>['type']>> } {
+  const declared: Record<string, PerRow<VarExpr>> = {};
+  for (const [key, value] of Object.entries(locals)) {
+    const name = localName(key);
+    declared[key] = { a: b.let(`${name}_a`, value('a')), b: b.let(`${name}_b`, value('b')) };
+  }
+  return declared as { [K in keyof R]: PerRow<VarExpr<ReturnType<R[K]>['type']>> };
+}
+
+/** `[f(0), f(1), f(2), f(3)]`, called in that order. */
+export function four<T>(f: (i: 0 | 1 | 2 | 3) => T): readonly [T, T, T, T] {
+  return [f(0), f(1), f(2), f(3)];
+}
+
+/** The names `${prefix}0` to `${prefix}3` of a four-element loadVector. */
+export const vectorNames = (prefix: string) => four((i) => `${prefix}${i}`);
+
+/** Assigns `values[k]` to `targets[k]` for every k of `values`. */
+export function assignEach<M extends Declared>(
+  b: BodyBuilder<M>,
+  targets: readonly VarExpr<'f32'>[],
+  values: readonly Expr<'f32'>[],
+): void {
+  values.forEach((value, k) => {
+    const target = targets[k];
+    if (target !== undefined) b.assign(target, value);
+  });
+}
