@@ -1,4 +1,12 @@
-import { formatSchedule, type PtxArch, type Schedule, type WgslFeature } from '@forge/ir';
+import {
+  CATALOG,
+  TARGET_KINDS,
+  formatSchedule,
+  type PtxArch,
+  type Schedule,
+  type TargetKind,
+  type WgslFeature,
+} from '@forge/ir';
 
 /** The target a golden entry is emitted for: a PTX arch, or a WGSL feature set. */
 export type GoldenTarget =
@@ -12,28 +20,37 @@ export interface GoldenEntrySpec {
   readonly schedule: Schedule;
 }
 
-const KERNELS = ['affine-f32', 'rmsnorm', 'q8_0-gemv', 'q4k-gemv', 'q6k-gemv', 'q6k-soa-gemv'];
-const PINNED_ARCHS: readonly PtxArch[] = ['sm_75', 'sm_80', 'sm_90'];
-const PINNED_FEATURE_SETS: readonly (readonly WgslFeature[])[] = [[], ['f16', 'subgroups']];
+/** Every catalog kernel's default schedule is pinned on each of these targets. */
+const GOLDEN_TARGETS: Readonly<Record<TargetKind, readonly GoldenTarget[]>> = {
+  ptx: (['sm_75', 'sm_80', 'sm_90'] as const).map((arch) => ({ kind: 'ptx', arch })),
+  wgsl: [[], ['f16', 'subgroups'] as const].map((features) => ({ kind: 'wgsl', features })),
+};
 
-/** Everything `golden/` pins: every catalog kernel per pinned arch and feature set, plus non-default schedules. */
-export const GOLDEN_ENTRIES: readonly GoldenEntrySpec[] = [
-  ...KERNELS.flatMap((kernelId) =>
-    PINNED_ARCHS.map((arch): GoldenEntrySpec => ({
-      kernelId,
-      target: { kind: 'ptx', arch },
-      schedule: {},
-    })),
-  ),
-  { kernelId: 'rmsnorm', target: { kind: 'ptx', arch: 'sm_80' }, schedule: { workgroupSize: 128 } },
-  ...KERNELS.flatMap((kernelId) =>
-    PINNED_FEATURE_SETS.map((features): GoldenEntrySpec => ({
-      kernelId,
-      target: { kind: 'wgsl', features },
-      schedule: {},
-    })),
-  ),
-];
+/** A kernel's `goldenSchedules` are pinned on one target per kind: what they vary is the schedule. */
+const SCHEDULE_TARGET: Readonly<Record<TargetKind, GoldenTarget>> = {
+  ptx: { kind: 'ptx', arch: 'sm_80' },
+  wgsl: { kind: 'wgsl', features: [] },
+};
+
+/**
+ * Everything `golden/` pins, derived from the catalog: per target kind, every kernel's default
+ * schedule on each golden target, then each kernel's `goldenSchedules` for that kind.
+ */
+export const GOLDEN_ENTRIES: readonly GoldenEntrySpec[] = TARGET_KINDS.flatMap((kind) => {
+  const kernels = [...CATALOG.values()];
+  return [
+    ...kernels.flatMap((kernel) =>
+      GOLDEN_TARGETS[kind].map((target) => ({ kernelId: kernel.spec.id, target, schedule: {} })),
+    ),
+    ...kernels.flatMap((kernel) =>
+      (kernel.goldenSchedules?.[kind] ?? []).map((schedule) => ({
+        kernelId: kernel.spec.id,
+        target: SCHEDULE_TARGET[kind],
+        schedule,
+      })),
+    ),
+  ];
+});
 
 /** `ptx/rmsnorm.sm_80.ptx`, `ptx/rmsnorm.sm_80.workgroupSize-128.ptx`, `wgsl/rmsnorm.f16-subgroups.wgsl`. */
 export function goldenFileName(entry: GoldenEntrySpec): string {
