@@ -4,6 +4,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { runCli } from '@forge/cli';
 import { ROOT } from './workspace.mjs';
 
 export const FORGE_BIN = join(ROOT, 'packages', 'cli', 'dist', 'bin.js');
@@ -330,7 +331,32 @@ export function shown(args) {
     .join(' ');
 }
 
-/** Runs one case in `work`; returns what it did and the files it created there. */
+/**
+ * Whether a case runs the built binary rather than `runCli` in this process: the first case of
+ * each command (the binary's own path: stream writes, exit code) and every case that opens Dawn
+ * (only the binary filters Dawn's native log off stderr).
+ */
+export function spawned(testCase) {
+  const [command] = testCase.args;
+  const first = CASES.find((other) => other.args[0] === command);
+  const dawn = ['run', 'validate'].includes(command ?? '') && testCase.args.includes('wgsl');
+  return first === testCase || dawn;
+}
+
+/** Runs one case in `work` through `runCli` in this process; resolves to what runCase returns. */
+export async function runCaseInProcess(testCase, work) {
+  const before = new Set(listing(work));
+  let stdout = '';
+  let stderr = '';
+  const code = await runCli(testCase.args, {
+    stdout: (text) => (stdout += text),
+    stderr: (text) => (stderr += text),
+    cwd: work,
+  });
+  return { code, stdout, stderr, created: listing(work).filter((path) => !before.has(path)) };
+}
+
+/** Runs one case in `work` with the built binary; returns what it did and the files it created there. */
 export function runCase(testCase, work) {
   const before = new Set(listing(work));
   const run = spawnSync(process.execPath, [FORGE_BIN, ...testCase.args], {

@@ -9,5 +9,7 @@ export default defineConfig({
     testTimeout: 60_000,
     // vitest's default (cores - 1) runs one file at a time on a 2-core machine, idling a core.
     maxWorkers: availableParallelism(),
+    // Test files share their worker's module cache (no file mocks modules or changes their state).
+    isolate: false,
   },
 });

@@ -8,15 +8,27 @@ import { semanticHash } from '@forge/ir';
 import { rmsnorm } from '@forge/ir/kernels';
 import { emitPtx, ptxTarget } from '@forge/ptx';
 import { checkoutGoldenDirectory } from './commands/golden.js';
+import { opensDawn } from './dawn-log.js';
+import { forgeInProcess } from './in-process.test-support.js';
 
 const DEFAULT_GOLDEN_DIR = checkoutGoldenDirectory() ?? 'no golden directory';
 
 const BIN = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'forge-cli-'));
 
-function forge(...args: string[]) {
+/** Runs the built binary, as a user does. */
+function forgeBinary(...args: string[]) {
   const run = spawnSync(process.execPath, [BIN, ...args], { cwd: work, encoding: 'utf8' });
   return { code: run.status, stdout: run.stdout, stderr: run.stderr };
+}
+
+/**
+ * Runs forge in this process, or the built binary for a command that opens Dawn (only the binary
+ * filters Dawn's native log off stderr, which these tests check). The binary's own path is checked
+ * by the emit test below, the EPIPE and no-adapter tests, and tools/cli-errors.test.mjs.
+ */
+async function forge(...args: string[]) {
+  return opensDawn(args) ? forgeBinary(...args) : await forgeInProcess(work, ...args);
 }
 
 function writeJson(name: string, value: unknown): string {
@@ -27,8 +39,8 @@ function writeJson(name: string, value: unknown): string {
 
 describe('forge emit', () => {
   it('prints the same bytes as the golden file and as the library, from two processes', () => {
-    const first = forge('emit', 'rmsnorm', '--target', 'ptx', '--arch', 'sm_80');
-    const second = forge('emit', 'rmsnorm', '--target', 'ptx', '--arch', 'sm_80');
+    const first = forgeBinary('emit', 'rmsnorm', '--target', 'ptx', '--arch', 'sm_80');
+    const second = forgeBinary('emit', 'rmsnorm', '--target', 'ptx', '--arch', 'sm_80');
     expect(first.code).toBe(0);
     expect(first.stdout).toBe(second.stdout);
     expect(first.stdout).toBe(
@@ -37,41 +49,55 @@ describe('forge emit', () => {
     expect(first.stdout).toBe(emitPtx(rmsnorm.spec, {}, ptxTarget('sm_80')).source);
   });
 
-  it('emits a spec file from `forge spec` byte-identically to the kernel id', () => {
-    const spec = forge('spec', 'rmsnorm');
+  it('emits a spec file from `forge spec` byte-identically to the kernel id', async () => {
+    const spec = await forge('spec', 'rmsnorm');
     expect(spec.code).toBe(0);
     const path = writeJson('rmsnorm.json', spec.stdout);
-    const fromFile = forge('emit', path, '--arch', 'sm_90', '--schedule', 'workgroupSize=512');
-    const fromId = forge('emit', 'rmsnorm', '--arch', 'sm_90', '--schedule', 'workgroupSize=512');
+    const fromFile = await forge(
+      'emit',
+      path,
+      '--arch',
+      'sm_90',
+      '--schedule',
+      'workgroupSize=512',
+    );
+    const fromId = await forge(
+      'emit',
+      'rmsnorm',
+      '--arch',
+      'sm_90',
+      '--schedule',
+      'workgroupSize=512',
+    );
     expect(fromFile.code).toBe(0);
     expect(fromFile.stdout).toBe(fromId.stdout);
-    expect(forge('hash', path).stdout.trim()).toBe(semanticHash(rmsnorm.spec));
+    expect((await forge('hash', path)).stdout.trim()).toBe(semanticHash(rmsnorm.spec));
   });
 
-  it('takes a spec whose knobs have no bounds: same hash and bytes, backend limits only', () => {
-    const spec = JSON.parse(forge('spec', 'rmsnorm').stdout) as { schedule: object[] };
+  it('takes a spec whose knobs have no bounds: same hash and bytes, backend limits only', async () => {
+    const spec = JSON.parse((await forge('spec', 'rmsnorm')).stdout) as { schedule: object[] };
     expect(spec.schedule).toEqual([expect.objectContaining({ bounds: expect.any(Object) })]);
     const unbounded = {
       ...spec,
       schedule: spec.schedule.map((knob) => ({ ...knob, bounds: undefined })),
     };
     const path = writeJson('rmsnorm-unbounded.json', unbounded);
-    expect(forge('hash', path).stdout.trim()).toBe(semanticHash(rmsnorm.spec));
-    expect(forge('emit', path, '--arch', 'sm_80').stdout).toBe(
+    expect((await forge('hash', path)).stdout.trim()).toBe(semanticHash(rmsnorm.spec));
+    expect((await forge('emit', path, '--arch', 'sm_80')).stdout).toBe(
       readFileSync(join(DEFAULT_GOLDEN_DIR, 'ptx/rmsnorm.sm_80.ptx'), 'utf8'),
     );
     // rmsnorm's ptx bounds stop at 1024 in steps of 32; without them PTX_LIMITS still holds.
-    const over = forge('emit', path, '--arch', 'sm_80', '--schedule', 'workgroupSize=1056');
+    const over = await forge('emit', path, '--arch', 'sm_80', '--schedule', 'workgroupSize=1056');
     expect(over.code).toBe(2);
     expect(over.stderr).toMatch(/launch\.workgroupSize: 1056 is outside \[1, 1024\] for ptx/);
   });
 
-  it('writes --out and prints the whole GeneratedShader with --json', () => {
+  it('writes --out and prints the whole GeneratedShader with --json', async () => {
     const out = join(work, 'affine.ptx');
-    expect(forge('emit', 'affine-f32', '--arch', 'sm_75', '--out', out).code).toBe(0);
+    expect((await forge('emit', 'affine-f32', '--arch', 'sm_75', '--out', out)).code).toBe(0);
     expect(readFileSync(out, 'utf8')).toContain('.target sm_75');
     const json = JSON.parse(
-      forge('emit', 'affine-f32', '--arch', 'sm_75', '--json').stdout,
+      (await forge('emit', 'affine-f32', '--arch', 'sm_75', '--json')).stdout,
     ) as Record<string, unknown>;
     expect(Object.keys(json).sort()).toEqual([
       'cacheKey',
@@ -155,10 +181,10 @@ describe('bad input: exit 2, one line naming the field, no stack trace, nothing 
     ['unknown command', () => ['frobnicate'], /unknown command 'frobnicate'/],
   ];
   for (const [name, args, message] of cases) {
-    it(name, () => {
+    it(name, async () => {
       const out = join(work, `${name.replace(/\W+/g, '-')}.out`);
       const argv = args();
-      const result = forge(...argv, ...(argv[0] === 'emit' ? ['--out', out] : []));
+      const result = await forge(...argv, ...(argv[0] === 'emit' ? ['--out', out] : []));
       expect(result.code).toBe(2);
       expect(result.stdout).toBe('');
       expect(result.stderr).toMatch(message);
@@ -170,36 +196,38 @@ describe('bad input: exit 2, one line naming the field, no stack trace, nothing 
 });
 
 describe('forge with WGSL', () => {
-  it('emits WGSL per feature set, byte-identical to the golden files', () => {
-    const plain = forge('emit', 'rmsnorm', '--target', 'wgsl');
-    const rich = forge('emit', 'rmsnorm', '--target', 'wgsl', '--features', 'subgroups,f16');
+  it('emits WGSL per feature set, byte-identical to the golden files', async () => {
+    const plain = await forge('emit', 'rmsnorm', '--target', 'wgsl');
+    const rich = await forge('emit', 'rmsnorm', '--target', 'wgsl', '--features', 'subgroups,f16');
     expect(plain.code).toBe(0);
     expect(plain.stdout).toBe(readFileSync(join(DEFAULT_GOLDEN_DIR, 'wgsl/rmsnorm.wgsl'), 'utf8'));
     expect(rich.stdout).toBe(
       readFileSync(join(DEFAULT_GOLDEN_DIR, 'wgsl/rmsnorm.f16-subgroups.wgsl'), 'utf8'),
     );
-    const json = JSON.parse(forge('emit', 'affine-f32', '--target', 'wgsl', '--json').stdout) as {
+    const json = JSON.parse(
+      (await forge('emit', 'affine-f32', '--target', 'wgsl', '--json')).stdout,
+    ) as {
       launch: { bindings: unknown[] };
     };
     expect(json.launch.bindings).toHaveLength(3);
   });
 
-  it('validates WGSL with Tint, errors as file:line:col', () => {
-    const all = forge('validate', '--target', 'wgsl');
+  it('validates WGSL with Tint, errors as file:line:col', async () => {
+    const all = await forge('validate', '--target', 'wgsl');
     expect(all.code).toBe(0);
     expect(all.stdout).toMatch(/validate: 12 passed, 0 failed/);
     const broken = writeJson(
       'broken.wgsl',
       '@compute @workgroup_size(1)\nfn main() {\n  let x = missing;\n}\n',
     );
-    const result = forge('validate', '--target', 'wgsl', broken);
+    const result = await forge('validate', '--target', 'wgsl', broken);
     expect(result.code).toBe(1);
     expect(result.stderr).toBe('');
     expect(result.stdout).toMatch(/broken\.wgsl:3:11: error: unresolved value 'missing'/);
   });
 
-  it('runs rmsnorm on WebGPU within tolerance and prints the error figures', () => {
-    const result = forge(
+  it('runs rmsnorm on WebGPU within tolerance and prints the error figures', async () => {
+    const result = await forge(
       'run',
       'rmsnorm',
       '--target',
@@ -221,12 +249,12 @@ describe('forge with WGSL', () => {
     expect(result.stdout).toMatch(/run time \d+\.\d+ ms/);
   });
 
-  it('runs on raw input files and writes raw outputs, matching the interpreter', () => {
+  it('runs on raw input files and writes raw outputs, matching the interpreter', async () => {
     const x = new Float32Array(257).map((_, index) => Math.sin(index));
     writeFileSync(join(work, 'x.f32'), new Uint8Array(x.buffer));
     const outputs: Float32Array[] = [];
     for (const target of ['wgsl', 'interp']) {
-      const result = forge(
+      const result = await forge(
         'run',
         'affine-f32',
         '--target',
@@ -266,13 +294,13 @@ describe('forge with WGSL', () => {
     );
   });
 
-  it('exits 1 when the result is over tolerance', () => {
+  it('exits 1 when the result is over tolerance', async () => {
     // NaN inputs make the comparison fail: a run that cannot be checked must not pass.
     writeFileSync(
       join(work, 'nan.f32'),
       new Uint8Array(new Float32Array(4).fill(Number.NaN).buffer),
     );
-    const result = forge(
+    const result = await forge(
       'run',
       'affine-f32',
       '--target',
@@ -286,7 +314,7 @@ describe('forge with WGSL', () => {
     expect(result.stdout).toMatch(/NMSE Infinity {2}tolerance 1e-10 {2}FAIL/);
   });
 
-  it('rejects bad run input with exit 2 and one line', () => {
+  it('rejects bad run input with exit 2 and one line', async () => {
     writeFileSync(join(work, 'short.f32'), new Uint8Array(12));
     const cases: [string[], RegExp][] = [
       [
@@ -308,7 +336,7 @@ describe('forge with WGSL', () => {
       ],
     ];
     for (const [args, message] of cases) {
-      const result = forge(...args);
+      const result = await forge(...args);
       expect(result.code).toBe(2);
       expect(result.stderr).toMatch(message);
       // Dawn's own log lines are filtered out: the error is the only line.
@@ -321,10 +349,10 @@ describe('forge with WGSL', () => {
 describe('forge sim and the ptx-sim engine', () => {
   const fixtures = fileURLToPath(new URL('../../ptx-sim/src/fixtures/', import.meta.url));
 
-  it('runs a kernel nvcc compiled from CUDA C and dumps its output', () => {
+  it('runs a kernel nvcc compiled from CUDA C and dumps its output', async () => {
     const x = new Float32Array(1000).map((_, index) => Math.sin(index) * 10);
     writeFileSync(join(work, 'sum-x.bin'), new Uint8Array(x.buffer));
-    const result = forge(
+    const result = await forge(
       'sim',
       join(fixtures, 'block-sum.sm_80.ptx'),
       '--entry',
@@ -361,14 +389,14 @@ describe('forge sim and the ptx-sim engine', () => {
     }
   });
 
-  it('packs .b8 array parameters from pack:T:V,...', () => {
+  it('packs .b8 array parameters from pack:T:V,...', async () => {
     writeFileSync(
       join(work, 'packed.ptx'),
       '.version 7.0\n.target sm_80\n.address_size 64\n.visible .entry packed(.param .u64 out, .param .align 4 .b8 pair[8])\n{\n' +
         '\t.reg .b32 %r<4>;\n\t.reg .b64 %rd<3>;\n\tld.param.u64 %rd1, [out];\n\tcvta.to.global.u64 %rd2, %rd1;\n' +
         '\tld.param.u32 %r1, [pair];\n\tld.param.u32 %r2, [pair+4];\n\tadd.s32 %r3, %r1, %r2;\n\tst.global.u32 [%rd2], %r3;\n\tret;\n}\n',
     );
-    const result = forge(
+    const result = await forge(
       'sim',
       'packed.ptx',
       '--grid',
@@ -384,7 +412,7 @@ describe('forge sim and the ptx-sim engine', () => {
     );
     expect(result.code).toBe(0);
     expect(readFileSync(join(work, 'packed.bin')).readUInt32LE(0)).toBe(42);
-    const short = forge(
+    const short = await forge(
       'sim',
       'packed.ptx',
       '--grid',
@@ -400,8 +428,8 @@ describe('forge sim and the ptx-sim engine', () => {
     expect(short.stderr).toMatch(/parameter 'pair' takes 8 bytes, got 4/);
   });
 
-  it('prints one line per finding and exits 1', () => {
-    const result = forge(
+  it('prints one line per finding and exits 1', async () => {
+    const result = await forge(
       'sim',
       join(fixtures, 'sanitizer/shared-race.ptx'),
       '--grid',
@@ -416,23 +444,25 @@ describe('forge sim and the ptx-sim engine', () => {
       /^shared-race at line 22: read of shared bytes .* \[ld\.shared\.u32 %r7, \[%r6\];\] \(cta 0,0,0 thread \d+,0,0\)/m,
     );
     const json = JSON.parse(
-      forge(
-        'sim',
-        join(fixtures, 'sanitizer/shared-race.ptx'),
-        '--grid',
-        '1',
-        '--block',
-        '32',
-        '--arg',
-        'out=zeros:128',
-        '--json',
+      (
+        await forge(
+          'sim',
+          join(fixtures, 'sanitizer/shared-race.ptx'),
+          '--grid',
+          '1',
+          '--block',
+          '32',
+          '--arg',
+          'out=zeros:128',
+          '--json',
+        )
       ).stdout,
     ) as { findings: string[]; warpInstructions: number };
     expect(json.findings).toHaveLength(1);
     expect(json.warpInstructions).toBeGreaterThan(0);
   });
 
-  it('rejects bad simulator input with exit 2 and one line', () => {
+  it('rejects bad simulator input with exit 2 and one line', async () => {
     writeFileSync(
       join(work, 'unsupported.ptx'),
       '.version 7.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n\tfrobnicate.b32 %r1;\n\tret;\n}\n',
@@ -462,15 +492,15 @@ describe('forge sim and the ptx-sim engine', () => {
       ],
     ];
     for (const [args, message] of cases) {
-      const result = forge(...args);
+      const result = await forge(...args);
       expect(result.code).toBe(2);
       expect(result.stderr).toMatch(message);
       expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
     }
   });
 
-  it('runs a catalog kernel on the simulator with counters in --json', () => {
-    const result = forge(
+  it('runs a catalog kernel on the simulator with counters in --json', async () => {
+    const result = await forge(
       'run',
       'rmsnorm',
       '--target',
@@ -509,12 +539,12 @@ describe('forge sim and the ptx-sim engine', () => {
 });
 
 describe('forge list, golden and validate', () => {
-  it('lists kernels with versions and targets', () => {
-    const text = forge('list');
+  it('lists kernels with versions and targets', async () => {
+    const text = await forge('list');
     expect(text.stdout).toMatch(
       /^affine-f32\s+v1\s+ptx\(sm_75,sm_80,sm_86,sm_89,sm_90\) wgsl\(features f16,subgroups\)/m,
     );
-    const json = JSON.parse(forge('list', '--json').stdout) as {
+    const json = JSON.parse((await forge('list', '--json')).stdout) as {
       id: string;
       semanticHash: string;
     }[];
@@ -529,14 +559,14 @@ describe('forge list, golden and validate', () => {
     expect(json[1]?.semanticHash).toBe(semanticHash(rmsnorm.spec));
   });
 
-  it('checks the golden directory', () => {
-    const result = forge('golden', 'check');
+  it('checks the golden directory', async () => {
+    const result = await forge('golden', 'check');
     expect(result.stdout).toMatch(/golden check: 31 entries, 0 problem\(s\)/);
     expect(result.code).toBe(0);
   });
 
-  it('validates every golden entry with ptxas and fails on a rejected file', () => {
-    const all = forge('validate');
+  it('validates every golden entry with ptxas and fails on a rejected file', async () => {
+    const all = await forge('validate');
     expect(all.code).toBe(0);
     expect(all.stdout).toMatch(/validate: 19 passed, 0 failed/);
     expect(all.stdout).toMatch(
@@ -546,7 +576,7 @@ describe('forge list, golden and validate', () => {
       'broken.ptx',
       '.version 7.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n\tbogus;\n}\n',
     );
-    const result = forge('validate', broken);
+    const result = await forge('validate', broken);
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(/FAIL .*broken\.ptx \[sm_80\] ptxas rejected it/);
   });

@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
 import { normalizedMse } from '@forge/ir/kernels';
+import { opensDawn } from './dawn-log.js';
+import { forgeInProcess } from './in-process.test-support.js';
 
 const BIN = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
 export const ORACLE = fileURLToPath(new URL('../../../fixtures/ggml/', import.meta.url));
@@ -14,15 +16,19 @@ export const SHAPE = ['--shape', 'n_in=512', '--shape', 'n_out=64'];
 
 export interface GemvCli {
   readonly work: string;
-  forge(...args: string[]): { code: number | null; stdout: string; stderr: string };
+  forge(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }>;
 }
 
-/** The built CLI, run in a fresh working directory. */
+/**
+ * The CLI, run in a fresh working directory: in this process, except a command that opens Dawn,
+ * which runs the built binary (only it filters Dawn's native log off stderr, which must stay empty).
+ */
 export function gemvCli(tag: string): GemvCli {
   const work = mkdtempSync(join(tmpdir(), `forge-cli-${tag}-`));
   return {
     work,
-    forge(...args) {
+    async forge(...args) {
+      if (!opensDawn(args)) return forgeInProcess(work, ...args);
       const run = spawnSync(process.execPath, [BIN, ...args], { cwd: work, encoding: 'utf8' });
       return { code: run.status, stdout: run.stdout, stderr: run.stderr };
     },
@@ -36,8 +42,8 @@ export const floats = (path: string): Float32Array => {
 
 /** `forge run KERNEL` on every engine at 512 x 64 passes within 1e-10 and reports the shape. */
 export function itRunsOnEveryEngine(cli: GemvCli, kernelId: string): void {
-  it.each(TARGETS)('runs on %s with n_in and n_out shapes', (target) => {
-    const result = cli.forge('run', kernelId, '--target', target, ...SHAPE, '--json');
+  it.each(TARGETS)('runs on %s with n_in and n_out shapes', async (target) => {
+    const result = await cli.forge('run', kernelId, '--target', target, ...SHAPE, '--json');
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     const report = JSON.parse(result.stdout) as { pass: boolean; nmse: number; shape: object };
@@ -48,10 +54,15 @@ export function itRunsOnEveryEngine(cli: GemvCli, kernelId: string): void {
 }
 
 /** Runs the weights file `w` with the oracle's x on every engine; y matches ggml's exact y. */
-export function expectOracleY(cli: GemvCli, kernelId: string, prefix: string, w: string): void {
+export async function expectOracleY(
+  cli: GemvCli,
+  kernelId: string,
+  prefix: string,
+  w: string,
+): Promise<void> {
   for (const target of TARGETS) {
     const output = `y-${target}.f32`;
-    const result = cli.forge(
+    const result = await cli.forge(
       'run',
       kernelId,
       '--target',
@@ -73,9 +84,12 @@ export function expectOracleY(cli: GemvCli, kernelId: string, prefix: string, w:
 }
 
 /** Each command line is bad input: exit 2, its message, one `forge run:` line and nothing else. */
-export function expectBadInput(cli: GemvCli, cases: readonly [string[], RegExp][]): void {
+export async function expectBadInput(
+  cli: GemvCli,
+  cases: readonly [string[], RegExp][],
+): Promise<void> {
   for (const [args, message] of cases) {
-    const result = cli.forge(...args);
+    const result = await cli.forge(...args);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(message);
     expect(result.stderr).toMatch(/^forge run: [^\n]*\n$/);
@@ -83,11 +97,11 @@ export function expectBadInput(cli: GemvCli, cases: readonly [string[], RegExp][
 }
 
 /** The oracle GGUF file's Q6_K tensor `output.weight` (16 x 256) runs on every engine within 1e-10. */
-export function expectGgufRun(cli: GemvCli, kernelId: string): void {
+export async function expectGgufRun(cli: GemvCli, kernelId: string): Promise<void> {
   const gguf = join(ORACLE, 'forge-oracle.gguf');
   for (const target of TARGETS) {
     const args = ['--target', target, '--gguf', gguf, '--tensor', 'output.weight', '--json'];
-    const result = cli.forge('run', kernelId, ...args);
+    const result = await cli.forge('run', kernelId, ...args);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     const report = JSON.parse(result.stdout) as { pass: boolean; nmse: number; shape: object };

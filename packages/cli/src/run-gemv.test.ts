@@ -22,7 +22,10 @@ interface GemvRow {
   /** The GGUF test's title, for kernels that read the oracle GGUF's Q6_K tensor. */
   readonly gguf?: string;
   /** The oracle-y test's title and the weights file it runs (written into `cli.work` if needed). */
-  readonly weights: { readonly title: string; readonly file: (cli: GemvCli) => string };
+  readonly weights: {
+    readonly title: string;
+    readonly file: (cli: GemvCli) => string | Promise<string>;
+  };
   /** The wrong-size weights case: its test title, its arguments and the message it must print. */
   readonly wrongSize: {
     readonly title: string;
@@ -79,8 +82,8 @@ const ROWS: readonly GemvRow[] = [
     gguf: "runs the GGUF file's native Q6_K tensor, repacked on the way in",
     weights: {
       title: "runs ggml's Q6_K blocks repacked by forge quant repack and writes the oracle's y",
-      file: (cli) => {
-        const repack = cli.forge(
+      file: async (cli) => {
+        const repack = await cli.forge(
           ...['quant', 'repack', '--type', 'q6_K', '--rows', '64', '--cols', '512'],
           ...['--in', join(ORACLE, 'Q6_K_64x512.w.bin'), '--out', 'w.soa.bin'],
         );
@@ -106,20 +109,20 @@ describe.each(ROWS)('forge run $kernelId', (row) => {
 
   itRunsOnEveryEngine(cli, row.kernelId);
 
-  it(row.weights.title, () => {
-    expectOracleY(cli, row.kernelId, row.oracle, row.weights.file(cli));
+  it(row.weights.title, async () => {
+    await expectOracleY(cli, row.kernelId, row.oracle, await row.weights.file(cli));
   });
 
   // Only the Q6_K kernels can read the oracle GGUF's one quantized tensor: no test, not a skipped one.
   if (row.gguf !== undefined) {
-    it(row.gguf, () => {
-      expectGgufRun(cli, row.kernelId);
+    it(row.gguf, async () => {
+      await expectGgufRun(cli, row.kernelId);
     });
   }
 
-  it(row.wrongSize.title, () => {
+  it(row.wrongSize.title, async () => {
     const { type, size } = row.block;
-    expectBadInput(cli, [
+    await expectBadInput(cli, [
       [
         ['run', row.kernelId, '--shape', 'n_in=100'],
         new RegExp(

@@ -1,20 +1,16 @@
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { repack } from '@forge/ir/gguf';
+import { forgeInProcess } from '../in-process.test-support.js';
 
-// Spawns the built CLI (run `pnpm -s build` first), as cli.test.ts does.
-const BIN = fileURLToPath(new URL('../../dist/bin.js', import.meta.url));
+// Runs the CLI in this process; cli-errors.test.mjs and cli.test.ts run the built binary.
 const ORACLE = fileURLToPath(new URL('../../../../fixtures/ggml/', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'forge-quant-'));
 
-function forge(...args: string[]) {
-  const run = spawnSync(process.execPath, [BIN, ...args], { cwd: work, encoding: 'utf8' });
-  return { code: run.status, stdout: run.stdout, stderr: run.stderr };
-}
+const forge = (...args: string[]) => forgeInProcess(work, ...args);
 
 const quant = (...args: string[]) => forge('quant', ...args);
 const oracle = (name: string): Buffer => readFileSync(join(ORACLE, name));
@@ -28,16 +24,25 @@ describe('forge quant', () => {
     ['q6_K', 'Q6_K'],
   ];
 
-  it.each(cases)('quantizes and dequantizes %s files exactly as ggml', (type, name) => {
+  it.each(cases)('quantizes and dequantizes %s files exactly as ggml', async (type, name) => {
     const src = join(ORACLE, 'src_64x512.w.f32');
     const blocks = join(work, `${type}.bin`);
-    const quantized = quant('quantize', '--type', type, ...shape, '--in', src, '--out', blocks);
+    const quantized = await quant(
+      'quantize',
+      '--type',
+      type,
+      ...shape,
+      '--in',
+      src,
+      '--out',
+      blocks,
+    );
     expect(quantized.code).toBe(0);
     expect(quantized.stdout).toMatch(new RegExp(`^quantize ${type} 64×512: 131072 → \\d+ bytes`));
     expect(readFileSync(blocks)).toEqual(oracle(`${name}_64x512.w.bin`));
     const floats = join(work, `${type}.f32`);
     expect(
-      quant('dequantize', '--type', type, ...shape, '--in', blocks, '--out', floats).code,
+      (await quant('dequantize', '--type', type, ...shape, '--in', blocks, '--out', floats)).code,
     ).toBe(0);
     expect(readFileSync(floats)).toEqual(oracle(`${name}_64x512.deq.f32`));
   });
@@ -45,11 +50,13 @@ describe('forge quant', () => {
   it.each([
     ['q6_K', 'Q6_K'],
     ['q4_K', 'Q4_K'],
-  ])('repacks %s rows and unpacks them back', (type, name) => {
+  ])('repacks %s rows and unpacks them back', async (type, name) => {
     const native = join(ORACLE, `${name}_64x512.w.bin`);
     const packed = join(work, `${type}.soa`);
     const back = join(work, `${type}.back`);
-    expect(quant('repack', '--type', type, ...shape, '--in', native, '--out', packed).code).toBe(0);
+    expect(
+      (await quant('repack', '--type', type, ...shape, '--in', native, '--out', packed)).code,
+    ).toBe(0);
     expect(new Uint8Array(readFileSync(packed))).toEqual(
       repack(
         type === 'q6_K' ? 'q6_K' : 'q4_K',
@@ -58,14 +65,16 @@ describe('forge quant', () => {
         512,
       ),
     );
-    expect(quant('unpack', '--type', type, ...shape, '--in', packed, '--out', back).code).toBe(0);
+    expect(
+      (await quant('unpack', '--type', type, ...shape, '--in', packed, '--out', back)).code,
+    ).toBe(0);
     expect(readFileSync(back)).toEqual(oracle(`${name}_64x512.w.bin`));
   });
 
-  it('accepts type names in any case', () => {
+  it('accepts type names in any case', async () => {
     const input = join(work, 'ramp.f32');
     writeFileSync(input, new Uint8Array(Float32Array.from({ length: 32 }, (_, i) => i).buffer));
-    const run = quant(
+    const run = await quant(
       'quantize',
       '--type',
       'Q8_0',
@@ -135,9 +144,9 @@ describe('forge quant', () => {
       /expected 28672 \(64 rows × 512 cols of repacked q6_K\)/,
     ],
     ['an unknown option', ['quantize', '--fast'], /Unknown option '--fast'/],
-  ])('rejects %s with one line and exit code 2, writing nothing', (_, args, message) => {
+  ])('rejects %s with one line and exit code 2, writing nothing', async (_, args, message) => {
     const before = readdirSync(work).length;
-    const run = quant(...args);
+    const run = await quant(...args);
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(message);
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
@@ -146,14 +155,18 @@ describe('forge quant', () => {
     expect(existsSync(join(work, 'x'))).toBe(false);
   });
 
-  it('leaves an existing output untouched when the input is bad', () => {
+  it('leaves an existing output untouched when the input is bad', async () => {
     const out = join(work, 'keep.bin');
     writeFileSync(out, 'old');
-    expect(quant('dequantize', '--type', 'q8_0', ...shape, '--in', q6, '--out', out).code).toBe(2);
+    expect(
+      (await quant('dequantize', '--type', 'q8_0', ...shape, '--in', q6, '--out', out)).code,
+    ).toBe(2);
     expect(readFileSync(out, 'utf8')).toBe('old');
   });
 
-  it('is listed in forge --help', () => {
-    expect(forge('--help').stdout).toContain('forge quant quantize|dequantize|repack|unpack');
+  it('is listed in forge --help', async () => {
+    expect((await forge('--help')).stdout).toContain(
+      'forge quant quantize|dequantize|repack|unpack',
+    );
   });
 });

@@ -1,4 +1,5 @@
 import { formatSchedule, type Schedule } from '@forge/ir';
+import { CATALOG } from '@forge/ir/kernels';
 import type { PtxArch } from '@forge/ptx';
 import type { WgslFeature } from '@forge/wgsl';
 
@@ -14,28 +15,41 @@ export interface GoldenEntrySpec {
   readonly schedule: Schedule;
 }
 
-const KERNELS = ['affine-f32', 'rmsnorm', 'q8_0-gemv', 'q4k-gemv', 'q6k-gemv', 'q6k-soa-gemv'];
-const PINNED_ARCHS: readonly PtxArch[] = ['sm_75', 'sm_80', 'sm_90'];
-const PINNED_FEATURE_SETS: readonly (readonly WgslFeature[])[] = [[], ['f16', 'subgroups']];
+/** The target kinds golden/ pins, in the order of its entries. */
+const GOLDEN_KINDS = ['ptx', 'wgsl'] as const;
+type GoldenKind = (typeof GOLDEN_KINDS)[number];
 
-/** Everything `golden/` pins: every catalog kernel per pinned arch and feature set, plus non-default schedules. */
-export const GOLDEN_ENTRIES: readonly GoldenEntrySpec[] = [
-  ...KERNELS.flatMap((kernelId) =>
-    PINNED_ARCHS.map((arch): GoldenEntrySpec => ({
-      kernelId,
-      target: { kind: 'ptx', arch },
-      schedule: {},
-    })),
-  ),
-  { kernelId: 'rmsnorm', target: { kind: 'ptx', arch: 'sm_80' }, schedule: { workgroupSize: 128 } },
-  ...KERNELS.flatMap((kernelId) =>
-    PINNED_FEATURE_SETS.map((features): GoldenEntrySpec => ({
-      kernelId,
-      target: { kind: 'wgsl', features },
-      schedule: {},
-    })),
-  ),
-];
+/** Every catalog kernel's default schedule is pinned on each of these targets. */
+const GOLDEN_TARGETS: Readonly<Record<GoldenKind, readonly GoldenTarget[]>> = {
+  ptx: (['sm_75', 'sm_80', 'sm_90'] as const).map((arch) => ({ kind: 'ptx', arch })),
+  wgsl: [[], ['f16', 'subgroups'] as const].map((features) => ({ kind: 'wgsl', features })),
+};
+
+/** A kernel's `goldenSchedules` are pinned on one target per kind: what they vary is the schedule. */
+const SCHEDULE_TARGET: Readonly<Record<GoldenKind, GoldenTarget>> = {
+  ptx: { kind: 'ptx', arch: 'sm_80' },
+  wgsl: { kind: 'wgsl', features: [] },
+};
+
+/**
+ * Everything `golden/` pins, derived from the catalog: per target kind, every kernel's default
+ * schedule on each golden target, then each kernel's `goldenSchedules` for that kind.
+ */
+export const GOLDEN_ENTRIES: readonly GoldenEntrySpec[] = GOLDEN_KINDS.flatMap((kind) => {
+  const kernels = [...CATALOG.values()];
+  return [
+    ...kernels.flatMap((kernel) =>
+      GOLDEN_TARGETS[kind].map((target) => ({ kernelId: kernel.spec.id, target, schedule: {} })),
+    ),
+    ...kernels.flatMap((kernel) =>
+      (kernel.goldenSchedules?.[kind] ?? []).map((schedule) => ({
+        kernelId: kernel.spec.id,
+        target: SCHEDULE_TARGET[kind],
+        schedule,
+      })),
+    ),
+  ];
+});
 
 /** `ptx/rmsnorm.sm_80.ptx`, `ptx/rmsnorm.sm_80.workgroupSize-128.ptx`, `wgsl/rmsnorm.f16-subgroups.wgsl`. */
 export function goldenFileName(entry: GoldenEntrySpec): string {

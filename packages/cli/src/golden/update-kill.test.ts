@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { checkoutGoldenDirectory } from '../commands/golden.js';
+import { forgeInProcess } from '../in-process.test-support.js';
 
 const BIN = fileURLToPath(new URL('../../dist/bin.js', import.meta.url));
 const GOLDEN = checkoutGoldenDirectory() ?? 'no golden directory';
@@ -21,12 +22,9 @@ function random(seed: number): () => number {
   };
 }
 
-function check(directory: string): { code: number | null; stdout: string; stderr: string } {
-  const run = spawnSync(process.execPath, [BIN, 'golden', 'check', '--dir', directory], {
-    encoding: 'utf8',
-  });
-  return { code: run.status, stdout: run.stdout, stderr: run.stderr };
-}
+/** `forge golden check --dir` in this process: only the update needs a process to kill. */
+const check = (directory: string) =>
+  forgeInProcess(process.cwd(), 'golden', 'check', '--dir', directory);
 
 /** Starts `forge golden update --dir`, SIGKILLs it after `delay` ms; resolves once it is gone. */
 function updateKilledAfter(directory: string, delay: number): Promise<number> {
@@ -60,14 +58,14 @@ describe('golden update killed at random moments', () => {
       cpSync(pristine, directory, { recursive: true });
     };
     reset();
-    const old = check(directory);
+    const old = await check(directory);
     expect(old.code).toBe(1);
     expect(old.stdout).toMatch(/^FAIL golden\/wgsl\/affine-f32\.wgsl: not pinned/m);
     expect(old.stdout).toMatch(/^FAIL golden\/ptx\/stray\.ptx: file is not in the manifest$/m);
     expect(old.stdout).toMatch(/golden check: 31 entries, 3 problem\(s\)\n$/);
     // An uninterrupted update sets the time scale for the kills.
     const full = await updateKilledAfter(directory, 60_000);
-    const fresh = check(directory);
+    const fresh = await check(directory);
     expect([fresh.code, fresh.stdout]).toEqual([0, 'golden check: 31 entries, 0 problem(s)\n']);
 
     const next = random(10);
@@ -75,7 +73,7 @@ describe('golden update killed at random moments', () => {
     for (let iteration = 0; iteration < ITERATIONS; iteration++) {
       reset();
       await updateKilledAfter(directory, full * (0.2 + 0.9 * next()));
-      const after = check(directory);
+      const after = await check(directory);
       expect(after.stderr).toBe('');
       if (after.code === 0) {
         expect(after.stdout).toBe(fresh.stdout);
@@ -93,6 +91,6 @@ describe('golden update killed at random moments', () => {
     const update = spawnSync(process.execPath, [BIN, 'golden', 'update', '--dir', directory]);
     expect(update.status).toBe(0);
     expect(readdirSync(scratch).sort()).toEqual(['golden', 'pristine']);
-    expect(check(directory).code).toBe(0);
+    expect((await check(directory)).code).toBe(0);
   }, 180_000);
 });

@@ -1,6 +1,6 @@
 import type { ElementArray } from '../interpreter/memory.js';
 import type { QuantType } from '../quant/formats.js';
-import type { KernelSpec } from '../spec.js';
+import type { KernelSpec, Schedule } from '../spec.js';
 import type { Rng } from './random.js';
 
 /** Problem sizes a user chooses (`n`, `rows`, `n_embd`). */
@@ -61,6 +61,12 @@ export interface CatalogKernel {
   generateInput?(request: InputRequest): ElementArray | undefined;
   /** The quantized weights: raw input files hold exactly their payload bytes. */
   readonly weights?: WeightStream;
+  /**
+   * Schedules `golden/` pins besides the default, per target kind (the default is pinned on every
+   * golden target; an extra schedule on that kind's one reference target: see `@forge/cli`'s golden
+   * entries).
+   */
+  readonly goldenSchedules?: Readonly<Record<string, readonly Schedule[]>>;
 }
 
 /** Normalized MSE: sum (a-b)^2 / sum b^2 (0 when both are exactly zero). */

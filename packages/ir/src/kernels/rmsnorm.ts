@@ -94,4 +94,6 @@ export const rmsnorm: CatalogKernel = {
     return { y };
   },
   tolerance: 1e-10,
+  // Pins a non-default workgroup size, so a schedule-dependent change shows in a golden diff.
+  goldenSchedules: { ptx: [{ workgroupSize: 128 }] },
 };
