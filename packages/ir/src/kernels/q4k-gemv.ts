@@ -3,7 +3,7 @@ import { defineKernel } from '../builder.js';
 import { add, and, convert, div, f32, fma, ge, lt, mul, neg, or } from '../expressions.js';
 import { select, shr, sub, u32, unpackHalf } from '../expressions.js';
 import { QUANT_FORMATS } from '../quant/formats.js';
-import { GEMV_PAIR_INTERFACE, SECTOR_MASK, SECTOR_WORDS, gemvPairBody } from './gemv-interface.js';
+import { GEMV_PAIR_INTERFACE, SECTOR_MASK, SECTOR_WORDS, gemvBody } from './gemv-interface.js';
 import type { GemvBuilder, GemvRows } from './gemv-interface.js';
 import { ROWS, forRows, four, perRow, vectorNames } from './locals.js';
 import { gemvCatalogKernel, randomQ4kWords } from './gemv-catalog.js';
@@ -34,7 +34,7 @@ const spec = defineKernel(
       'y = dequant(W) x, W rows in native GGUF Q4_K blocks (read as u32 words), x and y f32; one warp per two rows',
     ...GEMV_PAIR_INTERFACE,
   },
-  (b) => gemvPairBody(b, { blockSize: BLOCK, setup, delta, row }),
+  (b) => gemvBody(b, { rows: 'pair', blockSize: BLOCK, setup, delta, row }),
 );
 
 function setup(b: GemvBuilder, blocks: Var<'u32'>) {

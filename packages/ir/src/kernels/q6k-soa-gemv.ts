@@ -5,7 +5,7 @@ import { select, shr, sub, u32, unpackHalf } from '../expressions.js';
 import { QUANT_FORMATS } from '../quant/formats.js';
 import { repack, unpack } from '../quant/repack.js';
 import { packWords } from '../quant/words.js';
-import { GEMV_PAIR_INTERFACE, SECTOR_WORDS, gemvPairBody } from './gemv-interface.js';
+import { GEMV_PAIR_INTERFACE, SECTOR_WORDS, gemvBody } from './gemv-interface.js';
 import type { GemvBuilder, GemvRows } from './gemv-interface.js';
 import { ROWS, forRows, perRow, vectorNames } from './locals.js';
 import { gemvCatalogKernel, randomQ6kBlocks } from './gemv-catalog.js';
@@ -51,7 +51,7 @@ const spec = defineKernel(
         : knob,
     ),
   },
-  (b) => gemvPairBody(b, { blockSize: BLOCK, setup, laneSetup, row }),
+  (b) => gemvBody(b, { rows: 'pair', blockSize: BLOCK, setup, laneSetup, row }),
 );
 
 function setup(b: GemvBuilder, blocks: Var<'u32'>) {

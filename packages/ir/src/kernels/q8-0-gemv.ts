@@ -5,7 +5,7 @@ import { le, lt, min, mul, ne, select, shl, shr, sub, u32, unpackHalf } from '..
 import { QUANT_FORMATS, quantize } from '../quant/formats.js';
 import { packWords } from '../quant/words.js';
 import { fillUniform } from './random.js';
-import { GEMV_PAIR_INTERFACE, SECTOR_MASK, SECTOR_WORDS, gemvPairBody } from './gemv-interface.js';
+import { GEMV_PAIR_INTERFACE, SECTOR_MASK, SECTOR_WORDS, gemvBody } from './gemv-interface.js';
 import type { GemvBuilder, GemvRows } from './gemv-interface.js';
 import { ROWS, assignEach, forRows, perRow, vectorNames } from './locals.js';
 import { gemvCatalogKernel } from './gemv-catalog.js';
@@ -31,7 +31,14 @@ const spec = defineKernel(
   },
   // Rows 32 / gcd(row_bytes, 32) = 16 / min(lowest set bit of blocks, 16) apart start at the same
   // place in their sectors (a clamped dead row b may not, but it loads nothing).
-  (b) => gemvPairBody(b, { blockSize: BLOCK, setup, delta: ({ lowBit }) => div(16, lowBit), row }),
+  (b) =>
+    gemvBody(b, {
+      rows: 'pair',
+      blockSize: BLOCK,
+      setup,
+      delta: ({ lowBit }) => div(16, lowBit),
+      row,
+    }),
 );
 
 function setup(b: GemvBuilder, blocks: U32) {
