@@ -12,31 +12,27 @@ import { gemvCatalogKernel, randomQ6kBlocks } from './gemv-catalog.js';
 
 const { blockSize: BLOCK, blockBytes: BLOCK_BYTES } = QUANT_FORMATS.q6_K;
 /** Words per block of each repacked array: ql 128 bytes, qh 64, scales 16 (d is 2 bytes). */
-const QL_WORDS = 32;
-const QH_WORDS = 16;
-const SCALE_WORDS = 4;
-/** Lanes that hold the d words; lane 8 + k holds the d of blocks 2k, 2k+1 of 16. */
+const [QL_WORDS, QH_WORDS, SCALE_WORDS] = [32, 16, 4];
+/** Lane 8 + k holds the d word of blocks 2k and 2k+1 of 16. */
 const D_LANE = 8;
-
 /**
  * PTX workgroup sizes: 2 to 12 warps, even counts. The body wants ~56 registers a thread (64 on
- * sm_75), and under `.reqntid` ptxas caps registers so that more blocks fit on an SM: at 96, 416,
- * 480, 512, 608 and 640 threads its cap (40 or 48) is below that and it spills on sm_80, sm_86,
- * sm_89 or sm_90 (ptxas 13.0). `pnpm sweep:schedules` finds no spill at any in-bounds schedule.
+ * sm_75); under `.reqntid` ptxas caps registers so that more blocks fit on an SM, and at 96, 416,
+ * 480, 512, 608 and 640 threads its cap (40 or 48) is below that: it spills on sm_80, sm_86, sm_89
+ * or sm_90 (ptxas 13.0). `pnpm sweep:schedules` finds no spill at any in-bounds schedule.
  */
 const PTX_WORKGROUP_SIZES = { min: 64, max: 384, multipleOf: 64 } as const;
+const [GROUP_SIZE, ROWS_PER_WARP] = GEMV_PAIR_INTERFACE.schedule;
 
-// Bandwidth plan (layout in quant/LAYOUTS.md). A warp streams two rows at once, a and b; repacked
-// rows all start on a sector, so a lane sits at the same place in both and every x value it loads
-// serves both rows (the activation vector is reused across rows in registers). Per row, two blocks
-// per step: lane t takes block 2·step + t/16, half h = (t/8) % 2 and l0 = 4·(t % 8) of it, i.e. ql
-// words 16h + t%8 and 16h + 8 + t%8 and qh word 8h + t%8: 64 values, every ql and qh byte loaded
-// once by one lane, and each load instruction covers whole sectors (qh: one contiguous 128 bytes).
-// Lanes 0-7 load the step's 8 scale words (one sector); a lane's scales[8h + l0/16 + {0,2,4,6}]
-// are in the scale words 2(t/8) and 2(t/8) + 1, fetched by shuffle. Every eighth step lanes 8-15
-// load the next 8 d words (16 blocks' d, one sector), so d is loaded once and never re-touches a
-// sector; a step's d word comes by shuffle from lane 8 + step % 8.
-// The zero padding at a row's end (< 32 bytes) is never read.
+// Bandwidth plan (layout in quant/LAYOUTS.md): two rows a warp; repacked rows all start on a
+// sector. Per row, two blocks a step: lane t takes block 2·step + t/16, half h = (t/8) % 2 and
+// l0 = 4·(t % 8) of it, i.e. ql words 16h + t%8 and 16h + 8 + t%8 and qh word 8h + t%8: 64 values,
+// every ql and qh byte loaded once by one lane, and each load instruction covers whole sectors (qh:
+// one contiguous 128 bytes). Lanes 0-7 load the step's 8 scale words (one sector); a lane's
+// scales[8h + l0/16 + {0,2,4,6}] are in scale words 2(t/8) and 2(t/8) + 1, by shuffle. Every eighth
+// step lanes 8-15 load the next 8 d words (16 blocks' d, one sector), so d is loaded once and never
+// re-touches a sector; a step's d word comes by shuffle from lane 8 + step % 8. The zero padding at
+// a row's end (< 32 bytes) is never read.
 const spec = defineKernel(
   {
     id: 'q6k-soa-gemv',
@@ -45,11 +41,10 @@ const spec = defineKernel(
     description:
       'y = dequant(W) x, W rows of Q6_K blocks repacked structure-of-arrays (read as u32 words), x and y f32; one warp per two rows',
     ...GEMV_PAIR_INTERFACE,
-    schedule: GEMV_PAIR_INTERFACE.schedule.map((knob) =>
-      knob.name === 'workgroupSize'
-        ? { ...knob, bounds: { ...knob.bounds, ptx: PTX_WORKGROUP_SIZES } }
-        : knob,
-    ),
+    schedule: [
+      { ...GROUP_SIZE, bounds: { ...GROUP_SIZE.bounds, ptx: PTX_WORKGROUP_SIZES } },
+      ROWS_PER_WARP,
+    ],
   },
   (b) => gemvBody(b, { rows: 'pair', blockSize: BLOCK, setup, laneSetup, row }),
 );
@@ -62,8 +57,7 @@ function setup(b: GemvBuilder, blocks: Var<'u32'>) {
   const { scaleStart } = b.let({ scaleStart: mul(blocks, QL_WORDS + QH_WORDS) });
   const { dStart } = b.let({ dStart: mul(blocks, QL_WORDS + QH_WORDS + SCALE_WORDS) });
   const { dWords } = b.let({ dWords: div(add(blocks, 1), 2) });
-  const { steps } = b.let({ steps: dWords });
-  return { blocks, rowWords, qhStart, scaleStart, dStart, dWords, steps };
+  return { blocks, rowWords, qhStart, scaleStart, dStart, dWords, ...b.let({ steps: dWords }) };
 }
 
 function laneSetup(b: GemvBuilder, lane: Var<'u32'>) {
@@ -72,10 +66,9 @@ function laneSetup(b: GemvBuilder, lane: Var<'u32'>) {
   const { quad } = b.let({ quad: and(lane, 7) });
   // ql word of this lane in a step: 32·pair + 16·half + quad = 2·lane − quad.
   const { qlLane } = b.let({ qlLane: sub(mul(lane, 2), quad) });
-  const { scaleSource } = b.let({ scaleSource: mul(shr(lane, 3), 2) });
   // Byte of scales[8h + s] in scale word 2h, s = l0/16 = quad/4.
-  const { scaleShift } = b.let({ scaleShift: mul(shr(quad, 2), 8) });
-  return { pair, half, quad, qlLane, scaleSource, scaleShift };
+  const shifts = b.let({ scaleSource: mul(shr(lane, 3), 2), scaleShift: mul(shr(quad, 2), 8) });
+  return { pair, half, quad, qlLane, ...shifts };
 }
 
 function row({ rows, live, clamped, lane }: GemvRows<'pair'>, setup: Setup, lanes: Lanes) {
@@ -108,25 +101,22 @@ function row({ rows, live, clamped, lane }: GemvRows<'pair'>, setup: Setup, lane
       });
       const metaAt = add(rowBase[k], metaIndex);
       st.if(and(live[k], or(isScale, isD)), (load) => load.assign(meta[k], load.load('w', metaAt)));
-      // Every lane runs every shuffle (uniform control flow); idle lanes discard them.
       const scaleLow = st.shuffle('idx', `scale_low_${k}`, meta[k], scaleSource);
       const scaleHigh = st.shuffle('idx', `scale_high_${k}`, meta[k], add(scaleSource, 1));
       const dPair = st.shuffle('idx', `d_pair_${k}`, meta[k], dSource);
       return { ql0, ql1, qh, scaleLow, scaleHigh, dPair };
     });
-    // Row b is past the end whenever row a is; a dead row b's sums are never stored.
     st.if(and(live.a, onBlock), (quants) => {
       const dOf = (p: Var<'u32'>) => select(eq(pair, 0), unpackHalf(p, 0), unpackHalf(p, 1));
       const d = forRows((k) => quants.let(`d_${k}`, dOf(words[k].dPair)));
       // x index of value 0: 256·block + 128h + l0.
-      const at0 = add(add(mul(block, BLOCK), mul(half, 128)), mul(quad, 4));
-      const xIndex = quants.let('x_index', at0);
-      const acc: Record<'a' | 'b', Expr<'f32'>> = { a: total.a, b: total.b };
+      const { xIndex } = quants.let({
+        xIndex: add(add(mul(block, BLOCK), mul(half, 128)), mul(quad, 4)),
+      });
+      const acc: Record<'a' | 'b', Expr<'f32'>> = { ...total };
       // Value group k (+32k): ql word k % 2, nibble k / 2, qh bits 2k, scale byte k % 2 of
       // scale word k / 2 (scales s, s+2 | s+4, s+6).
       for (let k = 0; k < 4; k++) {
-        // 4 values of group k pair with 4 consecutive x: one 16-byte load (x_index % 4 = 0),
-        // used by both rows.
         const xs = quants.loadVector('x', add(xIndex, 32 * k), vectorNames(`x${k}_`));
         const shift = add(scaleShift, 16 * (k % 2));
         for (const r of ROWS) {
@@ -150,7 +140,6 @@ function row({ rows, live, clamped, lane }: GemvRows<'pair'>, setup: Setup, lane
   });
   return total;
 }
-
 type Setup = ReturnType<typeof setup>;
 type Lanes = ReturnType<typeof laneSetup>;
 
