@@ -7,25 +7,24 @@ import { ROWS, forRows, perRow, type PerRow } from './locals.js';
  * The interface every gemv kernel shares: weights `w` as u32 words, `x` and `y` f32, shapes `n_in`
  * and `n_out`, one 32-lane warp per row with `rowsPerWarp` rows each; engines launch them alike.
  *
- * Windows. q8_0-, q4k- and q6k-gemv stream a row in windows of 32 consecutive words that start on
- * a sector boundary: lane l loads word (window base + l), so a warp load is 128 contiguous bytes,
- * no load touches a sector it only partly uses (except at a row's two ends), and every weight word
- * is loaded once (a row that starts mid-word shares that word with the previous row).
+ * Windows. q8_0-, q4k- and q6k-gemv stream a row in windows of 32 words starting on a sector
+ * boundary: lane l loads word (window base + l), so a warp load is 128 contiguous bytes, touches no
+ * sector it only partly uses (but at a row's ends), and loads every weight word once (a row that
+ * starts mid-word shares that word with the previous row).
  * Load widths. A lane's 4-byte weight word pairs with a run of 4 consecutive x, read as one 16-byte
- * vector (Q8_0's 34-byte blocks leave half the runs 8 bytes off: such a lane takes the run's tail
- * from its neighbour's vector by shuffle), so a warp reads adjacent bytes of both streams and every
- * request fills whole sectors. Wider weight loads (16 bytes a lane) would give a lane 16+
- * consecutive x, whose 16-byte requests would use half of each sector. x costs 4 bytes a value
- * against 0.56-0.82 weight bytes and every row re-reads it (from L1/L2), so x dominates an SM's
- * load traffic: at H200 rates (4.8 TB/s over 132 SMs at 1.98 GHz, ~18 weight bytes per SM-clock)
- * Q4_K streams ~33 values a clock, ~131 B of x with whole sectors and ~262 B with half-used ones,
- * against the ~128 B a clock an SM's L1 delivers: halving x's sector use costs more than it saves.
- * Pairs. q8_0-, q4k- and q6k-soa-gemv stream two rows per warp at once (gemvPairBody), rows that
- * start at the same place in their sectors, so a lane sits at the same offset in both and every x
- * value it loads serves both (reused in registers): ~3.0, ~4.6 and ~3.4 sector bytes per weight
- * byte instead of ~5.0, ~8.1 and ~5.9. q6k-gemv keeps one row per warp: it holds three windows a
- * row and spends 21 shuffles a window on them, which a second row would double; its ~6.0 is within
- * an SM's L1 rate.
+ * vector (Q8_0's 34-byte blocks leave half the runs 8 bytes off; such a lane takes the run's tail
+ * from its neighbour's vector by shuffle), so a warp reads adjacent bytes of both streams and fills
+ * whole sectors. 16-byte weight loads would give a lane 16+ consecutive x, whose 16-byte requests
+ * use half of each sector. x costs 4 bytes a value against 0.56-0.82 weight bytes and every row
+ * re-reads it (from L1/L2), so x dominates an SM's load traffic: at H200 rates (4.8 TB/s over 132
+ * SMs at 1.98 GHz, ~18 weight bytes per SM-clock) Q4_K streams ~33 values a clock, ~131 B of x with
+ * whole sectors and ~262 B with half-used ones, against the ~128 B a clock an SM's L1 delivers:
+ * half-used sectors would cost more than wide loads save.
+ * Pairs. q8_0-, q4k- and q6k-soa-gemv stream two rows per warp, rows that start alike in their
+ * sectors, so every x value a lane loads serves both (reused in registers): ~3.0, ~4.6 and ~3.4
+ * sector bytes per weight byte instead of ~5.0, ~8.1 and ~5.9. q6k-gemv keeps one row per warp: it
+ * holds three windows a row and spends 21 shuffles a window on them, which a second row would
+ * double; its ~6.0 is within an SM's L1 rate.
  */
 export const GEMV_INTERFACE = {
   buffers: [
@@ -84,11 +83,10 @@ export const SECTOR_WORDS = 8;
 export const SECTOR_MASK = 0x100000000 - SECTOR_WORDS;
 
 /**
- * A row body's block (run once per row or pair), whether each row exists, and the row clamped to
- * the last one. Warp ops need workgroup-uniform control flow in WGSL, so a warp past the last row
- * still runs every window, shuffle and reduce (lanes discard what they do not use): it only skips
- * its loads, its addresses clamped. Row b of a pair is past the end whenever row a is, and a live
- * row b sits in its sectors as row a does, so offsets computed for row a serve both.
+ * A row (or pair) body's block, whether each row exists, and the row clamped to the last one. Warp
+ * ops need uniform control flow in WGSL, so a warp past the last row runs every window, shuffle and
+ * reduce (lanes discard what they do not use), only skipping its loads. Row b of a pair is past the
+ * end whenever row a is, and if live sits in its sectors as row a does: row a's offsets serve both.
  */
 export interface GemvRows<R> {
   readonly rows: GemvBuilder;
@@ -98,10 +96,9 @@ export interface GemvRows<R> {
 }
 
 /**
- * A gemv kernel: `rows` 'pair' streams two rows per warp at once (with GEMV_PAIR_INTERFACE);
- * `setup` declares locals before the loop (after `blocks` = n_in / blockSize), `laneSetup` those
- * needing the lane; `row` streams a row (or pair) into partial sums. Pair rows are `delta` apart
- * (from the setup; 1 when omitted) so that they sit alike in their sectors: pair q takes rows
+ * A gemv kernel: `setup` declares locals before the loop (after `blocks` = n_in / blockSize),
+ * `laneSetup` those needing the lane; `row` streams a row (or pair) into partial sums. Pair rows are
+ * `delta` apart (default 1) so that they sit alike in their sectors: pair q takes rows
  * 2·delta·(q / delta) + q % delta and delta more, which covers every row once.
  */
 interface GemvKernel<Setup, LaneSetup, R extends 'row' | 'pair'> {
@@ -115,8 +112,8 @@ interface GemvKernel<Setup, LaneSetup, R extends 'row' | 'pair'> {
 type Sums<R> = R extends 'pair' ? PerRow<Var<'f32'>> : Var<'f32'>;
 
 /**
- * The loop every gemv kernel shares: workgroups stride over groups of rows (or pairs), each warp
- * takes `rowsPerWarp` consecutive rows of its group, and lane 0 stores the warp's sum of each row.
+ * The gemv loop: workgroups stride over groups of rows (or pairs), each warp takes `rowsPerWarp`
+ * consecutive rows of its group, and lane 0 stores the warp's sum of each row.
  */
 export function gemvBody<Setup, LaneSetup, R extends 'row' | 'pair'>(
   b: GemvBuilder,
@@ -124,8 +121,8 @@ export function gemvBody<Setup, LaneSetup, R extends 'row' | 'pair'>(
 ): void {
   const pair = kernel.rows === 'pair';
   const nOut = b.param('n_out');
-  const rowsPerWarp = b.schedule('rowsPerWarp');
-  const perWarp = pair ? b.let('pairs_per_warp', div(rowsPerWarp, 2)) : rowsPerWarp;
+  let perWarp: Expr<'u32'> = b.schedule('rowsPerWarp');
+  if (pair) perWarp = b.let('pairs_per_warp', div(perWarp, 2));
   const warps = div(b.schedule('workgroupSize'), WARP_SIZE);
   const perGroup = b.let(pair ? 'pairs_per_group' : 'rows_per_group', mul(warps, perWarp));
   const { blocks } = b.let({ blocks: div(b.param('n_in'), kernel.blockSize) });

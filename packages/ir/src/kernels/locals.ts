@@ -6,10 +6,7 @@ import { localName, type BodyBuilder, type Declared } from '../builder.js';
 /** The rows of a pair, a and b, in the order their statements are emitted. */
 export const ROWS = ['a', 'b'] as const;
 /** One value per row of a pair. */
-export interface PerRow<T> {
-  readonly a: T;
-  readonly b: T;
-}
+export type PerRow<T> = Readonly<Record<'a' | 'b', T>>;
 
 /** `value(k)` for row a, then row b. */
 export function forRows<T>(value: (k: 'a' | 'b') => T): PerRow<T> {

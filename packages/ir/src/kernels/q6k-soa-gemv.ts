@@ -109,7 +109,6 @@ function row({ rows, live, clamped, lane }: GemvRows<'pair'>, setup: Setup, lane
     st.if(and(live.a, onBlock), (quants) => {
       const dOf = (p: Var<'u32'>) => select(eq(pair, 0), unpackHalf(p, 0), unpackHalf(p, 1));
       const d = forRows((k) => quants.let(`d_${k}`, dOf(words[k].dPair)));
-      // x index of value 0: 256·block + 128h + l0.
       const { xIndex } = quants.let({
         xIndex: add(add(mul(block, BLOCK), mul(half, 128)), mul(quad, 4)),
       });
@@ -144,9 +143,8 @@ type Setup = ReturnType<typeof setup>;
 type Lanes = ReturnType<typeof laneSetup>;
 
 /**
- * Catalog kernel `q6k-soa-gemv`: q6k-gemv's product on Q6_K rows repacked structure-of-arrays (see
- * `repack`; `weights.fromNative` converts GGUF rows), so every load is aligned. A warp streams two
- * rows at once; `n_in` must be a multiple of 256.
+ * Catalog kernel `q6k-soa-gemv`: q6k-gemv's product on rows repacked by `repack` (so every load is
+ * aligned; `weights.fromNative` converts GGUF rows); `n_in` must be a multiple of 256.
  */
 export const q6kSoaGemv = gemvCatalogKernel({
   spec,
