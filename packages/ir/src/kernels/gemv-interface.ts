@@ -1,5 +1,5 @@
 import { WARP_SIZE, type Expr, type VarExpr as Var } from '../body.js';
-import type { BodyBuilder, DeclaredBy } from '../builder.js';
+import { defineKernel, type BodyBuilder, type DeclaredBy } from '../builder.js';
 import { add, and, div, eq, lt, min, mul, sub, u32 } from '../expressions.js';
 import { ROWS, forRows, perRow, type PerRow } from './locals.js';
 
@@ -72,7 +72,7 @@ export const GEMV_PAIR_INTERFACE = {
   ],
 } as const;
 
-function bothTargets<const B>(bounds: B) {
+function bothTargets<B>(bounds: B) {
   return { ptx: bounds, wgsl: bounds };
 }
 
@@ -98,24 +98,40 @@ export interface GemvRows<R> {
 /**
  * A gemv kernel: `setup` declares locals before the loop (after `blocks` = n_in / blockSize),
  * `laneSetup` those needing the lane; `row` streams a row (or pair) into partial sums. Pair rows are
- * `delta` apart (default 1) so that they sit alike in their sectors: pair q takes rows
+ * the setup's `delta` apart (default 1) so that they sit alike in their sectors: pair q takes rows
  * 2·delta·(q / delta) + q % delta and delta more, which covers every row once.
  */
-interface GemvKernel<Setup, LaneSetup, R extends 'row' | 'pair'> {
+interface GemvKernel<Setup extends GemvSetup, LaneSetup, R extends 'row' | 'pair'> {
+  readonly id: string;
+  readonly semanticVersion: number;
   readonly rows: R;
   readonly blockSize: number;
   readonly setup: (b: GemvBuilder, blocks: Var<'u32'>) => Setup;
   readonly laneSetup?: (b: GemvBuilder, lane: Var<'u32'>) => LaneSetup;
-  readonly delta?: (setup: Setup) => Expr<'u32'>;
   readonly row: (rows: GemvRows<R>, setup: Setup, lanes: LaneSetup) => Sums<R>;
 }
+type GemvSetup = { readonly delta?: Expr<'u32'>; readonly [local: string]: unknown };
 type Sums<R> = R extends 'pair' ? PerRow<Var<'f32'>> : Var<'f32'>;
+
+/** A gemv kernel's spec: GEMV_INTERFACE (GEMV_PAIR_INTERFACE for pairs; or `schedule`). */
+export function defineGemv<Setup extends GemvSetup, LaneSetup, R extends 'row' | 'pair'>(
+  kernel: GemvKernel<Setup, LaneSetup, R>,
+  description: string,
+  schedule = (kernel.rows === 'pair' ? GEMV_PAIR_INTERFACE : GEMV_INTERFACE).schedule,
+) {
+  const { id, semanticVersion } = kernel;
+  const entryPoint = id.replaceAll('-', '_');
+  return defineKernel(
+    { id, semanticVersion, entryPoint, description, ...GEMV_INTERFACE, schedule },
+    (b) => gemvBody(b, kernel),
+  );
+}
 
 /**
  * The gemv loop: workgroups stride over groups of rows (or pairs), each warp takes `rowsPerWarp`
  * consecutive rows of its group, and lane 0 stores the warp's sum of each row.
  */
-export function gemvBody<Setup, LaneSetup, R extends 'row' | 'pair'>(
+function gemvBody<Setup extends GemvSetup, LaneSetup, R extends 'row' | 'pair'>(
   b: GemvBuilder,
   kernel: GemvKernel<Setup, LaneSetup, R>,
 ): void {
@@ -127,7 +143,7 @@ export function gemvBody<Setup, LaneSetup, R extends 'row' | 'pair'>(
   const perGroup = b.let(pair ? 'pairs_per_group' : 'rows_per_group', mul(warps, perWarp));
   const { blocks } = b.let({ blocks: div(b.param('n_in'), kernel.blockSize) });
   const setup = kernel.setup(b, blocks);
-  const delta = kernel.delta && b.let('delta', kernel.delta(setup));
+  const delta = setup.delta && b.let('delta', setup.delta);
   // u32(2): the IR keeps `2 - 1` unfolded.
   const span = delta === undefined ? u32(2) : mul(delta, 2);
   const pairCount = div(add(nOut, sub(span, 1)), span);

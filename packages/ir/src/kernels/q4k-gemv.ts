@@ -1,51 +1,35 @@
 import { WARP_SIZE, type Expr, type VarExpr as Var } from '../body.js';
-import { defineKernel } from '../builder.js';
 import { add, and, convert, div, f32, fma, ge, lt, mul, neg, or } from '../expressions.js';
 import { select, shr, sub, u32, unpackHalf } from '../expressions.js';
 import { QUANT_FORMATS } from '../quant/formats.js';
-import { GEMV_PAIR_INTERFACE, SECTOR_MASK, SECTOR_WORDS, gemvBody } from './gemv-interface.js';
+import { SECTOR_MASK, SECTOR_WORDS, defineGemv } from './gemv-interface.js';
 import type { GemvBuilder, GemvRows } from './gemv-interface.js';
 import { ROWS, forRows, four, perRow, vectorNames } from './locals.js';
 import { gemvCatalogKernel, randomQ4kWords } from './gemv-catalog.js';
 
 const { blockSize: BLOCK, blockBytes: BLOCK_BYTES } = QUANT_FORMATS.q4_K;
 const BLOCK_WORDS = BLOCK_BYTES / 4;
-/** Words of d/dmin (word 0) and scales[12] (words 1-3) before a block's 32 qs words. */
+/** Header words (0: d and dmin, 1-3: scales) before a block's 32 qs words. */
 const HEADER_WORDS = 4;
 
-// Bandwidth plan: two rows a warp, in windows (see GEMV_INTERFACE). Rows are whole 36-word
-// blocks, so a row starts 0 or 4 words into a sector, and rows `delta` apart (1 with an even block
-// count, 2 with an odd one) start alike. A qs word at in-block word k in [4, 36) needs its block's
-// header (word 0: d, dmin; words 1-3: scales), up to 35 words back: by shuffle of this window's
-// words, or else from `carry`, header word h of the latest block whose word h precedes the window,
-// broadcast from the lane that loaded it; so no header is loaded twice. A window (32 words) is
-// shorter than a block, so it holds at most one block's word h and `carry` is exactly the header a
-// lane's block needs when its word h is before the window.
-const spec = defineKernel(
-  {
-    id: 'q4k-gemv',
-    semanticVersion: 1,
-    entryPoint: 'q4k_gemv',
-    description:
-      'y = dequant(W) x, W rows in native GGUF Q4_K blocks (read as u32 words), x and y f32; one warp per two rows',
-    ...GEMV_PAIR_INTERFACE,
-  },
-  (b) =>
-    gemvBody(b, {
-      rows: 'pair',
-      blockSize: BLOCK,
-      setup,
-      delta: (s) => add(and(s.blocks, 1), 1),
-      row,
-    }),
+// Bandwidth plan: two rows a warp, in windows (see GEMV_INTERFACE). Rows are whole 36-word blocks,
+// so a row starts 0 or 4 words into a sector; rows `delta` apart (1 with an even block count, 2
+// with an odd one) start alike. A qs word (in-block word 4-35) needs its block's header, up to 35
+// words back: by shuffle of this window's words, else from `carry`, header word h of the latest
+// block whose word h precedes the window, broadcast from the lane that loaded it; no header is
+// loaded twice. A window (32 words) holds at most one block's word h, so `carry` is exactly the
+// header a lane's block needs when its word h is before the window.
+const spec = defineGemv(
+  { id: 'q4k-gemv', semanticVersion: 1, rows: 'pair', blockSize: BLOCK, setup, row },
+  'y = dequant(W) x, W rows in native GGUF Q4_K blocks (read as u32 words), x and y f32; one warp per two rows',
 );
 
 function setup(b: GemvBuilder, blocks: Var<'u32'>) {
   const { rowWords } = b.let({ rowWords: mul(blocks, BLOCK_WORDS) });
-  // With an odd block count every other row starts 4 words into its first sector.
+  // Odd block counts start every other row 4 words into a sector.
   const slack = mul(and(blocks, 1), HEADER_WORDS);
   const { windows } = b.let({ windows: div(add(add(rowWords, slack), WARP_SIZE - 1), WARP_SIZE) });
-  return { blocks, rowWords, windows };
+  return { rowWords, windows, delta: add(and(blocks, 1), 1) };
 }
 
 function row({ rows, live, clamped, lane }: GemvRows<'pair'>, { rowWords, windows }: Setup) {
@@ -55,7 +39,7 @@ function row({ rows, live, clamped, lane }: GemvRows<'pair'>, { rowWords, window
   const carry = forRows((k) => four((h) => rows.let(`carry${h}_${k}`, u32(0))));
   rows.for('window', { start: 0, end: windows }, (win, window) => {
     const { windowBase: base } = win.let({ windowBase: add(sectorBase.a, mul(window, WARP_SIZE)) });
-    // Word offset in the row; wraps to a huge value before the row's start.
+    // The word's offset in the row (huge before the row's start).
     const { offset } = win.let({ offset: sub(add(base, lane), firstWord.a) });
     const inRow = lt(offset, rowWords);
     const { block } = win.let({ block: div(offset, BLOCK_WORDS) });
@@ -70,7 +54,7 @@ function row({ rows, live, clamped, lane }: GemvRows<'pair'>, { rowWords, window
     const headers = forRows((k) => {
       const index = add(add(sectorBase[k], mul(window, WARP_SIZE)), lane);
       win.if(and(live[k], inRow), (load) => load.assign(words[k], load.load('w', index)));
-      // Header words of the lane's block: this window's lane, or the carry when before it.
+      // The lane's block header: this window's word, or the carry when before it.
       const header = four((h) => {
         const at = add(blockWord, h);
         const fetched = win.shuffle('idx', `header${h}_${k}`, words[k], source(at));

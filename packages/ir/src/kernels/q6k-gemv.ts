@@ -1,10 +1,9 @@
 import { WARP_SIZE, type Expr } from '../body.js';
-import { defineKernel } from '../builder.js';
 import { add, and, convert, div, eq, f32, fma, ge, lt, mul, or } from '../expressions.js';
 import { select, shl, shr, sub, u32, unpackHalf } from '../expressions.js';
 import { QUANT_FORMATS } from '../quant/formats.js';
 import { packWords } from '../quant/words.js';
-import { GEMV_INTERFACE, SECTOR_MASK, SECTOR_WORDS, gemvBody } from './gemv-interface.js';
+import { SECTOR_MASK, SECTOR_WORDS, defineGemv } from './gemv-interface.js';
 import type { GemvBuilder, GemvRows } from './gemv-interface.js';
 import { vectorNames } from './locals.js';
 import { gemvCatalogKernel, randomQ6kBlocks } from './gemv-catalog.js';
@@ -19,16 +18,9 @@ type U32 = Expr<'u32'>;
 // (byte 4w or 4w+2) when it is ql, gathering the chunk's second word, its qh chunk (64-128 bytes
 // ahead), two scale chunks and d (up to 209 bytes ahead) by shuffle from its last three windows'
 // words: nothing is loaded twice.
-const spec = defineKernel(
-  {
-    id: 'q6k-gemv',
-    semanticVersion: 1,
-    entryPoint: 'q6k_gemv',
-    description:
-      'y = dequant(W) x, W rows in native GGUF Q6_K blocks (read as u32 words), x and y f32; one warp per row',
-    ...GEMV_INTERFACE,
-  },
-  (b) => gemvBody(b, { rows: 'row', blockSize: BLOCK, setup, row }),
+const spec = defineGemv(
+  { id: 'q6k-gemv', semanticVersion: 1, rows: 'row', blockSize: BLOCK, setup, row },
+  'y = dequant(W) x, W rows in native GGUF Q6_K blocks (read as u32 words), x and y f32; one warp per row',
 );
 
 function setup(b: GemvBuilder, blocks: U32) {

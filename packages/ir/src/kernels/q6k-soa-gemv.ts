@@ -1,11 +1,10 @@
 import { WARP_SIZE, type Expr, type VarExpr as Var } from '../body.js';
-import { defineKernel } from '../builder.js';
 import { add, and, convert, div, eq, f32, fma, ge, lt, mul, or } from '../expressions.js';
 import { select, shr, sub, u32, unpackHalf } from '../expressions.js';
 import { QUANT_FORMATS } from '../quant/formats.js';
 import { repack, unpack } from '../quant/repack.js';
 import { packWords } from '../quant/words.js';
-import { GEMV_PAIR_INTERFACE, SECTOR_WORDS, gemvBody } from './gemv-interface.js';
+import { GEMV_PAIR_INTERFACE, SECTOR_WORDS, defineGemv } from './gemv-interface.js';
 import type { GemvBuilder, GemvRows } from './gemv-interface.js';
 import { ROWS, forRows, perRow, vectorNames } from './locals.js';
 import { gemvCatalogKernel, randomQ6kBlocks } from './gemv-catalog.js';
@@ -33,20 +32,10 @@ const [GROUP_SIZE, ROWS_PER_WARP] = GEMV_PAIR_INTERFACE.schedule;
 // step lanes 8-15 load the next 8 d words (16 blocks' d, one sector), so d is loaded once and never
 // re-touches a sector; a step's d word comes by shuffle from lane 8 + step % 8. The zero padding at
 // a row's end (< 32 bytes) is never read.
-const spec = defineKernel(
-  {
-    id: 'q6k-soa-gemv',
-    semanticVersion: 1,
-    entryPoint: 'q6k_soa_gemv',
-    description:
-      'y = dequant(W) x, W rows of Q6_K blocks repacked structure-of-arrays (read as u32 words), x and y f32; one warp per two rows',
-    ...GEMV_PAIR_INTERFACE,
-    schedule: [
-      { ...GROUP_SIZE, bounds: { ...GROUP_SIZE.bounds, ptx: PTX_WORKGROUP_SIZES } },
-      ROWS_PER_WARP,
-    ],
-  },
-  (b) => gemvBody(b, { rows: 'pair', blockSize: BLOCK, setup, laneSetup, row }),
+const spec = defineGemv(
+  { id: 'q6k-soa-gemv', semanticVersion: 1, rows: 'pair', blockSize: BLOCK, setup, laneSetup, row },
+  'y = dequant(W) x, W rows of Q6_K blocks repacked structure-of-arrays (read as u32 words), x and y f32; one warp per two rows',
+  [{ ...GROUP_SIZE, bounds: { ...GROUP_SIZE.bounds, ptx: PTX_WORKGROUP_SIZES } }, ROWS_PER_WARP],
 );
 
 function setup(b: GemvBuilder, blocks: Var<'u32'>) {

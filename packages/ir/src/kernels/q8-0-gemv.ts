@@ -1,11 +1,10 @@
 import { WARP_SIZE, type Expr, type VarExpr as Var } from '../body.js';
-import { defineKernel } from '../builder.js';
 import { add, and, bitcast, convert, div, eq, f32, fma, ge } from '../expressions.js';
 import { le, lt, min, mul, ne, select, shl, shr, sub, u32, unpackHalf } from '../expressions.js';
 import { QUANT_FORMATS, quantize } from '../quant/formats.js';
 import { packWords } from '../quant/words.js';
 import { fillUniform } from './random.js';
-import { GEMV_PAIR_INTERFACE, SECTOR_MASK, SECTOR_WORDS, gemvBody } from './gemv-interface.js';
+import { SECTOR_MASK, SECTOR_WORDS, defineGemv } from './gemv-interface.js';
 import type { GemvBuilder, GemvRows } from './gemv-interface.js';
 import { ROWS, assignEach, forRows, perRow, vectorNames } from './locals.js';
 import { gemvCatalogKernel } from './gemv-catalog.js';
@@ -16,19 +15,9 @@ const { blockSize: BLOCK, blockBytes: BLOCK_BYTES } = QUANT_FORMATS.q8_0;
 // offsets and d is 2 bytes, so d never straddles words, and a word crossing into a new block holds
 // only that block's d: each word's quants belong to one block, whose d lies at most 8 words back,
 // in this window or the previous one, and comes by shuffle of the two windows' words.
-const spec = defineKernel(
-  {
-    id: 'q8_0-gemv',
-    semanticVersion: 1,
-    entryPoint: 'q8_0_gemv',
-    description:
-      'y = dequant(W) x, W rows in native GGUF Q8_0 blocks (read as u32 words), x and y f32; one warp per two rows',
-    ...GEMV_PAIR_INTERFACE,
-  },
-  // Rows 32 / gcd(row_bytes, 32) = 16 / min(lowest set bit of blocks, 16) apart start at the same
-  // place in their sectors (a clamped dead row b may not, but it loads nothing).
-  (b) =>
-    gemvBody(b, { rows: 'pair', blockSize: BLOCK, setup, delta: (s) => div(16, s.lowBit), row }),
+const spec = defineGemv(
+  { id: 'q8_0-gemv', semanticVersion: 1, rows: 'pair', blockSize: BLOCK, setup, row },
+  'y = dequant(W) x, W rows in native GGUF Q8_0 blocks (read as u32 words), x and y f32; one warp per two rows',
 );
 
 function setup(b: GemvBuilder, blocks: Expr<'u32'>) {
@@ -37,7 +26,9 @@ function setup(b: GemvBuilder, blocks: Expr<'u32'>) {
   // A row starts at most 32 - gcd(row_bytes, 32) = 32 - 2·low_bit bytes into its first sector.
   const spanWords = div(add(add(rowBytes, sub(32, mul(2, lowBit))), 3), 4);
   const { windows } = b.let({ windows: div(add(spanWords, WARP_SIZE - 1), WARP_SIZE) });
-  return { rowBytes, windows, lowBit };
+  // Rows 32 / gcd(row_bytes, 32) = 16 / low_bit apart start at the same place in their sectors (a
+  // clamped dead row b may not; it loads nothing).
+  return { rowBytes, windows, delta: div(16, lowBit) };
 }
 
 function row({ rows, live, clamped, lane }: GemvRows<'pair'>, { rowBytes, windows }: Setup) {
@@ -48,9 +39,9 @@ function row({ rows, live, clamped, lane }: GemvRows<'pair'>, { rowBytes, window
   rows.for('window', { start: 0, end: windows }, (win, window) => {
     const { windowBase: base } = win.let({ windowBase: add(sectorBase.a, mul(window, WARP_SIZE)) });
     const { wordIndex } = win.let({ wordIndex: add(base, lane) });
-    // Byte offset of the word in the row; wraps to a huge value before the row's start.
+    // The word's byte offset in the row (huge before the row's start).
     const { offset } = win.let({ offset: sub(mul(wordIndex, 4), rowStart.a) });
-    // Words from the one holding the row's first byte up to the one holding its last.
+    // Words holding the row's first to last byte.
     const inRow = lt(add(offset, 3), add(rowBytes, 3));
     const { block } = win.let({ block: div(offset, BLOCK_BYTES) });
     const { blockStart } = win.let({ blockStart: mul(block, BLOCK_BYTES) });
@@ -102,7 +93,7 @@ function row({ rows, live, clamped, lane }: GemvRows<'pair'>, { rowBytes, window
         const { word, scale: bits } = words[k];
         const scale = quants.let(`scale_${k}`, unpackHalf(shr(bits, scaleShift), 0));
         const sum = quants.let(`sum_${k}`, f32(0));
-        // Byte j as a signed int8: shifted to the top, then an arithmetic shift back down.
+        // Byte j as int8: shifted to the top, then arithmetic-shifted back down.
         const quant = (j: number) =>
           convert('f32', shr(bitcast('i32', j === 3 ? word : shl(word, 24 - 8 * j)), 24));
         // Bytes 0-1 are quants unless they are this block's d, bytes 2-3 unless the next block's.
