@@ -1,6 +1,10 @@
 import { WARP_SIZE, type Expr, type VarExpr as Var } from '../body.js';
 import { defineKernel, type BodyBuilder, type DeclaredBy } from '../builder.js';
 import { add, and, div, eq, lt, min, mul, sub, u32 } from '../expressions.js';
+import { QUANT_FORMATS, type QuantType } from '../quant/formats.js';
+import type { KnobBounds } from '../spec.js';
+import type { CatalogKernel } from './catalog-kernel.js';
+import { gemvCatalogKernel, type GemvCatalogOptions } from './gemv-catalog.js';
 import { ROWS, forRows, perRow, type PerRow } from './locals.js';
 
 /**
@@ -58,19 +62,13 @@ export const GEMV_INTERFACE = {
   },
 } as const; // defineKernel checks it against KernelDeclarations
 
-/** GEMV_INTERFACE for kernels that stream two rows per warp at once: `rowsPerWarp` is even. */
-export const GEMV_PAIR_INTERFACE = {
-  ...GEMV_INTERFACE,
-  schedule: [
-    GEMV_INTERFACE.schedule[0],
-    {
-      name: 'rowsPerWarp',
-      description: 'rows each warp streams, two at a time sharing their x loads',
-      default: 2,
-      bounds: bothTargets({ min: 2, max: 8, multipleOf: 2 }),
-    },
-  ],
-} as const;
+/** `rowsPerWarp` of kernels that stream two rows per warp at once: even. */
+const PAIR_ROWS_PER_WARP = {
+  name: 'rowsPerWarp',
+  description: 'rows each warp streams, two at a time sharing their x loads',
+  default: 2,
+  bounds: bothTargets({ min: 2, max: 8, multipleOf: 2 }),
+};
 
 function bothTargets<B>(bounds: B) {
   return { ptx: bounds, wgsl: bounds };
@@ -104,8 +102,8 @@ export interface GemvRows<R> {
 interface GemvKernel<Setup extends GemvSetup, LaneSetup, R extends 'row' | 'pair'> {
   readonly id: string;
   readonly semanticVersion: number;
+  readonly type: QuantType;
   readonly rows: R;
-  readonly blockSize: number;
   readonly setup: (b: GemvBuilder, blocks: Var<'u32'>) => Setup;
   readonly laneSetup?: (b: GemvBuilder, lane: Var<'u32'>) => LaneSetup;
   readonly row: (rows: GemvRows<R>, setup: Setup, lanes: LaneSetup) => Sums<R>;
@@ -113,18 +111,28 @@ interface GemvKernel<Setup extends GemvSetup, LaneSetup, R extends 'row' | 'pair
 type GemvSetup = { readonly delta?: Expr<'u32'>; readonly [local: string]: unknown };
 type Sums<R> = R extends 'pair' ? PerRow<Var<'f32'>> : Var<'f32'>;
 
-/** A gemv kernel's spec: GEMV_INTERFACE (GEMV_PAIR_INTERFACE for pairs; or `schedule`). */
-export function defineGemv<Setup extends GemvSetup, LaneSetup, R extends 'row' | 'pair'>(
+/**
+ * A gemv catalog kernel (gemvCatalogKernel) of `type` weights; its spec has GEMV_INTERFACE, with
+ * `ptxGroupSizes` bounding workgroupSize on PTX.
+ */
+export function gemvKernel<Setup extends GemvSetup, LaneSetup, R extends 'row' | 'pair'>(
   kernel: GemvKernel<Setup, LaneSetup, R>,
   description: string,
-  schedule = (kernel.rows === 'pair' ? GEMV_PAIR_INTERFACE : GEMV_INTERFACE).schedule,
-) {
-  const { id, semanticVersion } = kernel;
+  options: Omit<GemvCatalogOptions, 'spec' | 'type'> & { readonly ptxGroupSizes?: KnobBounds },
+): CatalogKernel {
+  const { id, semanticVersion, type } = kernel;
+  const { ptxGroupSizes, ...catalog } = options;
   const entryPoint = id.replaceAll('-', '_');
-  return defineKernel(
+  const [size, rowsPerWarp] = GEMV_INTERFACE.schedule;
+  const schedule = [
+    ptxGroupSizes ? { ...size, bounds: { ...size.bounds, ptx: ptxGroupSizes } } : size,
+    kernel.rows === 'pair' ? PAIR_ROWS_PER_WARP : rowsPerWarp,
+  ];
+  const spec = defineKernel(
     { id, semanticVersion, entryPoint, description, ...GEMV_INTERFACE, schedule },
     (b) => gemvBody(b, kernel),
   );
+  return gemvCatalogKernel({ spec, type, ...catalog });
 }
 
 /**
@@ -141,7 +149,7 @@ function gemvBody<Setup extends GemvSetup, LaneSetup, R extends 'row' | 'pair'>(
   if (pair) perWarp = b.let('pairs_per_warp', div(perWarp, 2));
   const warps = div(b.schedule('workgroupSize'), WARP_SIZE);
   const perGroup = b.let(pair ? 'pairs_per_group' : 'rows_per_group', mul(warps, perWarp));
-  const { blocks } = b.let({ blocks: div(b.param('n_in'), kernel.blockSize) });
+  const { blocks } = b.let({ blocks: div(b.param('n_in'), QUANT_FORMATS[kernel.type].blockSize) });
   const setup = kernel.setup(b, blocks);
   const delta = setup.delta && b.let('delta', setup.delta);
   // u32(2): the IR keeps `2 - 1` unfolded.

@@ -2,10 +2,10 @@ import { WARP_SIZE, type Expr, type VarExpr as Var } from '../body.js';
 import { add, and, convert, div, f32, fma, ge, lt, mul, neg, or } from '../expressions.js';
 import { select, shr, sub, u32, unpackHalf } from '../expressions.js';
 import { QUANT_FORMATS } from '../quant/formats.js';
-import { SECTOR_MASK, SECTOR_WORDS, defineGemv } from './gemv-interface.js';
+import { SECTOR_MASK, SECTOR_WORDS, gemvKernel } from './gemv-interface.js';
 import type { GemvBuilder, GemvRows } from './gemv-interface.js';
 import { ROWS, forRows, four, perRow, vectorNames } from './locals.js';
-import { gemvCatalogKernel, randomQ4kWords } from './gemv-catalog.js';
+import { randomQ4kWords } from './gemv-catalog.js';
 
 const { blockSize: BLOCK, blockBytes: BLOCK_BYTES } = QUANT_FORMATS.q4_K;
 const BLOCK_WORDS = BLOCK_BYTES / 4;
@@ -19,11 +19,6 @@ const HEADER_WORDS = 4;
 // block whose word h precedes the window, broadcast from the lane that loaded it; no header is
 // loaded twice. A window (32 words) holds at most one block's word h, so `carry` is exactly the
 // header a lane's block needs when its word h is before the window.
-const spec = defineGemv(
-  { id: 'q4k-gemv', semanticVersion: 1, rows: 'pair', blockSize: BLOCK, setup, row },
-  'y = dequant(W) x, W rows in native GGUF Q4_K blocks (read as u32 words), x and y f32; one warp per two rows',
-);
-
 function setup(b: GemvBuilder, blocks: Var<'u32'>) {
   const { rowWords } = b.let({ rowWords: mul(blocks, BLOCK_WORDS) });
   // Odd block counts start every other row 4 words into a sector.
@@ -118,10 +113,8 @@ function row({ rows, live, clamped, lane }: GemvRows<'pair'>, { rowWords, window
 type Setup = ReturnType<typeof setup>;
 
 /** Catalog kernel `q4k-gemv` (see the description); `n_in` must be a multiple of 256. */
-export const q4kGemv = gemvCatalogKernel({
-  spec,
-  type: 'q4_K',
-  // Word indices are u32: the matrix plus one window must stay below 2^32 words' byte offsets.
-  offsetHeadroom: 4 * (WARP_SIZE + SECTOR_WORDS),
-  generateWeights: randomQ4kWords,
-});
+export const q4kGemv = gemvKernel(
+  { id: 'q4k-gemv', semanticVersion: 1, type: 'q4_K', rows: 'pair', setup, row },
+  'y = dequant(W) x, W rows in native GGUF Q4_K blocks (read as u32 words), x and y f32; one warp per two rows',
+  { offsetHeadroom: 4 * (WARP_SIZE + SECTOR_WORDS), generateWeights: randomQ4kWords }, // one window
+);

@@ -3,10 +3,10 @@ import { add, and, convert, div, eq, f32, fma, ge, lt, mul, or } from '../expres
 import { select, shl, shr, sub, u32, unpackHalf } from '../expressions.js';
 import { QUANT_FORMATS } from '../quant/formats.js';
 import { packWords } from '../quant/words.js';
-import { SECTOR_MASK, SECTOR_WORDS, defineGemv } from './gemv-interface.js';
+import { SECTOR_MASK, SECTOR_WORDS, gemvKernel } from './gemv-interface.js';
 import type { GemvBuilder, GemvRows } from './gemv-interface.js';
 import { vectorNames } from './locals.js';
-import { gemvCatalogKernel, randomQ6kBlocks } from './gemv-catalog.js';
+import { randomQ6kBlocks } from './gemv-catalog.js';
 
 const { blockSize: BLOCK, blockBytes: BLOCK_BYTES } = QUANT_FORMATS.q6_K;
 /** Windows back a lane decodes: a ql chunk's qh, scales and d lie at most 53 words ahead. */
@@ -18,11 +18,6 @@ type U32 = Expr<'u32'>;
 // (byte 4w or 4w+2) when it is ql, gathering the chunk's second word, its qh chunk (64-128 bytes
 // ahead), two scale chunks and d (up to 209 bytes ahead) by shuffle from its last three windows'
 // words: nothing is loaded twice.
-const spec = defineGemv(
-  { id: 'q6k-gemv', semanticVersion: 1, rows: 'row', blockSize: BLOCK, setup, row },
-  'y = dequant(W) x, W rows in native GGUF Q6_K blocks (read as u32 words), x and y f32; one warp per row',
-);
-
 function setup(b: GemvBuilder, blocks: U32) {
   const { rowBytes } = b.let({ rowBytes: mul(blocks, BLOCK_BYTES) });
   // A row starts at most 30 bytes into its first sector.
@@ -117,11 +112,12 @@ function row({ rows, live, clamped, lane }: GemvRows<'row'>, { rowBytes, windows
 type Setup = ReturnType<typeof setup>;
 
 /** Catalog kernel `q6k-gemv` (see the description); `n_in` must be a multiple of 256. */
-export const q6kGemv = gemvCatalogKernel({
-  spec,
-  type: 'q6_K',
-  // Byte offsets are u32: the matrix plus three windows must stay below 2^32 bytes.
-  offsetHeadroom: 4 * ((LAG + 1) * WARP_SIZE + SECTOR_WORDS),
-  // Random blocks: quantizing 8M values is slow; random bytes reach every value and scale.
-  generateWeights: (...shape) => packWords(randomQ6kBlocks(...shape)),
-});
+export const q6kGemv = gemvKernel(
+  { id: 'q6k-gemv', semanticVersion: 1, type: 'q6_K', rows: 'row', setup, row },
+  'y = dequant(W) x, W rows in native GGUF Q6_K blocks (read as u32 words), x and y f32; one warp per row',
+  {
+    offsetHeadroom: 4 * ((LAG + 1) * WARP_SIZE + SECTOR_WORDS), // three windows
+    // Random blocks: quantizing 8M values is slow; random bytes reach every value and scale.
+    generateWeights: (...shape) => packWords(randomQ6kBlocks(...shape)),
+  },
+);

@@ -4,10 +4,10 @@ import { select, shr, sub, u32, unpackHalf } from '../expressions.js';
 import { QUANT_FORMATS } from '../quant/formats.js';
 import { repack, unpack } from '../quant/repack.js';
 import { packWords } from '../quant/words.js';
-import { GEMV_PAIR_INTERFACE, SECTOR_WORDS, defineGemv } from './gemv-interface.js';
+import { SECTOR_WORDS, gemvKernel } from './gemv-interface.js';
 import type { GemvBuilder, GemvRows } from './gemv-interface.js';
 import { ROWS, forRows, perRow, vectorNames } from './locals.js';
-import { gemvCatalogKernel, randomQ6kBlocks } from './gemv-catalog.js';
+import { randomQ6kBlocks } from './gemv-catalog.js';
 
 const { blockSize: BLOCK, blockBytes: BLOCK_BYTES } = QUANT_FORMATS.q6_K;
 /** Words per block of each repacked array: ql 128 bytes, qh 64, scales 16 (d is 2 bytes). */
@@ -21,7 +21,6 @@ const D_LANE = 8;
  * or sm_90 (ptxas 13.0). `pnpm sweep:schedules` finds no spill at any in-bounds schedule.
  */
 const PTX_WORKGROUP_SIZES = { min: 64, max: 384, multipleOf: 64 } as const;
-const [GROUP_SIZE, ROWS_PER_WARP] = GEMV_PAIR_INTERFACE.schedule;
 
 // Bandwidth plan (layout in quant/LAYOUTS.md): two rows a warp; repacked rows all start on a
 // sector. Per row, two blocks a step: lane t takes block 2·step + t/16, half h = (t/8) % 2 and
@@ -32,12 +31,6 @@ const [GROUP_SIZE, ROWS_PER_WARP] = GEMV_PAIR_INTERFACE.schedule;
 // step lanes 8-15 load the next 8 d words (16 blocks' d, one sector), so d is loaded once and never
 // re-touches a sector; a step's d word comes by shuffle from lane 8 + step % 8. The zero padding at
 // a row's end (< 32 bytes) is never read.
-const spec = defineGemv(
-  { id: 'q6k-soa-gemv', semanticVersion: 1, rows: 'pair', blockSize: BLOCK, setup, laneSetup, row },
-  'y = dequant(W) x, W rows of Q6_K blocks repacked structure-of-arrays (read as u32 words), x and y f32; one warp per two rows',
-  [{ ...GROUP_SIZE, bounds: { ...GROUP_SIZE.bounds, ptx: PTX_WORKGROUP_SIZES } }, ROWS_PER_WARP],
-);
-
 function setup(b: GemvBuilder, blocks: Var<'u32'>) {
   // Row stride 32·⌈210·nb/32⌉ bytes, in words.
   const sectors = div(add(mul(blocks, BLOCK_BYTES), 31), 32);
@@ -135,16 +128,18 @@ type Lanes = ReturnType<typeof laneSetup>;
  * Catalog kernel `q6k-soa-gemv`: q6k-gemv's product on rows repacked by `repack` (so every load is
  * aligned; `weights.fromNative` converts GGUF rows); `n_in` must be a multiple of 256.
  */
-export const q6kSoaGemv = gemvCatalogKernel({
-  spec,
-  type: 'q6_K',
-  // Word indices are u32: the matrix must stay below 2^32 bytes' byte offsets.
-  offsetHeadroom: 4 * WARP_SIZE,
-  // Repacked rows of 32·⌈210·nb/32⌉ bytes (LAYOUTS.md); plain arithmetic, safe on bad shapes.
-  layoutBytes: (nOut, nIn) => nOut * 32 * Math.ceil((BLOCK_BYTES * Math.floor(nIn / BLOCK)) / 32),
-  toNative: (bytes, nOut, nIn) => unpack('q6_K', bytes, nOut, nIn),
-  fromNative: (native, nOut, nIn) => repack('q6_K', native, nOut, nIn),
-  // Random native blocks (see q6k-gemv), repacked.
-  generateWeights: (nOut, nIn, ...rest) =>
-    packWords(repack('q6_K', randomQ6kBlocks(nOut, nIn, ...rest), nOut, nIn)),
-});
+export const q6kSoaGemv = gemvKernel(
+  { id: 'q6k-soa-gemv', semanticVersion: 1, type: 'q6_K', rows: 'pair', setup, laneSetup, row },
+  'y = dequant(W) x, W rows of Q6_K blocks repacked structure-of-arrays (read as u32 words), x and y f32; one warp per two rows',
+  {
+    ptxGroupSizes: PTX_WORKGROUP_SIZES,
+    offsetHeadroom: 4 * WARP_SIZE, // a window
+    // Rows of 32·⌈210·nb/32⌉ bytes (LAYOUTS.md); plain arithmetic, safe on bad shapes.
+    layoutBytes: (nOut, nIn) => nOut * 32 * Math.ceil((BLOCK_BYTES * Math.floor(nIn / BLOCK)) / 32),
+    toNative: (bytes, nOut, nIn) => unpack('q6_K', bytes, nOut, nIn),
+    fromNative: (native, nOut, nIn) => repack('q6_K', native, nOut, nIn),
+    // Random native blocks (see q6k-gemv), repacked.
+    generateWeights: (nOut, nIn, ...rest) =>
+      packWords(repack('q6_K', randomQ6kBlocks(nOut, nIn, ...rest), nOut, nIn)),
+  },
+);

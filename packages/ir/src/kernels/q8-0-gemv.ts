@@ -4,10 +4,9 @@ import { le, lt, min, mul, ne, select, shl, shr, sub, u32, unpackHalf } from '..
 import { QUANT_FORMATS, quantize } from '../quant/formats.js';
 import { packWords } from '../quant/words.js';
 import { fillUniform } from './random.js';
-import { SECTOR_MASK, SECTOR_WORDS, defineGemv } from './gemv-interface.js';
+import { SECTOR_MASK, SECTOR_WORDS, gemvKernel } from './gemv-interface.js';
 import type { GemvBuilder, GemvRows } from './gemv-interface.js';
 import { ROWS, assignEach, forRows, perRow, vectorNames } from './locals.js';
-import { gemvCatalogKernel } from './gemv-catalog.js';
 
 const { blockSize: BLOCK, blockBytes: BLOCK_BYTES } = QUANT_FORMATS.q8_0;
 
@@ -15,11 +14,6 @@ const { blockSize: BLOCK, blockBytes: BLOCK_BYTES } = QUANT_FORMATS.q8_0;
 // offsets and d is 2 bytes, so d never straddles words, and a word crossing into a new block holds
 // only that block's d: each word's quants belong to one block, whose d lies at most 8 words back,
 // in this window or the previous one, and comes by shuffle of the two windows' words.
-const spec = defineGemv(
-  { id: 'q8_0-gemv', semanticVersion: 1, rows: 'pair', blockSize: BLOCK, setup, row },
-  'y = dequant(W) x, W rows in native GGUF Q8_0 blocks (read as u32 words), x and y f32; one warp per two rows',
-);
-
 function setup(b: GemvBuilder, blocks: Expr<'u32'>) {
   const { rowBytes } = b.let({ rowBytes: mul(blocks, BLOCK_BYTES) });
   const { lowBit } = b.let({ lowBit: min(and(blocks, sub(0, blocks)), 16) });
@@ -110,13 +104,14 @@ function row({ rows, live, clamped, lane }: GemvRows<'pair'>, { rowBytes, window
 type Setup = ReturnType<typeof setup>;
 
 /** Catalog kernel `q8_0-gemv` (see the description); `n_in` must be a multiple of 32. */
-export const q8_0Gemv = gemvCatalogKernel({
-  spec,
-  type: 'q8_0',
-  // Word indices and byte offsets are u32: the matrix plus one window must stay below 2^32 bytes.
-  offsetHeadroom: 4 * (WARP_SIZE + SECTOR_WORDS),
-  generateWeights: (nOut, nIn, rng, magnitude) => {
-    const values = fillUniform(new Float32Array(nOut * nIn), rng, magnitude);
-    return packWords(quantize('q8_0', values, nOut, nIn));
+export const q8_0Gemv = gemvKernel(
+  { id: 'q8_0-gemv', semanticVersion: 1, type: 'q8_0', rows: 'pair', setup, row },
+  'y = dequant(W) x, W rows in native GGUF Q8_0 blocks (read as u32 words), x and y f32; one warp per two rows',
+  {
+    offsetHeadroom: 4 * (WARP_SIZE + SECTOR_WORDS), // one window
+    generateWeights: (nOut, nIn, rng, magnitude) => {
+      const values = fillUniform(new Float32Array(nOut * nIn), rng, magnitude);
+      return packWords(quantize('q8_0', values, nOut, nIn));
+    },
   },
-});
+);
