@@ -153,11 +153,9 @@ function gemvBody<Setup extends GemvSetup, LaneSetup, R extends 'row' | 'pair'>(
   const setup = kernel.setup(b, blocks);
   const delta = setup.delta && b.let('delta', setup.delta);
   // u32(2): the IR keeps `2 - 1` unfolded.
-  const span = delta === undefined ? u32(2) : mul(delta, 2);
+  const span = delta ? mul(delta, 2) : u32(2);
   const pairCount = div(add(nOut, sub(span, 1)), span);
-  const count = pair
-    ? b.let('pairs', delta === undefined ? pairCount : mul(pairCount, delta))
-    : nOut;
+  const count = pair ? b.let('pairs', delta ? mul(pairCount, delta) : pairCount) : nOut;
   const { groups } = b.let({ groups: div(add(count, sub(perGroup, 1)), perGroup) });
   const { lane } = b.let({ lane: b.laneId() });
   // Without laneSetup, LaneSetup is undefined and so is `lanes`.
@@ -174,13 +172,15 @@ function gemvBody<Setup extends GemvSetup, LaneSetup, R extends 'row' | 'pair'>(
       if (!pair) {
         const { live } = rows.let({ live: lt(slot, nOut) });
         const single = kernel as GemvKernel<Setup, LaneSetup, 'row'>;
-        const clamped = min(slot, sub(nOut, 1));
-        const total = single.row({ rows, live, clamped, lane }, setup, lanes);
+        const total = single.row(
+          { rows, live, clamped: min(slot, sub(nOut, 1)), lane },
+          setup,
+          lanes,
+        );
         return store('row_sum', slot, live, total);
       }
       const block = delta && mul(div(slot, delta), delta);
-      const pairFirst = block === undefined ? mul(slot, 2) : add(mul(block, 2), sub(slot, block));
-      const rowA = rows.let('row_a', pairFirst);
+      const rowA = rows.let('row_a', block ? add(mul(block, 2), sub(slot, block)) : mul(slot, 2));
       const row = { a: rowA, b: rows.let('row_b', add(rowA, delta ?? 1)) };
       const { live } = perRow(rows, { live: (k) => lt(row[k], nOut) });
       const clamped = forRows((k) => min(row[k], sub(nOut, 1)));

@@ -39,11 +39,13 @@ function row({ rows, live, clamped, lane }: GemvRows<'pair'>, { rowWords, window
     const inRow = lt(offset, rowWords);
     const { block } = win.let({ block: div(offset, BLOCK_WORDS) });
     const { blockOffset } = win.let({ blockOffset: mul(block, BLOCK_WORDS) });
-    // Absolute words keep the comparisons free of wrap-around.
-    const { blockWord } = win.let({ blockWord: add(firstWord.a, blockOffset) });
-    // The last block touching the window, whose header words in it become the carry.
+    // Absolute words keep the comparisons free of wrap-around. The last block touching the window
+    // has its header words there become the carry.
     const last = div(sub(add(base, WARP_SIZE - 1), firstWord.a), BLOCK_WORDS);
-    const { lastBlockWord } = win.let({ lastBlockWord: add(firstWord.a, mul(last, BLOCK_WORDS)) });
+    const { blockWord, lastBlockWord } = win.let({
+      blockWord: add(firstWord.a, blockOffset),
+      lastBlockWord: add(firstWord.a, mul(last, BLOCK_WORDS)),
+    });
     const { word: words } = perRow(win, { word: () => u32(0) });
     const source = (at: Expr<'u32'>) => and(sub(at, base), WARP_SIZE - 1);
     const headers = forRows((k) => {

@@ -29,11 +29,15 @@ function setup(b: GemvBuilder, blocks: U32) {
 function row({ rows, live, clamped, lane }: GemvRows<'row'>, { rowBytes, windows }: Setup) {
   const { rowStart } = rows.let({ rowStart: mul(clamped, rowBytes) });
   const { firstWord } = rows.let({ firstWord: div(rowStart, 4) });
-  const { endWord } = rows.let({ endWord: div(add(add(rowStart, rowBytes), 3), 4) });
-  const { sectorBase } = rows.let({ sectorBase: and(firstWord, SECTOR_MASK) });
-  const { total } = rows.let({ total: f32(0) });
   // held0: the window being decoded; held2: the one just loaded.
-  const { held0, held1, held2 } = rows.let({ held0: u32(0), held1: u32(0), held2: u32(0) });
+  const { endWord, sectorBase, total, held0, held1, held2 } = rows.let({
+    endWord: div(add(add(rowStart, rowBytes), 3), 4),
+    sectorBase: and(firstWord, SECTOR_MASK),
+    total: f32(0),
+    held0: u32(0),
+    held1: u32(0),
+    held2: u32(0),
+  });
   rows.for('step', { start: 0, end: add(windows, LAG) }, (st, step) => {
     const { loadBase } = st.let({ loadBase: add(sectorBase, mul(step, WARP_SIZE)) });
     const loadIndex = add(loadBase, lane);
@@ -67,9 +71,11 @@ function row({ rows, live, clamped, lane }: GemvRows<'row'>, { rowBytes, windows
     const { blockAt } = st.let({ blockAt: add(rowStart, mul(block, BLOCK_BYTES)) });
     const at = st.let('chunk_at', add(blockAt, inBlock));
     const qlNext = fetch(add(word, 1));
-    const { half } = st.let({ half: shr(inBlock, 6) });
-    const { hi } = st.let({ hi: and(shr(inBlock, 5), 1) });
-    const { l } = st.let({ l: and(inBlock, 31) });
+    const { half, hi, l } = st.let({
+      half: shr(inBlock, 6),
+      hi: and(shr(inBlock, 5), 1),
+      l: and(inBlock, 31),
+    });
     const { qhAt } = st.let({ qhAt: add(blockAt, add(128, add(mul(half, 32), l))) });
     const qhLow = fetch(shr(qhAt, 2));
     const qhHigh = fetch(add(shr(qhAt, 2), 1));
@@ -81,11 +87,13 @@ function row({ rows, live, clamped, lane }: GemvRows<'row'>, { rowBytes, windows
     const dWord = fetch(shr(dAt, 2));
     const isQl = and(and(live, ge(step, LAG)), and(lt(offset, rowBytes), lt(inBlock, 128)));
     st.if(isQl, (quants) => {
-      const { ql } = quants.let({ ql: chunk(at, held0, qlNext) });
-      const { qh } = quants.let({ qh: chunk(qhAt, qhLow, qhHigh) });
-      const { scalesLow } = quants.let({ scalesLow: chunk(scaleAt, scale0, scale1) });
-      const { scalesHigh } = quants.let({ scalesHigh: chunk(add(scaleAt, 4), scale1, scale2) });
-      const { d } = quants.let({ d: unpackHalf(shr(dWord, mul(and(dAt, 2), 8)), 0) });
+      const { ql, qh, scalesLow, scalesHigh, d } = quants.let({
+        ql: chunk(at, held0, qlNext),
+        qh: chunk(qhAt, qhLow, qhHigh),
+        scalesLow: chunk(scaleAt, scale0, scale1),
+        scalesHigh: chunk(add(scaleAt, 4), scale1, scale2),
+        d: unpackHalf(shr(dWord, mul(and(dAt, 2), 8)), 0),
+      });
       // Scale byte s + 2·hi of each scale chunk, s = l / 16; int8, so bytes >= 128 are negative.
       const scaleShift = mul(add(shr(l, 4), mul(hi, 2)), 8);
       const at0 = add(add(mul(block, BLOCK), mul(half, 128)), add(l, mul(hi, 32)));

@@ -34,18 +34,22 @@ const PTX_WORKGROUP_SIZES = { min: 64, max: 384, multipleOf: 64 } as const;
 function setup(b: GemvBuilder, blocks: Var<'u32'>) {
   // Row stride 32·⌈210·nb/32⌉ bytes, in words.
   const sectors = div(add(mul(blocks, BLOCK_BYTES), 31), 32);
-  const { rowWords } = b.let({ rowWords: mul(sectors, SECTOR_WORDS) });
-  const { qhStart } = b.let({ qhStart: mul(blocks, QL_WORDS) });
-  const { scaleStart } = b.let({ scaleStart: mul(blocks, QL_WORDS + QH_WORDS) });
-  const { dStart } = b.let({ dStart: mul(blocks, QL_WORDS + QH_WORDS + SCALE_WORDS) });
-  const { dWords } = b.let({ dWords: div(add(blocks, 1), 2) });
-  return { blocks, rowWords, qhStart, scaleStart, dStart, dWords, ...b.let({ steps: dWords }) };
+  const locals = b.let({
+    rowWords: mul(sectors, SECTOR_WORDS),
+    qhStart: mul(blocks, QL_WORDS),
+    scaleStart: mul(blocks, QL_WORDS + QH_WORDS),
+    dStart: mul(blocks, QL_WORDS + QH_WORDS + SCALE_WORDS),
+    dWords: div(add(blocks, 1), 2),
+  });
+  return { blocks, ...locals, ...b.let({ steps: locals.dWords }) };
 }
 
 function laneSetup(b: GemvBuilder, lane: Var<'u32'>) {
-  const { pair } = b.let({ pair: shr(lane, 4) });
-  const { half } = b.let({ half: and(shr(lane, 3), 1) });
-  const { quad } = b.let({ quad: and(lane, 7) });
+  const { pair, half, quad } = b.let({
+    pair: shr(lane, 4),
+    half: and(shr(lane, 3), 1),
+    quad: and(lane, 7),
+  });
   // ql word of this lane in a step: 32·pair + 16·half + quad = 2·lane − quad.
   const { qlLane } = b.let({ qlLane: sub(mul(lane, 2), quad) });
   // Byte of scales[8h + s] in scale word 2h, s = l0/16 = quad/4.

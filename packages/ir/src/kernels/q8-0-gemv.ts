@@ -15,8 +15,10 @@ const { blockSize: BLOCK, blockBytes: BLOCK_BYTES } = QUANT_FORMATS.q8_0;
 // only that block's d: each word's quants belong to one block, whose d lies at most 8 words back,
 // in this window or the previous one, and comes by shuffle of the two windows' words.
 function setup(b: GemvBuilder, blocks: Expr<'u32'>) {
-  const { rowBytes } = b.let({ rowBytes: mul(blocks, BLOCK_BYTES) });
-  const { lowBit } = b.let({ lowBit: min(and(blocks, sub(0, blocks)), 16) });
+  const { rowBytes, lowBit } = b.let({
+    rowBytes: mul(blocks, BLOCK_BYTES),
+    lowBit: min(and(blocks, sub(0, blocks)), 16),
+  });
   // A row starts at most 32 - gcd(row_bytes, 32) = 32 - 2·low_bit bytes into its first sector.
   const spanWords = div(add(add(rowBytes, sub(32, mul(2, lowBit))), 3), 4);
   const { windows } = b.let({ windows: div(add(spanWords, WARP_SIZE - 1), WARP_SIZE) });
@@ -55,9 +57,11 @@ function row({ rows, live, clamped, lane }: GemvRows<'pair'>, { rowBytes, window
     // The word's quants pair with a run of 2 or 4 consecutive x from x_start (d bytes pair with
     // none). A lane loads the 16-byte aligned x chunk holding x_start; a run starting 8 bytes into
     // it ends in the next lane's chunk, fetched by shuffle (lane 31 loads it itself).
-    const { hasQuants } = win.let({ hasQuants: and(live.a, lt(offset, rowBytes)) });
-    const { hasLow } = win.let({ hasLow: ge(inBlock, 2) });
-    const { xIndex } = win.let({ xIndex: add(mul(block, BLOCK), inBlock) });
+    const { hasQuants, hasLow, xIndex } = win.let({
+      hasQuants: and(live.a, lt(offset, rowBytes)),
+      hasLow: ge(inBlock, 2),
+      xIndex: add(mul(block, BLOCK), inBlock),
+    });
     const { xStart } = win.let({ xStart: select(hasLow, sub(xIndex, 2), xIndex) });
     const { xChunk, xOdd } = win.let({
       xChunk: and(xStart, 0x100000000 - 4),
