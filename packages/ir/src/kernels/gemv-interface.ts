@@ -7,30 +7,33 @@ import type { CatalogKernel } from './catalog-kernel.js';
 import { gemvCatalogKernel, type GemvCatalogOptions } from './gemv-catalog.js';
 import { ROWS, forRows, perRow, type PerRow } from './locals.js';
 
+/** The same knob bounds on ptx and wgsl. */
+const bothTargets = <B>(bounds: B) => ({ ptx: bounds, wgsl: bounds });
+
 /**
  * The interface every gemv kernel shares: weights `w` as u32 words, `x` and `y` f32, shapes `n_in`
  * and `n_out`, one 32-lane warp per row with `rowsPerWarp` rows each; engines launch them alike.
  *
- * Windows. q8_0-, q4k- and q6k-gemv stream a row in windows of 32 words starting on a sector
- * boundary: lane l loads word (window base + l), so a warp load is 128 contiguous bytes, touches no
- * sector it only partly uses (but at a row's ends), and loads every weight word once (a row that
- * starts mid-word shares that word with the previous row).
- * Load widths. A lane's 4-byte weight word pairs with a run of 4 consecutive x, read as one 16-byte
- * vector (Q8_0's 34-byte blocks leave half the runs 8 bytes off; such a lane takes the run's tail
- * from its neighbour's vector by shuffle), so a warp reads adjacent bytes of both streams and fills
- * whole sectors. 16-byte weight loads would give a lane 16+ consecutive x, whose 16-byte requests
- * use half of each sector. x costs 4 bytes a value against 0.56-0.82 weight bytes and every row
- * re-reads it (from L1/L2), so x dominates an SM's load traffic: at H200 rates (4.8 TB/s over 132
- * SMs at 1.98 GHz, ~18 weight bytes per SM-clock) Q4_K streams ~33 values a clock, ~131 B of x with
- * whole sectors and ~262 B with half-used ones, against the ~128 B a clock an SM's L1 delivers:
- * half-used sectors would cost more than wide loads save.
- * Pairs. q8_0-, q4k- and q6k-soa-gemv stream two rows per warp, rows that start alike in their
- * sectors, so every x value a lane loads serves both (reused in registers): ~3.0, ~4.6 and ~3.4
- * sector bytes per weight byte instead of ~5.0, ~8.1 and ~5.9. q6k-gemv keeps one row per warp: it
- * holds three windows a row and spends 21 shuffles a window on them, which a second row would
- * double; its ~6.0 is within an SM's L1 rate.
+ * Windows. q8_0-, q4k- and q6k-gemv stream a row in 32-word windows starting on a sector boundary:
+ * lane l loads word base + l, so a warp load is 128 contiguous bytes, touches no sector it only
+ * partly uses (but at a row's ends) and loads each weight word once (a row starting mid-word shares
+ * that word with the previous row).
+ * Load widths. A lane's 4-byte weight word pairs with 4 consecutive x, one 16-byte vector load
+ * (Q8_0's 34-byte blocks put half the runs 8 bytes off; such a lane takes the run's tail from its
+ * neighbour's vector by shuffle): a warp reads adjacent bytes of both streams, in whole sectors.
+ * 16-byte weight loads would pair a lane with 16+ consecutive x, whose 16-byte requests use half
+ * of each sector. x costs 4 bytes a value against 0.56-0.82 weight bytes and every row re-reads it
+ * (from L1/L2), so x dominates an SM's load traffic: at H200 rates (4.8 TB/s over 132 SMs at 1.98
+ * GHz, ~18 weight bytes per SM-clock) Q4_K streams ~33 values a clock, ~131 B of x in whole sectors
+ * or ~262 B in half-used ones, against the ~128 B a clock an SM's L1 delivers: half-used sectors
+ * cost more than wide loads save.
+ * Pairs. q8_0-, q4k- and q6k-soa-gemv stream two rows a warp that start alike in their sectors, so
+ * each x a lane loads serves both (reused in registers): ~3.0, ~4.6 and ~3.4 sector bytes per
+ * weight byte instead of ~5.0, ~8.1 and ~5.9. q6k-gemv keeps one row a warp: it holds three windows
+ * a row and spends 21 shuffles a window on them, which a second row would double; its ~6.0 is
+ * within an SM's L1 rate.
  */
-export const GEMV_INTERFACE = {
+const GEMV_INTERFACE = {
   buffers: [
     { group: 0, binding: 0, name: 'w', element: 'u32', access: 'read' },
     { group: 0, binding: 1, name: 'x', element: 'f32', access: 'read' },
@@ -69,10 +72,6 @@ const PAIR_ROWS_PER_WARP = {
   default: 2,
   bounds: bothTargets({ min: 2, max: 8, multipleOf: 2 }),
 };
-
-function bothTargets<B>(bounds: B) {
-  return { ptx: bounds, wgsl: bounds };
-}
 
 export type GemvBuilder = BodyBuilder<DeclaredBy<typeof GEMV_INTERFACE>>;
 /** Words per sector: the 32-byte unit DRAM moves and the simulator's sector counter measures. */

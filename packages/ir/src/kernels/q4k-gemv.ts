@@ -114,7 +114,7 @@ function row({ rows, live, clamped, lane }: GemvRows<'pair'>, { rowWords, window
 }
 type Setup = ReturnType<typeof setup>;
 
-/** Catalog kernel `q4k-gemv` (see the description); `n_in` must be a multiple of 256. */
+/** Catalog kernel `q4k-gemv`; `n_in` must be a multiple of 256. */
 export const q4kGemv = gemvKernel(
   { id: 'q4k-gemv', semanticVersion: 1, type: 'q4_K', rows: 'pair', setup, row },
   'y = dequant(W) x, W rows in native GGUF Q4_K blocks (read as u32 words), x and y f32; one warp per two rows',

@@ -119,7 +119,7 @@ function row({ rows, live, clamped, lane }: GemvRows<'row'>, { rowBytes, windows
 }
 type Setup = ReturnType<typeof setup>;
 
-/** Catalog kernel `q6k-gemv` (see the description); `n_in` must be a multiple of 256. */
+/** Catalog kernel `q6k-gemv`; `n_in` must be a multiple of 256. */
 export const q6kGemv = gemvKernel(
   { id: 'q6k-gemv', semanticVersion: 1, type: 'q6_K', rows: 'row', setup, row },
   'y = dequant(W) x, W rows in native GGUF Q6_K blocks (read as u32 words), x and y f32; one warp per row',
