@@ -80,10 +80,10 @@ export const SECTOR_WORDS = 8;
 export const SECTOR_MASK = 0x100000000 - SECTOR_WORDS;
 
 /**
- * A row (or pair) body's block, whether each row exists, and the row clamped to the last one. Warp
- * ops need uniform control flow in WGSL, so a warp past the last row runs every window, shuffle and
- * reduce (lanes discard what they do not use), only skipping its loads. Row b of a pair is past the
- * end whenever row a is, and if live sits in its sectors as row a does: row a's offsets serve both.
+ * A row (or pair) body's block, whether each row exists, and the row clamped to the last. WGSL warp
+ * ops need uniform control flow: a warp past the last row runs every window, shuffle and reduce
+ * (lanes discard what they do not use) but loads nothing. A pair's row b is dead whenever row a is,
+ * and if live sits in its sectors as row a does: row a's offsets serve both.
  */
 export interface GemvRows<R> {
   readonly rows: GemvBuilder;
@@ -111,17 +111,19 @@ type GemvSetup = { readonly delta?: Expr<'u32'>; readonly [local: string]: unkno
 type Sums<R> = R extends 'pair' ? PerRow<Var<'f32'>> : Var<'f32'>;
 
 /**
- * A gemv catalog kernel (gemvCatalogKernel) of `type` weights; its spec has GEMV_INTERFACE, with
- * `ptxGroupSizes` bounding workgroupSize on PTX.
+ * A gemv catalog kernel of `type` weights, W's rows stored as `layout` says; `ptxGroupSizes` bounds
+ * workgroupSize on PTX.
  */
 export function gemvKernel<Setup extends GemvSetup, LaneSetup, R extends 'row' | 'pair'>(
   kernel: GemvKernel<Setup, LaneSetup, R>,
-  description: string,
+  layout: string,
   options: Omit<GemvCatalogOptions, 'spec' | 'type'> & { readonly ptxGroupSizes?: KnobBounds },
 ): CatalogKernel {
   const { id, semanticVersion, type } = kernel;
   const { ptxGroupSizes, ...catalog } = options;
   const entryPoint = id.replaceAll('-', '_');
+  const warp = kernel.rows === 'pair' ? 'two rows' : 'row';
+  const description = `y = dequant(W) x, W rows ${layout} (read as u32 words), x and y f32; one warp per ${warp}`;
   const [size, rowsPerWarp] = GEMV_INTERFACE.schedule;
   const schedule = [
     ptxGroupSizes ? { ...size, bounds: { ...size.bounds, ptx: ptxGroupSizes } } : size,
@@ -136,7 +138,7 @@ export function gemvKernel<Setup extends GemvSetup, LaneSetup, R extends 'row' |
 
 /**
  * The gemv loop: workgroups stride over groups of rows (or pairs), each warp takes `rowsPerWarp`
- * consecutive rows of its group, and lane 0 stores the warp's sum of each row.
+ * consecutive rows of its group, and lane 0 stores each row's warp sum.
  */
 function gemvBody<Setup extends GemvSetup, LaneSetup, R extends 'row' | 'pair'>(
   b: GemvBuilder,

@@ -117,6 +117,6 @@ type Setup = ReturnType<typeof setup>;
 /** Catalog kernel `q4k-gemv`; `n_in` must be a multiple of 256. */
 export const q4kGemv = gemvKernel(
   { id: 'q4k-gemv', semanticVersion: 1, type: 'q4_K', rows: 'pair', setup, row },
-  'y = dequant(W) x, W rows in native GGUF Q4_K blocks (read as u32 words), x and y f32; one warp per two rows',
+  'in native GGUF Q4_K blocks',
   { offsetHeadroom: 4 * (WARP_SIZE + SECTOR_WORDS), generateWeights: randomQ4kWords }, // one window
 );

@@ -122,7 +122,7 @@ type Setup = ReturnType<typeof setup>;
 /** Catalog kernel `q6k-gemv`; `n_in` must be a multiple of 256. */
 export const q6kGemv = gemvKernel(
   { id: 'q6k-gemv', semanticVersion: 1, type: 'q6_K', rows: 'row', setup, row },
-  'y = dequant(W) x, W rows in native GGUF Q6_K blocks (read as u32 words), x and y f32; one warp per row',
+  'in native GGUF Q6_K blocks',
   {
     offsetHeadroom: 4 * ((LAG + 1) * WARP_SIZE + SECTOR_WORDS), // three windows
     // Random blocks: quantizing 8M values is slow; random bytes reach every value and scale.

@@ -134,7 +134,7 @@ type Lanes = ReturnType<typeof laneSetup>;
  */
 export const q6kSoaGemv = gemvKernel(
   { id: 'q6k-soa-gemv', semanticVersion: 1, type: 'q6_K', rows: 'pair', setup, laneSetup, row },
-  'y = dequant(W) x, W rows of Q6_K blocks repacked structure-of-arrays (read as u32 words), x and y f32; one warp per two rows',
+  'of Q6_K blocks repacked structure-of-arrays',
   {
     ptxGroupSizes: PTX_WORKGROUP_SIZES,
     offsetHeadroom: 4 * WARP_SIZE, // a window

@@ -110,7 +110,7 @@ type Setup = ReturnType<typeof setup>;
 /** Catalog kernel `q8_0-gemv`; `n_in` must be a multiple of 32. */
 export const q8_0Gemv = gemvKernel(
   { id: 'q8_0-gemv', semanticVersion: 1, type: 'q8_0', rows: 'pair', setup, row },
-  'y = dequant(W) x, W rows in native GGUF Q8_0 blocks (read as u32 words), x and y f32; one warp per two rows',
+  'in native GGUF Q8_0 blocks',
   {
     offsetHeadroom: 4 * (WARP_SIZE + SECTOR_WORDS), // one window
     generateWeights: (nOut, nIn, rng, magnitude) => {
