@@ -87,10 +87,12 @@ export const SECTOR_MASK = 0x100000000 - SECTOR_WORDS;
  */
 export interface GemvRows<R> {
   readonly rows: GemvBuilder;
-  readonly live: R extends 'pair' ? PerRow<Var<'bool'>> : Var<'bool'>;
-  readonly clamped: R extends 'pair' ? PerRow<Expr<'u32'>> : Expr<'u32'>;
+  readonly live: Each<R, Var<'bool'>>;
+  readonly clamped: Each<R, Expr<'u32'>>;
   readonly lane: Var<'u32'>;
 }
+/** One T per row of a pair, or one T. */
+type Each<R, T> = R extends 'pair' ? PerRow<T> : T;
 
 /**
  * A gemv kernel: `setup` declares locals before the loop (after `blocks` = n_in / blockSize),
@@ -98,23 +100,23 @@ export interface GemvRows<R> {
  * the setup's `delta` apart (default 1) so that they sit alike in their sectors: pair q takes rows
  * 2·delta·(q / delta) + q % delta and delta more, which covers every row once.
  */
-interface GemvKernel<Setup extends GemvSetup, LaneSetup, R extends 'row' | 'pair'> {
+interface GemvKernel<Setup extends GemvSetup, LaneSetup, R extends Rows> {
   readonly id: string;
   readonly semanticVersion: number;
   readonly type: QuantType;
   readonly rows: R;
   readonly setup: (b: GemvBuilder, blocks: Var<'u32'>) => Setup;
   readonly laneSetup?: (b: GemvBuilder, lane: Var<'u32'>) => LaneSetup;
-  readonly row: (rows: GemvRows<R>, setup: Setup, lanes: LaneSetup) => Sums<R>;
+  readonly row: (rows: GemvRows<R>, setup: Setup, lanes: LaneSetup) => Each<R, Var<'f32'>>;
 }
+type Rows = 'row' | 'pair';
 type GemvSetup = { readonly delta?: Expr<'u32'>; readonly [local: string]: unknown };
-type Sums<R> = R extends 'pair' ? PerRow<Var<'f32'>> : Var<'f32'>;
 
 /**
  * A gemv catalog kernel of `type` weights, W's rows stored as `layout` says; `ptxGroupSizes` bounds
  * workgroupSize on PTX.
  */
-export function gemvKernel<Setup extends GemvSetup, LaneSetup, R extends 'row' | 'pair'>(
+export function gemvKernel<Setup extends GemvSetup, LaneSetup, R extends Rows>(
   kernel: GemvKernel<Setup, LaneSetup, R>,
   layout: string,
   options: Omit<GemvCatalogOptions, 'spec' | 'type'> & { readonly ptxGroupSizes?: KnobBounds },
@@ -140,7 +142,7 @@ export function gemvKernel<Setup extends GemvSetup, LaneSetup, R extends 'row' |
  * The gemv loop: workgroups stride over groups of rows (or pairs), each warp takes `rowsPerWarp`
  * consecutive rows of its group, and lane 0 stores each row's warp sum.
  */
-function gemvBody<Setup extends GemvSetup, LaneSetup, R extends 'row' | 'pair'>(
+function gemvBody<Setup extends GemvSetup, LaneSetup, R extends Rows>(
   b: GemvBuilder,
   kernel: GemvKernel<Setup, LaneSetup, R>,
 ): void {
@@ -173,11 +175,8 @@ function gemvBody<Setup extends GemvSetup, LaneSetup, R extends 'row' | 'pair'>(
       if (!pair) {
         const { live } = rows.let({ live: lt(slot, nOut) });
         const single = kernel as GemvKernel<Setup, LaneSetup, 'row'>;
-        const total = single.row(
-          { rows, live, clamped: min(slot, sub(nOut, 1)), lane },
-          setup,
-          lanes,
-        );
+        const clamped = min(slot, sub(nOut, 1));
+        const total = single.row({ rows, live, clamped, lane }, setup, lanes);
         return store('row_sum', slot, live, total);
       }
       const block = delta && mul(div(slot, delta), delta);
