@@ -7,9 +7,6 @@ import type { CatalogKernel } from './catalog-kernel.js';
 import { gemvCatalogKernel, type GemvCatalogOptions } from './gemv-catalog.js';
 import { ROWS, forRows, perRow, type PerRow } from './locals.js';
 
-/** The same knob bounds on ptx and wgsl. */
-const bothTargets = <B>(bounds: B) => ({ ptx: bounds, wgsl: bounds });
-
 /**
  * The interface every gemv kernel shares: weights `w` as u32 words, `x` and `y` f32, shapes `n_in`
  * and `n_out`, one 32-lane warp per row with `rowsPerWarp` rows each; engines launch them alike.
@@ -44,34 +41,8 @@ const GEMV_INTERFACE = {
     { name: 'n_out', type: 'u32' },
   ],
   shared: [],
-  schedule: [
-    {
-      name: 'workgroupSize',
-      description: 'threads per workgroup; each 32-lane warp streams its own rows',
-      default: 128,
-      bounds: bothTargets({ min: 32, max: 1024, multipleOf: 32 }),
-    },
-    {
-      name: 'rowsPerWarp',
-      description: 'rows each warp streams one after another',
-      default: 1,
-      bounds: bothTargets({ min: 1, max: 8 }),
-    },
-  ],
-  launch: {
-    workgroupSize: 'workgroupSize',
-    // WebGPU caps a grid dimension at 65535 workgroups; more rows run as a grid-stride loop.
-    grid: ['min(ceil_div(n_out, workgroupSize / 32 * rowsPerWarp), 65535)', '1', '1'],
-  },
 } as const; // defineKernel checks it against KernelDeclarations
-
-/** `rowsPerWarp` of kernels that stream two rows per warp at once: even. */
-const PAIR_ROWS_PER_WARP = {
-  name: 'rowsPerWarp',
-  description: 'rows each warp streams, two at a time sharing their x loads',
-  default: 2,
-  bounds: bothTargets({ min: 2, max: 8, multipleOf: 2 }),
-};
+const GROUP_SIZES = { min: 32, max: 1024, multipleOf: 32 };
 
 export type GemvBuilder = BodyBuilder<DeclaredBy<typeof GEMV_INTERFACE>>;
 /** Words per sector: the 32-byte unit DRAM moves and the simulator's sector counter measures. */
@@ -121,18 +92,38 @@ export function gemvKernel<Setup extends GemvSetup, LaneSetup, R extends Rows>(
   layout: string,
   options: Omit<GemvCatalogOptions, 'spec' | 'type'> & { readonly ptxGroupSizes?: KnobBounds },
 ): CatalogKernel {
-  const { id, semanticVersion, type } = kernel;
-  const { ptxGroupSizes, ...catalog } = options;
-  const entryPoint = id.replaceAll('-', '_');
-  const warp = kernel.rows === 'pair' ? 'two rows' : 'row';
-  const description = `y = dequant(W) x, W rows ${layout} (read as u32 words), x and y f32; one warp per ${warp}`;
-  const [size, rowsPerWarp] = GEMV_INTERFACE.schedule;
-  const schedule = [
-    ptxGroupSizes ? { ...size, bounds: { ...size.bounds, ptx: ptxGroupSizes } } : size,
-    kernel.rows === 'pair' ? PAIR_ROWS_PER_WARP : rowsPerWarp,
-  ];
+  const { id, semanticVersion, type, rows } = kernel;
+  const { ptxGroupSizes = GROUP_SIZES, ...catalog } = options;
+  const pair = rows === 'pair';
+  const description = `y = dequant(W) x, W rows ${layout} (read as u32 words), x and y f32; one warp per ${pair ? 'two rows' : 'row'}`;
+  const rowBounds = pair ? { min: 2, max: 8, multipleOf: 2 } : { min: 1, max: 8 };
+  const rowsPerWarp = pair
+    ? 'rows each warp streams, two at a time sharing their x loads'
+    : 'rows each warp streams one after another';
   const spec = defineKernel(
-    { id, semanticVersion, entryPoint, description, ...GEMV_INTERFACE, schedule },
+    {
+      ...{ id, semanticVersion, entryPoint: id.replaceAll('-', '_'), description },
+      ...GEMV_INTERFACE,
+      schedule: [
+        {
+          name: 'workgroupSize',
+          description: 'threads per workgroup; each 32-lane warp streams its own rows',
+          default: 128,
+          bounds: { ptx: ptxGroupSizes, wgsl: GROUP_SIZES },
+        },
+        {
+          name: 'rowsPerWarp',
+          description: rowsPerWarp,
+          default: rowBounds.min,
+          bounds: { ptx: rowBounds, wgsl: rowBounds },
+        },
+      ],
+      launch: {
+        workgroupSize: 'workgroupSize',
+        // WebGPU caps a grid dimension at 65535 workgroups; more rows run as a grid-stride loop.
+        grid: ['min(ceil_div(n_out, workgroupSize / 32 * rowsPerWarp), 65535)', '1', '1'],
+      },
+    },
     (b) => gemvBody(b, kernel),
   );
   return gemvCatalogKernel({ spec, type, ...catalog });
