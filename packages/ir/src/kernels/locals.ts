@@ -1,7 +1,7 @@
 import type { Expr, VarExpr } from '../body.js';
 import { localName, type BodyBuilder, type Declared } from '../builder.js';
 
-/** The rows of a pair, a and b, in the order their statements are emitted. */
+/** A pair's rows, in the order their statements are emitted. */
 export const ROWS = ['a', 'b'] as const;
 export type PerRow<T> = Readonly<Record<'a' | 'b', T>>;
 

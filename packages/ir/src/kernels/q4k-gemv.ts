@@ -19,6 +19,7 @@ const HEADER_WORDS = 4;
 // block whose word h precedes the window, broadcast from the lane that loaded it; no header is
 // loaded twice. A window (32 words) holds at most one block's word h, so `carry` is exactly the
 // header a lane's block needs when its word h is before the window.
+
 function setup(b: GemvBuilder, blocks: Var<'u32'>) {
   const { rowWords } = b.let({ rowWords: mul(blocks, BLOCK_WORDS) });
   // Odd block counts start every other row 4 words into a sector.

@@ -18,6 +18,7 @@ type U32 = Expr<'u32'>;
 // (byte 4w or 4w+2) when it is ql, gathering the chunk's second word, its qh chunk (64-128 bytes
 // ahead), two scale chunks and d (up to 209 bytes ahead) by shuffle from its last three windows'
 // words: nothing is loaded twice.
+
 function setup(b: GemvBuilder, blocks: U32) {
   const { rowBytes } = b.let({ rowBytes: mul(blocks, BLOCK_BYTES) });
   // A row starts at most 30 bytes into its first sector.

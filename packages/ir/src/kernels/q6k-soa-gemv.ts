@@ -22,15 +22,16 @@ const D_LANE = 8;
  */
 const PTX_WORKGROUP_SIZES = { min: 64, max: 384, multipleOf: 64 } as const;
 
-// Bandwidth plan (layout in quant/LAYOUTS.md): two rows a warp; repacked rows all start on a
-// sector. Per row, two blocks a step: lane t takes block 2·step + t/16, half h = (t/8) % 2 and
-// l0 = 4·(t % 8) of it, i.e. ql words 16h + t%8 and 16h + 8 + t%8 and qh word 8h + t%8: 64 values,
-// every ql and qh byte loaded once by one lane, and each load instruction covers whole sectors (qh:
-// one contiguous 128 bytes). Lanes 0-7 load the step's 8 scale words (one sector); a lane's
-// scales[8h + l0/16 + {0,2,4,6}] are in scale words 2(t/8) and 2(t/8) + 1, by shuffle. Every eighth
-// step lanes 8-15 load the next 8 d words (16 blocks' d, one sector), so d is loaded once and never
-// re-touches a sector; a step's d word comes by shuffle from lane 8 + step % 8. The zero padding at
-// a row's end (< 32 bytes) is never read.
+// Bandwidth plan (layout in quant/LAYOUTS.md): two rows a warp; repacked rows start on a sector.
+// Per row, two blocks a step: lane t takes block 2·step + t/16, half h = (t/8) % 2 and l0 =
+// 4·(t % 8) of it (ql words 16h + t%8 and 16h + 8 + t%8, qh word 8h + t%8): 64 values, every ql
+// and qh byte loaded once by one lane, each load instruction in whole sectors (qh: 128 contiguous
+// bytes). Lanes 0-7 load the step's 8 scale words (a sector); a lane's scales[8h + l0/16 +
+// {0,2,4,6}] come by shuffle from scale words 2(t/8) and 2(t/8) + 1. Every eighth step lanes 8-15
+// load the next 8 d words (16 blocks' d, a sector), so d is loaded once, re-touching no sector; a
+// step's d word comes by shuffle from lane 8 + step % 8. A row's zero padding (< 32 bytes) is never
+// read.
+
 function setup(b: GemvBuilder, blocks: Var<'u32'>) {
   // Row stride 32·⌈210·nb/32⌉ bytes, in words.
   const sectors = div(add(mul(blocks, BLOCK_BYTES), 31), 32);

@@ -14,6 +14,7 @@ const { blockSize: BLOCK, blockBytes: BLOCK_BYTES } = QUANT_FORMATS.q8_0;
 // offsets and d is 2 bytes, so d never straddles words, and a word crossing into a new block holds
 // only that block's d: each word's quants belong to one block, whose d lies at most 8 words back,
 // in this window or the previous one, and comes by shuffle of the two windows' words.
+
 function setup(b: GemvBuilder, blocks: Expr<'u32'>) {
   const { rowBytes, lowBit } = b.let({
     rowBytes: mul(blocks, BLOCK_BYTES),
@@ -22,8 +23,8 @@ function setup(b: GemvBuilder, blocks: Expr<'u32'>) {
   // A row starts at most 32 - gcd(row_bytes, 32) = 32 - 2·low_bit bytes into its first sector.
   const spanWords = div(add(add(rowBytes, sub(32, mul(2, lowBit))), 3), 4);
   const { windows } = b.let({ windows: div(add(spanWords, WARP_SIZE - 1), WARP_SIZE) });
-  // Rows 32 / gcd(row_bytes, 32) = 16 / low_bit apart start at the same place in their sectors (a
-  // clamped dead row b may not; it loads nothing).
+  // Rows 32 / gcd(row_bytes, 32) = 16 / low_bit apart start alike in their sectors (a clamped dead
+  // row b may not; it loads nothing).
   return { rowBytes, windows, delta: div(16, lowBit) };
 }
 
@@ -54,9 +55,8 @@ function row({ rows, live, clamped, lane }: GemvRows<'pair'>, { rowBytes, window
       win.assign(previous[k], word);
       return { word, scale: select(lt(scaleWord, base), earlier, current) };
     });
-    // The word's quants pair with a run of 2 or 4 consecutive x from x_start (d bytes pair with
-    // none). A lane loads the 16-byte aligned x chunk holding x_start; a run starting 8 bytes into
-    // it ends in the next lane's chunk, fetched by shuffle (lane 31 loads it itself).
+    // The word's quants pair with 2 or 4 consecutive x from x_start (d bytes with none): the x chunk
+    // holding x_start, and for a run 8 bytes into it the next lane's (lane 31 loads it itself).
     const { hasQuants, hasLow, xIndex } = win.let({
       hasQuants: and(live.a, lt(offset, rowBytes)),
       hasLow: ge(inBlock, 2),
