@@ -83,10 +83,7 @@ interface GemvKernel<Setup extends GemvSetup, LaneSetup, R extends Rows> {
 type Rows = 'row' | 'pair';
 type GemvSetup = { readonly delta?: Expr<'u32'>; readonly [local: string]: unknown };
 
-/**
- * A gemv catalog kernel of `type` weights, W's rows stored as `layout` says; `ptxGroupSizes` bounds
- * workgroupSize on PTX.
- */
+/** A gemv catalog kernel, W's rows `layout`; `ptxGroupSizes` bounds workgroupSize on PTX. */
 export function gemvKernel<Setup extends GemvSetup, LaneSetup, R extends Rows>(
   kernel: GemvKernel<Setup, LaneSetup, R>,
   layout: string,

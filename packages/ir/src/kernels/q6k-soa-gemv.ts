@@ -20,7 +20,7 @@ const D_LANE = 8;
  * 480, 512, 608 and 640 threads its cap (40 or 48) is below that: it spills on sm_80, sm_86, sm_89
  * or sm_90 (ptxas 13.0). `pnpm sweep:schedules` finds no spill at any in-bounds schedule.
  */
-const PTX_WORKGROUP_SIZES = { min: 64, max: 384, multipleOf: 64 } as const;
+const PTX_WORKGROUP_SIZES = { min: 64, max: 384, multipleOf: 64 };
 
 // Bandwidth plan (layout in quant/LAYOUTS.md): two rows a warp; repacked rows start on a sector.
 // Per row, two blocks a step: lane t takes block 2·step + t/16, half h = (t/8) % 2 and l0 =
@@ -141,8 +141,8 @@ export const q6kSoaGemv = gemvKernel(
     offsetHeadroom: 4 * WARP_SIZE, // a window
     // Rows of 32·⌈210·nb/32⌉ bytes (LAYOUTS.md); plain arithmetic, safe on bad shapes.
     layoutBytes: (nOut, nIn) => nOut * 32 * Math.ceil((BLOCK_BYTES * Math.floor(nIn / BLOCK)) / 32),
-    toNative: (bytes, nOut, nIn) => unpack('q6_K', bytes, nOut, nIn),
-    fromNative: (native, nOut, nIn) => repack('q6_K', native, nOut, nIn),
+    toNative: (...rows) => unpack('q6_K', ...rows),
+    fromNative: (...rows) => repack('q6_K', ...rows),
     // Random native blocks (see q6k-gemv), repacked.
     generateWeights: (nOut, nIn, ...rest) =>
       packWords(repack('q6_K', randomQ6kBlocks(nOut, nIn, ...rest), nOut, nIn)),
