@@ -8,8 +8,7 @@ import { gemvCatalogKernel, type GemvCatalogOptions } from './gemv-catalog.js';
 import { ROWS, forRows, perRow, type PerRow } from './locals.js';
 
 /**
- * The interface every gemv kernel shares: weights `w` as u32 words, `x` and `y` f32, shapes `n_in`
- * and `n_out`, one 32-lane warp per row with `rowsPerWarp` rows each; engines launch them alike.
+ * The buffers and params every gemv kernel shares, so engines launch them alike.
  *
  * Windows. q8_0-, q4k- and q6k-gemv stream a row in 32-word windows starting on a sector boundary:
  * lane l loads word base + l, so a warp load is 128 contiguous bytes, touches no sector it only

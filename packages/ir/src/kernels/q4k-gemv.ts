@@ -30,8 +30,10 @@ function setup(b: GemvBuilder, blocks: Var<'u32'>) {
 
 function row({ rows, live, clamped, lane }: GemvRows<'pair'>, { rowWords, windows }: Setup) {
   const { firstWord } = perRow(rows, { firstWord: (k) => mul(clamped[k], rowWords) });
-  const { sectorBase } = perRow(rows, { sectorBase: (k) => and(firstWord[k], SECTOR_MASK) });
-  const { total } = perRow(rows, { total: () => f32(0) });
+  const { sectorBase, total } = perRow(rows, {
+    sectorBase: (k) => and(firstWord[k], SECTOR_MASK),
+    total: () => f32(0),
+  });
   const carry = forRows((k) => four((h) => rows.let(`carry${h}_${k}`, u32(0))));
   rows.for('window', { start: 0, end: windows }, (win, window) => {
     const { windowBase: base } = win.let({ windowBase: add(sectorBase.a, mul(window, WARP_SIZE)) });

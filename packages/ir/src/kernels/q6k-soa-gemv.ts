@@ -62,9 +62,8 @@ function row({ rows, live, clamped, lane }: GemvRows<'pair'>, setup: Setup, lane
   const { blocks, rowWords, qhStart, scaleStart, dStart, dWords, steps } = setup;
   const { pair, half, quad, qlLane, scaleSource, scaleShift } = lanes;
   const { rowBase } = perRow(rows, { rowBase: (k) => mul(clamped[k], rowWords) });
-  const { total } = perRow(rows, { total: () => f32(0) });
-  // Lanes 0-7: this step's scale words; lanes 8-15: d words, reloaded every eighth step.
-  const { held: meta } = perRow(rows, { held: () => u32(0) });
+  // held (meta) in lanes 0-7: this step's scale words; in lanes 8-15: d words, every eighth step.
+  const { total, held: meta } = perRow(rows, { total: () => f32(0), held: () => u32(0) });
   rows.for('step', { start: 0, end: steps }, (st, step) => {
     const { block } = st.let({ block: add(mul(step, 2), pair) });
     const { onBlock } = st.let({ onBlock: lt(block, blocks) });
@@ -107,7 +106,7 @@ function row({ rows, live, clamped, lane }: GemvRows<'pair'>, setup: Setup, lane
         const shift = add(scaleShift, 16 * (k % 2));
         for (const r of ROWS) {
           const { ql0, ql1, qh, scaleLow, scaleHigh } = words[r];
-          const ql = k % 2 === 0 ? ql0 : ql1;
+          const ql = k % 2 ? ql1 : ql0;
           const sum = quants.let(`sum${k}_${r}`, f32(0));
           xs.forEach((x, j) => {
             const low = and(shr(ql, 8 * j + 4 * (k >> 1)), 15);

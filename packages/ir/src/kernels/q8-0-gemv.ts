@@ -31,8 +31,11 @@ function setup(b: GemvBuilder, blocks: Expr<'u32'>) {
 function row({ rows, live, clamped, lane }: GemvRows<'pair'>, { rowBytes, windows }: Setup) {
   const { rowStart } = perRow(rows, { rowStart: (k) => mul(clamped[k], rowBytes) });
   const { firstWord } = perRow(rows, { firstWord: (k) => div(rowStart[k], 4) });
-  const { sectorBase } = perRow(rows, { sectorBase: (k) => and(firstWord[k], SECTOR_MASK) });
-  const { total, previous } = perRow(rows, { total: () => f32(0), previous: () => u32(0) });
+  const { sectorBase, total, previous } = perRow(rows, {
+    sectorBase: (k) => and(firstWord[k], SECTOR_MASK),
+    total: () => f32(0),
+    previous: () => u32(0),
+  });
   rows.for('window', { start: 0, end: windows }, (win, window) => {
     const { windowBase: base } = win.let({ windowBase: add(sectorBase.a, mul(window, WARP_SIZE)) });
     const { wordIndex } = win.let({ wordIndex: add(base, lane) });
