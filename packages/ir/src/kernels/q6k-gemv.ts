@@ -40,9 +40,11 @@ function row({ rows, live, clamped, lane }: GemvRows<'row'>, { rowBytes, windows
     held2: u32(0),
   });
   rows.for('step', { start: 0, end: add(windows, LAG) }, (st, step) => {
-    const { loadBase } = st.let({ loadBase: add(sectorBase, mul(step, WARP_SIZE)) });
+    const { loadBase, fresh } = st.let({
+      loadBase: add(sectorBase, mul(step, WARP_SIZE)),
+      fresh: u32(0),
+    });
     const loadIndex = add(loadBase, lane);
-    const { fresh } = st.let({ fresh: u32(0) });
     const inRow = and(ge(loadIndex, firstWord), lt(loadIndex, endWord));
     st.if(and(live, inRow), (load) => load.assign(fresh, load.load('w', loadIndex)));
     st.assign(held0, held1);
@@ -68,8 +70,10 @@ function row({ rows, live, clamped, lane }: GemvRows<'row'>, { rowBytes, windows
     // The block of byte 4w + 2 owns the chunk that starts in this word (at 4w or 4w + 2).
     const { offset } = st.let({ offset: sub(add(mul(word, 4), 2), rowStart) });
     const { block } = st.let({ block: div(offset, BLOCK_BYTES) });
-    const { inBlock } = st.let({ inBlock: and(sub(offset, mul(block, BLOCK_BYTES)), ~3 >>> 0) });
-    const { blockAt } = st.let({ blockAt: add(rowStart, mul(block, BLOCK_BYTES)) });
+    const { inBlock, blockAt } = st.let({
+      inBlock: and(sub(offset, mul(block, BLOCK_BYTES)), ~3 >>> 0),
+      blockAt: add(rowStart, mul(block, BLOCK_BYTES)),
+    });
     const at = st.let('chunk_at', add(blockAt, inBlock));
     const qlNext = fetch(add(word, 1));
     const { half, hi, l } = st.let({

@@ -51,18 +51,21 @@ function laneSetup(b: GemvBuilder, lane: Var<'u32'>) {
     half: and(shr(lane, 3), 1),
     quad: and(lane, 7),
   });
-  // ql word of this lane in a step: 32·pair + 16·half + quad = 2·lane − quad.
-  const { qlLane } = b.let({ qlLane: sub(mul(lane, 2), quad) });
-  // Byte of scales[8h + s] in scale word 2h, s = l0/16 = quad/4.
-  const shifts = b.let({ scaleSource: mul(shr(lane, 3), 2), scaleShift: mul(shr(quad, 2), 8) });
-  return { pair, half, quad, qlLane, ...shifts };
+  const rest = b.let({
+    // The lane's ql word in a step: 32·pair + 16·half + quad = 2·lane − quad.
+    qlLane: sub(mul(lane, 2), quad),
+    scaleSource: mul(shr(lane, 3), 2),
+    // Byte of scales[8h + s] in scale word 2h, s = l0/16 = quad/4.
+    scaleShift: mul(shr(quad, 2), 8),
+  });
+  return { pair, half, quad, ...rest };
 }
 
 function row({ rows, live, clamped, lane }: GemvRows<'pair'>, setup: Setup, lanes: Lanes) {
   const { blocks, rowWords, qhStart, scaleStart, dStart, dWords, steps } = setup;
   const { pair, half, quad, qlLane, scaleSource, scaleShift } = lanes;
   const { rowBase } = perRow(rows, { rowBase: (k) => mul(clamped[k], rowWords) });
-  // held (meta) in lanes 0-7: this step's scale words; in lanes 8-15: d words, every eighth step.
+  // meta: lanes 0-7 hold this step's scale words, lanes 8-15 d words (reloaded every eighth step).
   const { total, held: meta } = perRow(rows, { total: () => f32(0), held: () => u32(0) });
   rows.for('step', { start: 0, end: steps }, (st, step) => {
     const { block } = st.let({ block: add(mul(step, 2), pair) });
