@@ -40,7 +40,7 @@ const GEMV_INTERFACE = {
     { name: 'n_out', type: 'u32' },
   ],
   shared: [],
-} as const; // defineKernel checks it against KernelDeclarations
+} as const; // checked by defineKernel
 const GROUP_SIZES = { min: 32, max: 1024, multipleOf: 32 };
 
 export type GemvBuilder = BodyBuilder<DeclaredBy<typeof GEMV_INTERFACE>>;
@@ -61,7 +61,6 @@ export interface GemvRows<R> {
   readonly clamped: Each<R, Expr<'u32'>>;
   readonly lane: Var<'u32'>;
 }
-/** One T per row of a pair, or one T. */
 type Each<R, T> = R extends 'pair' ? PerRow<T> : T;
 
 /**
@@ -70,27 +69,27 @@ type Each<R, T> = R extends 'pair' ? PerRow<T> : T;
  * the setup's `delta` apart (default 1) so that they sit alike in their sectors: pair q takes rows
  * 2·delta·(q / delta) + q % delta and delta more, which covers every row once.
  */
-interface GemvKernel<Setup extends GemvSetup, LaneSetup, R extends Rows> {
+interface GemvKernel<S extends GemvSetup, L, R extends Rows> {
   readonly id: string;
   readonly semanticVersion: number;
   readonly type: QuantType;
   readonly rows: R;
-  readonly setup: (b: GemvBuilder, blocks: Var<'u32'>) => Setup;
-  readonly laneSetup?: (b: GemvBuilder, lane: Var<'u32'>) => LaneSetup;
-  readonly row: (rows: GemvRows<R>, setup: Setup, lanes: LaneSetup) => Each<R, Var<'f32'>>;
+  readonly setup: (b: GemvBuilder, blocks: Var<'u32'>) => S;
+  readonly laneSetup?: (b: GemvBuilder, lane: Var<'u32'>) => L;
+  readonly row: (rows: GemvRows<R>, setup: S, lanes: L) => Each<R, Var<'f32'>>;
 }
 type Rows = 'row' | 'pair';
 type GemvSetup = { readonly delta?: Expr<'u32'>; readonly [local: string]: unknown };
 
 /** A gemv catalog kernel, W's rows `layout`; `ptxGroupSizes` bounds workgroupSize on PTX. */
-export function gemvKernel<Setup extends GemvSetup, LaneSetup, R extends Rows>(
-  kernel: GemvKernel<Setup, LaneSetup, R>,
+export function gemvKernel<S extends GemvSetup, L, R extends Rows>(
+  kernel: GemvKernel<S, L, R>,
   layout: string,
   options: Omit<GemvCatalogOptions, 'spec' | 'type'> & { readonly ptxGroupSizes?: KnobBounds },
 ): CatalogKernel {
-  const { id, semanticVersion, type, rows } = kernel;
+  const { id, semanticVersion, type } = kernel;
   const { ptxGroupSizes = GROUP_SIZES, ...catalog } = options;
-  const pair = rows === 'pair';
+  const pair = kernel.rows === 'pair';
   const description = `y = dequant(W) x, W rows ${layout} (read as u32 words), x and y f32; one warp per ${pair ? 'two rows' : 'row'}`;
   const rowBounds = pair ? { min: 2, max: 8, multipleOf: 2 } : { min: 1, max: 8 };
   const rowsPerWarp = pair
@@ -129,9 +128,9 @@ export function gemvKernel<Setup extends GemvSetup, LaneSetup, R extends Rows>(
  * The gemv loop: workgroups stride over groups of rows (or pairs), each warp takes `rowsPerWarp`
  * consecutive rows of its group, and lane 0 stores each row's warp sum.
  */
-function gemvBody<Setup extends GemvSetup, LaneSetup, R extends Rows>(
+function gemvBody<S extends GemvSetup, L, R extends Rows>(
   b: GemvBuilder,
-  kernel: GemvKernel<Setup, LaneSetup, R>,
+  kernel: GemvKernel<S, L, R>,
 ): void {
   const pair = kernel.rows === 'pair';
   const nOut = b.param('n_out');
@@ -148,8 +147,8 @@ function gemvBody<Setup extends GemvSetup, LaneSetup, R extends Rows>(
   const count = pair ? b.let('pairs', delta ? mul(pairCount, delta) : pairCount) : nOut;
   const { groups } = b.let({ groups: div(add(count, sub(perGroup, 1)), perGroup) });
   const { lane } = b.let({ lane: b.laneId() });
-  // Without laneSetup, LaneSetup is undefined and so is `lanes`.
-  const lanes = kernel.laneSetup?.(b, lane) as LaneSetup;
+  // Without laneSetup, L and `lanes` are undefined.
+  const lanes = kernel.laneSetup?.(b, lane) as L;
   const groupRange = { start: b.workgroupId('x'), end: groups, step: b.numWorkgroups('x') };
   b.for('group', groupRange, (g, group) => {
     g.for(pair ? 'p' : 'r', { start: 0, end: perWarp }, (rows, index) => {
@@ -161,7 +160,7 @@ function gemvBody<Setup extends GemvSetup, LaneSetup, R extends Rows>(
       };
       if (!pair) {
         const { live } = rows.let({ live: lt(slot, nOut) });
-        const single = kernel as GemvKernel<Setup, LaneSetup, 'row'>;
+        const single = kernel as GemvKernel<S, L, 'row'>;
         const clamped = min(slot, sub(nOut, 1));
         const total = single.row({ rows, live, clamped, lane }, setup, lanes);
         return store('row_sum', slot, live, total);
@@ -171,7 +170,7 @@ function gemvBody<Setup extends GemvSetup, LaneSetup, R extends Rows>(
       const row = { a: rowA, b: rows.let('row_b', add(rowA, delta ?? 1)) };
       const { live } = perRow(rows, { live: (k) => lt(row[k], nOut) });
       const clamped = forRows((k) => min(row[k], sub(nOut, 1)));
-      const pairs = kernel as GemvKernel<Setup, LaneSetup, 'pair'>;
+      const pairs = kernel as GemvKernel<S, L, 'pair'>;
       const totals = pairs.row({ rows, live, clamped, lane }, setup, lanes);
       for (const k of ROWS) store(`row_sum_${k}`, row[k], live[k], totals[k]);
     });

@@ -3,7 +3,7 @@ import { localName, type BodyBuilder, type Declared } from '../builder.js';
 
 /** A pair's rows, in the order their statements are emitted. */
 export const ROWS = ['a', 'b'] as const;
-export type PerRow<T> = Readonly<Record<'a' | 'b', T>>;
+export type PerRow<T> = Record<'a' | 'b', T>;
 
 /** `value(k)` for row a, then row b. */
 export function forRows<T>(value: (k: 'a' | 'b') => T): PerRow<T> {

@@ -4,7 +4,7 @@ import { select, shr, sub, u32, unpackHalf } from '../expressions.js';
 import { QUANT_FORMATS } from '../quant/formats.js';
 import { SECTOR_MASK, SECTOR_WORDS, gemvKernel } from './gemv-interface.js';
 import type { GemvBuilder, GemvRows } from './gemv-interface.js';
-import { ROWS, forRows, four, perRow, vectorNames } from './locals.js';
+import { ROWS, forRows, four, perRow, vectorNames, type PerRow } from './locals.js';
 import { randomQ4kWords } from './gemv-catalog.js';
 
 const { blockSize: BLOCK, blockBytes: BLOCK_BYTES } = QUANT_FORMATS.q4_K;
@@ -91,7 +91,7 @@ function row({ rows, live, clamped, lane }: GemvRows<'pair'>, { rowWords, window
         const d = quants.let(`d_${k}`, unpackHalf(head0, 0));
         return { scales, mins, d, dmin: quants.let(`dmin_${k}`, unpackHalf(head0, 1)) };
       });
-      const acc: Record<'a' | 'b', Expr<'f32'>> = { ...total };
+      const acc: PerRow<Expr<'f32'>> = { ...total };
       for (const half of [0, 1] as const) {
         const xs = quants.loadVector('x', add(xIndex, 32 * half), vectorNames(`x${half}_`));
         const sumX = quants.let(`sum_x${half}`, f32(0));
@@ -117,7 +117,7 @@ function row({ rows, live, clamped, lane }: GemvRows<'pair'>, { rowWords, window
 }
 type Setup = ReturnType<typeof setup>;
 
-/** Catalog kernel `q4k-gemv`; `n_in` must be a multiple of 256. */
+/** Catalog kernel `q4k-gemv` (`n_in` a multiple of 256). */
 export const q4kGemv = gemvKernel(
   { id: 'q4k-gemv', semanticVersion: 1, type: 'q4_K', rows: 'pair', setup, row },
   'in native GGUF Q4_K blocks',

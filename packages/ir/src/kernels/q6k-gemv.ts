@@ -53,7 +53,7 @@ function row({ rows, live, clamped, lane }: GemvRows<'row'>, { rowBytes, windows
     // Decodes the window LAG back (wraps, and is masked, in the first LAG steps).
     const { base } = st.let({ base: sub(loadBase, LAG * WARP_SIZE) });
     let fetches = 0;
-    // Global word `index` of the three held windows, by shuffle.
+    // Word `index` of the three held windows, by shuffle.
     const fetch = (index: U32) => {
       const name = `f${fetches++}`;
       const rel = st.let(`${name}_rel`, sub(index, base));
@@ -124,7 +124,7 @@ function row({ rows, live, clamped, lane }: GemvRows<'row'>, { rowBytes, windows
 }
 type Setup = ReturnType<typeof setup>;
 
-/** Catalog kernel `q6k-gemv`; `n_in` must be a multiple of 256. */
+/** Catalog kernel `q6k-gemv` (`n_in` a multiple of 256). */
 export const q6kGemv = gemvKernel(
   { id: 'q6k-gemv', semanticVersion: 1, type: 'q6_K', rows: 'row', setup, row },
   'in native GGUF Q6_K blocks',

@@ -6,7 +6,7 @@ import { repack, unpack } from '../quant/repack.js';
 import { packWords } from '../quant/words.js';
 import { SECTOR_WORDS, gemvKernel } from './gemv-interface.js';
 import type { GemvBuilder, GemvRows } from './gemv-interface.js';
-import { ROWS, forRows, perRow, vectorNames } from './locals.js';
+import { ROWS, forRows, perRow, vectorNames, type PerRow } from './locals.js';
 import { randomQ6kBlocks } from './gemv-catalog.js';
 
 const { blockSize: BLOCK, blockBytes: BLOCK_BYTES } = QUANT_FORMATS.q6_K;
@@ -101,7 +101,7 @@ function row({ rows, live, clamped, lane }: GemvRows<'pair'>, setup: Setup, lane
       const { xIndex } = quants.let({
         xIndex: add(add(mul(block, BLOCK), mul(half, 128)), mul(quad, 4)),
       });
-      const acc: Record<'a' | 'b', Expr<'f32'>> = { ...total };
+      const acc: PerRow<Expr<'f32'>> = { ...total };
       // Value group k (+32k): ql word k % 2, nibble k / 2, qh bits 2k, scale byte k % 2 of
       // scale word k / 2 (scales s, s+2 | s+4, s+6).
       for (let k = 0; k < 4; k++) {

@@ -1,4 +1,4 @@
-import { WARP_SIZE, type Expr, type VarExpr as Var } from '../body.js';
+import { WARP_SIZE, type VarExpr as Var } from '../body.js';
 import { add, and, bitcast, convert, div, eq, f32, fma, ge } from '../expressions.js';
 import { le, lt, min, mul, ne, select, shl, shr, sub, u32, unpackHalf } from '../expressions.js';
 import { QUANT_FORMATS, quantize } from '../quant/formats.js';
@@ -15,7 +15,7 @@ const { blockSize: BLOCK, blockBytes: BLOCK_BYTES } = QUANT_FORMATS.q8_0;
 // only that block's d: each word's quants belong to one block, whose d lies at most 8 words back,
 // in this window or the previous one, and comes by shuffle of the two windows' words.
 
-function setup(b: GemvBuilder, blocks: Expr<'u32'>) {
+function setup(b: GemvBuilder, blocks: Var<'u32'>) {
   const { rowBytes, lowBit } = b.let({
     rowBytes: mul(blocks, BLOCK_BYTES),
     lowBit: min(and(blocks, sub(0, blocks)), 16),
@@ -110,7 +110,7 @@ function row({ rows, live, clamped, lane }: GemvRows<'pair'>, { rowBytes, window
 }
 type Setup = ReturnType<typeof setup>;
 
-/** Catalog kernel `q8_0-gemv`; `n_in` must be a multiple of 32. */
+/** Catalog kernel `q8_0-gemv` (`n_in` a multiple of 32). */
 export const q8_0Gemv = gemvKernel(
   { id: 'q8_0-gemv', semanticVersion: 1, type: 'q8_0', rows: 'pair', setup, row },
   'in native GGUF Q8_0 blocks',
