@@ -1,15 +1,9 @@
 import type { Expr, VarExpr } from '../body.js';
 import { localName, type BodyBuilder, type Declared } from '../builder.js';
 
-// Helpers for kernels that declare locals per row of a pair or in fours (vector loads).
-
-/** The rows of a pair, a and b, in the order their statements are emitted. */
+/** A pair's rows, in the order their statements are emitted. */
 export const ROWS = ['a', 'b'] as const;
-/** One value per row of a pair. */
-export interface PerRow<T> {
-  readonly a: T;
-  readonly b: T;
-}
+export type PerRow<T> = Record<'a' | 'b', T>;
 
 /** `value(k)` for row a, then row b. */
 export function forRows<T>(value: (k: 'a' | 'b') => T): PerRow<T> {
@@ -25,10 +19,8 @@ export function perRow<
   R extends Readonly<Record<string, (k: 'a' | 'b') => Expr>>,
 >(b: BodyBuilder<M>, locals: R): { [K in keyof R]: PerRow<VarExpr<ReturnType<R[K]>['type']>> } {
   const declared: Record<string, PerRow<VarExpr>> = {};
-  for (const [key, value] of Object.entries(locals)) {
-    const name = localName(key);
-    declared[key] = { a: b.let(`${name}_a`, value('a')), b: b.let(`${name}_b`, value('b')) };
-  }
+  for (const [key, value] of Object.entries(locals))
+    declared[key] = forRows((k) => b.let(`${localName(key)}_${k}`, value(k)));
   return declared as { [K in keyof R]: PerRow<VarExpr<ReturnType<R[K]>['type']>> };
 }
 
@@ -40,14 +32,11 @@ export function four<T>(f: (i: 0 | 1 | 2 | 3) => T): readonly [T, T, T, T] {
 /** The names `${prefix}0` to `${prefix}3` of a four-element loadVector. */
 export const vectorNames = (prefix: string) => four((i) => `${prefix}${i}`);
 
-/** Assigns `values[k]` to `targets[k]` for every k of `values`. */
+/** Assigns `values[k]` to each `targets[k]`. */
 export function assignEach<M extends Declared>(
   b: BodyBuilder<M>,
   targets: readonly VarExpr<'f32'>[],
   values: readonly Expr<'f32'>[],
 ): void {
-  values.forEach((value, k) => {
-    const target = targets[k];
-    if (target !== undefined) b.assign(target, value);
-  });
+  targets.forEach((target, k) => values[k] && b.assign(target, values[k]));
 }

@@ -1,81 +1,60 @@
 import { WARP_SIZE, type Expr, type VarExpr as Var } from '../body.js';
-import { defineKernel } from '../builder.js';
 import { add, and, convert, div, f32, fma, ge, lt, mul, neg, or } from '../expressions.js';
 import { select, shr, sub, u32, unpackHalf } from '../expressions.js';
 import { QUANT_FORMATS } from '../quant/formats.js';
-import { GEMV_PAIR_INTERFACE, SECTOR_MASK, SECTOR_WORDS, gemvPairBody } from './gemv-interface.js';
+import { SECTOR_MASK, SECTOR_WORDS, gemvKernel } from './gemv-interface.js';
 import type { GemvBuilder, GemvRows } from './gemv-interface.js';
-import { ROWS, forRows, four, perRow, vectorNames } from './locals.js';
-import { gemvCatalogKernel, randomQ4kWords } from './gemv-catalog.js';
+import { ROWS, forRows, four, perRow, vectorNames, type PerRow } from './locals.js';
+import { randomQ4kWords } from './gemv-catalog.js';
 
 const { blockSize: BLOCK, blockBytes: BLOCK_BYTES } = QUANT_FORMATS.q4_K;
 const BLOCK_WORDS = BLOCK_BYTES / 4;
-/** Words of d/dmin (word 0) and scales[12] (words 1-3) before a block's 32 qs words. */
+/** Header words (0: d and dmin, 1-3: scales) before a block's 32 qs words. */
 const HEADER_WORDS = 4;
 
-// Bandwidth plan. A warp streams two rows at once, a and b, so every x value it loads serves both
-// (the activation vector is reused across rows in registers, halving x traffic), in windows of
-// each row (see GEMV_INTERFACE). Rows are whole 36-word blocks, so a row
-// starts 0 or 4 words into a sector; the two rows are `delta` apart (1 with an even block count,
-// 2 with an odd one) so they start at the same place in their sectors, windows start on the sector
-// boundary, and a lane sits at the same offset in both rows: same block, same x.
-// A qs word at in-block word k in [4, 36) needs its block's header (word 0: d, dmin; words 1-3:
-// scales), up to 35 words back. Header words in this window come by warp shuffle of this window's
-// words; older ones are in `carry`: header word h of the latest block whose word h precedes the
-// window, broadcast from the lane that loaded it. So the header is never loaded a second time.
-// A window (32 words) is shorter than a block (36), so it holds at most one block's word h and
-// `carry` is exactly the header a lane's block needs when its word h is before the window.
-const spec = defineKernel(
-  {
-    id: 'q4k-gemv',
-    semanticVersion: 1,
-    entryPoint: 'q4k_gemv',
-    description:
-      'y = dequant(W) x, W rows in native GGUF Q4_K blocks (read as u32 words), x and y f32; one warp per two rows',
-    ...GEMV_PAIR_INTERFACE,
-  },
-  (b) => gemvPairBody(b, { blockSize: BLOCK, setup, delta, row }),
-);
+// Bandwidth plan: two rows a warp, in windows (see GEMV_INTERFACE). Rows are whole 36-word blocks,
+// so a row starts 0 or 4 words into a sector; rows `delta` apart (1 with an even block count, 2
+// with an odd one) start alike. A qs word (in-block word 4-35) needs its block's header, up to 35
+// words back: by shuffle of this window's words, else from `carry`, header word h of the latest
+// block whose word h precedes the window, broadcast from the lane that loaded it; no header is
+// loaded twice. A window (32 words) holds at most one block's word h, so `carry` is exactly the
+// header a lane's block needs when its word h is before the window.
 
 function setup(b: GemvBuilder, blocks: Var<'u32'>) {
   const { rowWords } = b.let({ rowWords: mul(blocks, BLOCK_WORDS) });
-  // With an odd block count every other row starts 4 words into its first sector.
+  // Odd block counts start every other row 4 words into a sector.
   const slack = mul(and(blocks, 1), HEADER_WORDS);
   const { windows } = b.let({ windows: div(add(add(rowWords, slack), WARP_SIZE - 1), WARP_SIZE) });
-  return { blocks, rowWords, windows };
-}
-
-/** Rows two apart start at the same place in their sectors when the block count is odd. */
-function delta({ blocks }: Setup) {
-  return add(and(blocks, 1), 1);
+  return { rowWords, windows, delta: add(and(blocks, 1), 1) };
 }
 
 function row({ rows, live, clamped, lane }: GemvRows<'pair'>, { rowWords, windows }: Setup) {
   const { firstWord } = perRow(rows, { firstWord: (k) => mul(clamped[k], rowWords) });
-  const { sectorBase } = perRow(rows, { sectorBase: (k) => and(firstWord[k], SECTOR_MASK) });
-  const { total } = perRow(rows, { total: () => f32(0) });
+  const { sectorBase, total } = perRow(rows, {
+    sectorBase: (k) => and(firstWord[k], SECTOR_MASK),
+    total: () => f32(0),
+  });
   const carry = forRows((k) => four((h) => rows.let(`carry${h}_${k}`, u32(0))));
   rows.for('window', { start: 0, end: windows }, (win, window) => {
-    // Offsets are row a's; row b's are the same for every live row b.
-    const base = win.let('window_base', add(sectorBase.a, mul(window, WARP_SIZE)));
-    // Word offset in the row; wraps to a huge value before the row's start.
+    const { windowBase: base } = win.let({ windowBase: add(sectorBase.a, mul(window, WARP_SIZE)) });
+    // The word's offset in the row (huge before the row's start).
     const { offset } = win.let({ offset: sub(add(base, lane), firstWord.a) });
     const inRow = lt(offset, rowWords);
     const { block } = win.let({ block: div(offset, BLOCK_WORDS) });
     const { blockOffset } = win.let({ blockOffset: mul(block, BLOCK_WORDS) });
-    // Row a's words stand for both rows' here: header positions relative to the window
-    // are the same in both (absolute words keep the comparisons free of wrap-around).
-    const { blockWord } = win.let({ blockWord: add(firstWord.a, blockOffset) });
-    // The last block touching the window, whose header words in it become the carry.
+    // Absolute words keep the comparisons free of wrap-around. The last block touching the window
+    // has its header words there become the carry.
     const last = div(sub(add(base, WARP_SIZE - 1), firstWord.a), BLOCK_WORDS);
-    const { lastBlockWord } = win.let({ lastBlockWord: add(firstWord.a, mul(last, BLOCK_WORDS)) });
+    const { blockWord, lastBlockWord } = win.let({
+      blockWord: add(firstWord.a, blockOffset),
+      lastBlockWord: add(firstWord.a, mul(last, BLOCK_WORDS)),
+    });
     const { word: words } = perRow(win, { word: () => u32(0) });
     const source = (at: Expr<'u32'>) => and(sub(at, base), WARP_SIZE - 1);
     const headers = forRows((k) => {
       const index = add(add(sectorBase[k], mul(window, WARP_SIZE)), lane);
       win.if(and(live[k], inRow), (load) => load.assign(words[k], load.load('w', index)));
-      // Header words of the lane's block: this window's lane, or the carry when before it.
-      // Every lane runs every shuffle (uniform control flow); lanes not on qs words discard them.
+      // The lane's block header: this window's word, or the carry when before it.
       const header = four((h) => {
         const at = add(blockWord, h);
         const fetched = win.shuffle('idx', `header${h}_${k}`, words[k], source(at));
@@ -99,7 +78,7 @@ function row({ rows, live, clamped, lane }: GemvRows<'pair'>, { rowWords, window
       const low = lt(chunk, 2);
       // x index of byte 0's low nibble: value 256 b + 64 c + l, l = 4 (qsWord % 8).
       const l = mul(and(qsWord, 7), 4);
-      const xIndex = quants.let('x_index', add(add(mul(block, BLOCK), mul(chunk, 64)), l));
+      const { xIndex } = quants.let({ xIndex: add(add(mul(block, BLOCK), mul(chunk, 64)), l) });
       // Two 6-bit scales (mins) in bytes 0-1: plain for sub-blocks < 4, else nibbles n, tops t.
       const split = (n: Expr<'u32'>, t: Expr<'u32'>) => or(and(n, 0x0f0f), and(shr(t, 2), 0x3030));
       const factors = forRows((k) => {
@@ -112,10 +91,8 @@ function row({ rows, live, clamped, lane }: GemvRows<'pair'>, { rowWords, window
         const d = quants.let(`d_${k}`, unpackHalf(head0, 0));
         return { scales, mins, d, dmin: quants.let(`dmin_${k}`, unpackHalf(head0, 1)) };
       });
-      const acc: Record<'a' | 'b', Expr<'f32'>> = { a: total.a, b: total.b };
+      const acc: PerRow<Expr<'f32'>> = { ...total };
       for (const half of [0, 1] as const) {
-        // The word's 4 bytes pair with 4 consecutive x: one 16-byte load (x_index % 4 = 0),
-        // used by both rows.
         const xs = quants.loadVector('x', add(xIndex, 32 * half), vectorNames(`x${half}_`));
         const sumX = quants.let(`sum_x${half}`, f32(0));
         const sumQ = forRows((k) => quants.let(`sum_q${half}_${k}`, f32(0)));
@@ -138,18 +115,11 @@ function row({ rows, live, clamped, lane }: GemvRows<'pair'>, { rowWords, window
   });
   return total;
 }
-
 type Setup = ReturnType<typeof setup>;
 
-/**
- * Catalog kernel `q4k-gemv`: y = W x with W's `n_out` rows in native GGUF Q4_K blocks (256 values
- * in 144 bytes) bound as u32 words, x and y f32. A warp streams two rows at once; `n_in` must be a
- * multiple of 256.
- */
-export const q4kGemv = gemvCatalogKernel({
-  spec,
-  type: 'q4_K',
-  // Word indices are u32: the matrix plus one window must stay below 2^32 words' byte offsets.
-  offsetHeadroom: 4 * (WARP_SIZE + SECTOR_WORDS),
-  generateWeights: randomQ4kWords,
-});
+/** Catalog kernel `q4k-gemv` (`n_in` a multiple of 256). */
+export const q4kGemv = gemvKernel(
+  { id: 'q4k-gemv', semanticVersion: 1, type: 'q4_K', rows: 'pair', setup, row },
+  'in native GGUF Q4_K blocks',
+  { offsetHeadroom: 4 * (WARP_SIZE + SECTOR_WORDS), generateWeights: randomQ4kWords }, // one window
+);

@@ -1,90 +1,72 @@
 import { WARP_SIZE, type Expr, type VarExpr as Var } from '../body.js';
-import { defineKernel } from '../builder.js';
 import { add, and, convert, div, eq, f32, fma, ge, lt, mul, or } from '../expressions.js';
 import { select, shr, sub, u32, unpackHalf } from '../expressions.js';
 import { QUANT_FORMATS } from '../quant/formats.js';
 import { repack, unpack } from '../quant/repack.js';
 import { packWords } from '../quant/words.js';
-import { GEMV_PAIR_INTERFACE, SECTOR_WORDS, gemvPairBody } from './gemv-interface.js';
+import { SECTOR_WORDS, gemvKernel } from './gemv-interface.js';
 import type { GemvBuilder, GemvRows } from './gemv-interface.js';
-import { ROWS, forRows, perRow, vectorNames } from './locals.js';
-import { gemvCatalogKernel, randomQ6kBlocks } from './gemv-catalog.js';
+import { ROWS, forRows, perRow, vectorNames, type PerRow } from './locals.js';
+import { randomQ6kBlocks } from './gemv-catalog.js';
 
 const { blockSize: BLOCK, blockBytes: BLOCK_BYTES } = QUANT_FORMATS.q6_K;
 /** Words per block of each repacked array: ql 128 bytes, qh 64, scales 16 (d is 2 bytes). */
-const QL_WORDS = 32;
-const QH_WORDS = 16;
-const SCALE_WORDS = 4;
-/** Lanes that hold the d words; lane 8 + k holds the d of blocks 2k, 2k+1 of 16. */
+const [QL_WORDS, QH_WORDS, SCALE_WORDS] = [32, 16, 4];
+/** Lane 8 + k holds the d word of blocks 2k and 2k+1 of 16. */
 const D_LANE = 8;
-
 /**
  * PTX workgroup sizes: 2 to 12 warps, even counts. The body wants ~56 registers a thread (64 on
- * sm_75), and under `.reqntid` ptxas caps registers so that more blocks fit on an SM: at 96, 416,
- * 480, 512, 608 and 640 threads its cap (40 or 48) is below that and it spills on sm_80, sm_86,
- * sm_89 or sm_90 (ptxas 13.0). `pnpm sweep:schedules` finds no spill at any in-bounds schedule.
+ * sm_75); under `.reqntid` ptxas caps registers so that more blocks fit on an SM, and at 96, 416,
+ * 480, 512, 608 and 640 threads its cap (40 or 48) is below that: it spills on sm_80, sm_86, sm_89
+ * or sm_90 (ptxas 13.0). `pnpm sweep:schedules` finds no spill at any in-bounds schedule.
  */
-const PTX_WORKGROUP_SIZES = { min: 64, max: 384, multipleOf: 64 } as const;
+const PTX_WORKGROUP_SIZES = { min: 64, max: 384, multipleOf: 64 };
 
-// Bandwidth plan (layout in quant/LAYOUTS.md). A warp streams two rows at once, a and b; repacked
-// rows all start on a sector, so a lane sits at the same place in both and every x value it loads
-// serves both rows (the activation vector is reused across rows in registers). Per row, two blocks
-// per step: lane t takes block 2·step + t/16, half h = (t/8) % 2 and l0 = 4·(t % 8) of it, i.e. ql
-// words 16h + t%8 and 16h + 8 + t%8 and qh word 8h + t%8: 64 values, every ql and qh byte loaded
-// once by one lane, and each load instruction covers whole sectors (qh: one contiguous 128 bytes).
-// Lanes 0-7 load the step's 8 scale words (one sector); a lane's scales[8h + l0/16 + {0,2,4,6}]
-// are in the scale words 2(t/8) and 2(t/8) + 1, fetched by shuffle. Every eighth step lanes 8-15
-// load the next 8 d words (16 blocks' d, one sector), so d is loaded once and never re-touches a
-// sector; a step's d word comes by shuffle from lane 8 + step % 8.
-// The zero padding at a row's end (< 32 bytes) is never read.
-const spec = defineKernel(
-  {
-    id: 'q6k-soa-gemv',
-    semanticVersion: 1,
-    entryPoint: 'q6k_soa_gemv',
-    description:
-      'y = dequant(W) x, W rows of Q6_K blocks repacked structure-of-arrays (read as u32 words), x and y f32; one warp per two rows',
-    ...GEMV_PAIR_INTERFACE,
-    schedule: GEMV_PAIR_INTERFACE.schedule.map((knob) =>
-      knob.name === 'workgroupSize'
-        ? { ...knob, bounds: { ...knob.bounds, ptx: PTX_WORKGROUP_SIZES } }
-        : knob,
-    ),
-  },
-  (b) => gemvPairBody(b, { blockSize: BLOCK, setup, laneSetup, row }),
-);
+// Bandwidth plan (layout in quant/LAYOUTS.md): two rows a warp; repacked rows start on a sector.
+// Per row, two blocks a step: lane t takes block 2·step + t/16, half h = (t/8) % 2 and l0 =
+// 4·(t % 8) of it (ql words 16h + t%8 and 16h + 8 + t%8, qh word 8h + t%8): 64 values, every ql
+// and qh byte loaded once by one lane, each load instruction in whole sectors (qh: 128 contiguous
+// bytes). Lanes 0-7 load the step's 8 scale words (a sector); a lane's scales[8h + l0/16 +
+// {0,2,4,6}] come by shuffle from scale words 2(t/8) and 2(t/8) + 1. Every eighth step lanes 8-15
+// load the next 8 d words (16 blocks' d, a sector), so d is loaded once, re-touching no sector; a
+// step's d word comes by shuffle from lane 8 + step % 8. A row's zero padding (< 32 bytes) is never
+// read.
 
 function setup(b: GemvBuilder, blocks: Var<'u32'>) {
   // Row stride 32·⌈210·nb/32⌉ bytes, in words.
   const sectors = div(add(mul(blocks, BLOCK_BYTES), 31), 32);
-  const { rowWords } = b.let({ rowWords: mul(sectors, SECTOR_WORDS) });
-  const { qhStart } = b.let({ qhStart: mul(blocks, QL_WORDS) });
-  const { scaleStart } = b.let({ scaleStart: mul(blocks, QL_WORDS + QH_WORDS) });
-  const { dStart } = b.let({ dStart: mul(blocks, QL_WORDS + QH_WORDS + SCALE_WORDS) });
-  const { dWords } = b.let({ dWords: div(add(blocks, 1), 2) });
-  const { steps } = b.let({ steps: dWords });
-  return { blocks, rowWords, qhStart, scaleStart, dStart, dWords, steps };
+  const locals = b.let({
+    rowWords: mul(sectors, SECTOR_WORDS),
+    qhStart: mul(blocks, QL_WORDS),
+    scaleStart: mul(blocks, QL_WORDS + QH_WORDS),
+    dStart: mul(blocks, QL_WORDS + QH_WORDS + SCALE_WORDS),
+    dWords: div(add(blocks, 1), 2),
+  });
+  return { blocks, ...locals, ...b.let({ steps: locals.dWords }) };
 }
 
 function laneSetup(b: GemvBuilder, lane: Var<'u32'>) {
-  const { pair } = b.let({ pair: shr(lane, 4) });
-  const { half } = b.let({ half: and(shr(lane, 3), 1) });
-  const { quad } = b.let({ quad: and(lane, 7) });
-  // ql word of this lane in a step: 32·pair + 16·half + quad = 2·lane − quad.
-  const { qlLane } = b.let({ qlLane: sub(mul(lane, 2), quad) });
-  const { scaleSource } = b.let({ scaleSource: mul(shr(lane, 3), 2) });
-  // Byte of scales[8h + s] in scale word 2h, s = l0/16 = quad/4.
-  const { scaleShift } = b.let({ scaleShift: mul(shr(quad, 2), 8) });
-  return { pair, half, quad, qlLane, scaleSource, scaleShift };
+  const { pair, half, quad } = b.let({
+    pair: shr(lane, 4),
+    half: and(shr(lane, 3), 1),
+    quad: and(lane, 7),
+  });
+  const rest = b.let({
+    // The lane's ql word in a step: 32·pair + 16·half + quad = 2·lane − quad.
+    qlLane: sub(mul(lane, 2), quad),
+    scaleSource: mul(shr(lane, 3), 2),
+    // Byte of scales[8h + s] in scale word 2h, s = l0/16 = quad/4.
+    scaleShift: mul(shr(quad, 2), 8),
+  });
+  return { pair, half, quad, ...rest };
 }
 
 function row({ rows, live, clamped, lane }: GemvRows<'pair'>, setup: Setup, lanes: Lanes) {
   const { blocks, rowWords, qhStart, scaleStart, dStart, dWords, steps } = setup;
   const { pair, half, quad, qlLane, scaleSource, scaleShift } = lanes;
   const { rowBase } = perRow(rows, { rowBase: (k) => mul(clamped[k], rowWords) });
-  const { total } = perRow(rows, { total: () => f32(0) });
-  // Lanes 0-7: this step's scale words; lanes 8-15: d words, reloaded every eighth step.
-  const { held: meta } = perRow(rows, { held: () => u32(0) });
+  // meta: lanes 0-7 hold this step's scale words, lanes 8-15 d words (reloaded every eighth step).
+  const { total, held: meta } = perRow(rows, { total: () => f32(0), held: () => u32(0) });
   rows.for('step', { start: 0, end: steps }, (st, step) => {
     const { block } = st.let({ block: add(mul(step, 2), pair) });
     const { onBlock } = st.let({ onBlock: lt(block, blocks) });
@@ -108,30 +90,26 @@ function row({ rows, live, clamped, lane }: GemvRows<'pair'>, setup: Setup, lane
       });
       const metaAt = add(rowBase[k], metaIndex);
       st.if(and(live[k], or(isScale, isD)), (load) => load.assign(meta[k], load.load('w', metaAt)));
-      // Every lane runs every shuffle (uniform control flow); idle lanes discard them.
       const scaleLow = st.shuffle('idx', `scale_low_${k}`, meta[k], scaleSource);
       const scaleHigh = st.shuffle('idx', `scale_high_${k}`, meta[k], add(scaleSource, 1));
       const dPair = st.shuffle('idx', `d_pair_${k}`, meta[k], dSource);
       return { ql0, ql1, qh, scaleLow, scaleHigh, dPair };
     });
-    // Row b is past the end whenever row a is; a dead row b's sums are never stored.
     st.if(and(live.a, onBlock), (quants) => {
       const dOf = (p: Var<'u32'>) => select(eq(pair, 0), unpackHalf(p, 0), unpackHalf(p, 1));
       const d = forRows((k) => quants.let(`d_${k}`, dOf(words[k].dPair)));
-      // x index of value 0: 256·block + 128h + l0.
-      const at0 = add(add(mul(block, BLOCK), mul(half, 128)), mul(quad, 4));
-      const xIndex = quants.let('x_index', at0);
-      const acc: Record<'a' | 'b', Expr<'f32'>> = { a: total.a, b: total.b };
+      const { xIndex } = quants.let({
+        xIndex: add(add(mul(block, BLOCK), mul(half, 128)), mul(quad, 4)),
+      });
+      const acc: PerRow<Expr<'f32'>> = { ...total };
       // Value group k (+32k): ql word k % 2, nibble k / 2, qh bits 2k, scale byte k % 2 of
       // scale word k / 2 (scales s, s+2 | s+4, s+6).
       for (let k = 0; k < 4; k++) {
-        // 4 values of group k pair with 4 consecutive x: one 16-byte load (x_index % 4 = 0),
-        // used by both rows.
         const xs = quants.loadVector('x', add(xIndex, 32 * k), vectorNames(`x${k}_`));
         const shift = add(scaleShift, 16 * (k % 2));
         for (const r of ROWS) {
           const { ql0, ql1, qh, scaleLow, scaleHigh } = words[r];
-          const ql = k % 2 === 0 ? ql0 : ql1;
+          const ql = k % 2 ? ql1 : ql0;
           const sum = quants.let(`sum${k}_${r}`, f32(0));
           xs.forEach((x, j) => {
             const low = and(shr(ql, 8 * j + 4 * (k >> 1)), 15);
@@ -150,25 +128,25 @@ function row({ rows, live, clamped, lane }: GemvRows<'pair'>, setup: Setup, lane
   });
   return total;
 }
-
 type Setup = ReturnType<typeof setup>;
 type Lanes = ReturnType<typeof laneSetup>;
 
 /**
- * Catalog kernel `q6k-soa-gemv`: q6k-gemv's product on Q6_K rows repacked structure-of-arrays (see
- * `repack`; `weights.fromNative` converts GGUF rows), so every load is aligned. A warp streams two
- * rows at once; `n_in` must be a multiple of 256.
+ * Catalog kernel `q6k-soa-gemv`: q6k-gemv's product on rows repacked by `repack` (so every load is
+ * aligned; `weights.fromNative` converts GGUF rows); `n_in` must be a multiple of 256.
  */
-export const q6kSoaGemv = gemvCatalogKernel({
-  spec,
-  type: 'q6_K',
-  // Word indices are u32: the matrix must stay below 2^32 bytes' byte offsets.
-  offsetHeadroom: 4 * WARP_SIZE,
-  // Repacked rows of 32·⌈210·nb/32⌉ bytes (LAYOUTS.md); plain arithmetic, safe on bad shapes.
-  layoutBytes: (nOut, nIn) => nOut * 32 * Math.ceil((BLOCK_BYTES * Math.floor(nIn / BLOCK)) / 32),
-  toNative: (bytes, nOut, nIn) => unpack('q6_K', bytes, nOut, nIn),
-  fromNative: (native, nOut, nIn) => repack('q6_K', native, nOut, nIn),
-  // Random native blocks (see q6k-gemv), repacked.
-  generateWeights: (nOut, nIn, ...rest) =>
-    packWords(repack('q6_K', randomQ6kBlocks(nOut, nIn, ...rest), nOut, nIn)),
-});
+export const q6kSoaGemv = gemvKernel(
+  { id: 'q6k-soa-gemv', semanticVersion: 1, type: 'q6_K', rows: 'pair', setup, laneSetup, row },
+  'of Q6_K blocks repacked structure-of-arrays',
+  {
+    ptxGroupSizes: PTX_WORKGROUP_SIZES,
+    offsetHeadroom: 4 * WARP_SIZE, // a window
+    // Rows of 32·⌈210·nb/32⌉ bytes (LAYOUTS.md); plain arithmetic, safe on bad shapes.
+    layoutBytes: (nOut, nIn) => nOut * 32 * Math.ceil((BLOCK_BYTES * Math.floor(nIn / BLOCK)) / 32),
+    toNative: (...rows) => unpack('q6_K', ...rows),
+    fromNative: (...rows) => repack('q6_K', ...rows),
+    // Random native blocks (see q6k-gemv), repacked.
+    generateWeights: (nOut, nIn, ...rest) =>
+      packWords(repack('q6_K', randomQ6kBlocks(nOut, nIn, ...rest), nOut, nIn)),
+  },
+);
