@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SCALAR_TYPES, defineKernel, ir, type Expr, type ScalarType } from '@forge/ir';
+import { EXPR_OPS, SCALAR_TYPES, defineKernel, ir, type Expr, type ScalarType } from '@forge/ir';
 import { OP_PROBES, OP_PROBE_VALUES } from './op-probe.js';
 import { compareOpProbe, interpretOpProbe } from './op-probe-compare.js';
 import { COMPUTE_OPS, type ComputeOp } from './op-types.js';
@@ -12,8 +12,7 @@ function validates(op: ComputeOp, from: ScalarType, to: ScalarType): boolean {
     op === 'shl' || op === 'shr' ? [one(from), one('u32')]
     : op === 'select' ? [one('bool'), one(from), one(from)]
     : op === 'fma' ? [one(from), one(from), one(from)]
-    : op === 'convert' || op === 'bitcast' || op === 'unpack_half' ? [one(from)]
-    : ['neg', 'abs', 'not', 'sqrt', 'rsqrt', 'rcp', 'exp2', 'log2', 'floor'].includes(op) ? [one(from)]
+    : EXPR_OPS[op].arity === 1 ? [one(from)]
     : [one(from), one(from)]; // prettier-ignore
   const expression = { op, type: to, args, ...(op === 'unpack_half' ? { half: 0 } : {}) };
   try {
