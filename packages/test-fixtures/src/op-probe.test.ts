@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { EXPR_OPS, SCALAR_TYPES, defineKernel, ir, type Expr, type ScalarType } from '@forge/ir';
+import {
+  EXPR_OPS,
+  ForgeError,
+  SCALAR_TYPES,
+  defineKernel,
+  ir,
+  type Expr,
+  type ScalarType,
+} from '@forge/ir';
 import { OP_PROBES, OP_PROBE_VALUES } from './op-probe.js';
 import { compareOpProbe, interpretOpProbe } from './op-probe-compare.js';
 import { COMPUTE_OPS, type ComputeOp } from './op-types.js';
@@ -31,8 +39,9 @@ function validates(op: ComputeOp, from: ScalarType, to: ScalarType): boolean {
       (body) => void body.let('x', expression as unknown as Expr),
     );
     return true;
-  } catch {
-    return false;
+  } catch (error) {
+    if (error instanceof ForgeError) return false;
+    throw error;
   }
 }
 
