@@ -1,11 +1,26 @@
-import { AXES, AXIS_BUILTINS, BUILTIN_NAMES } from '@forge/ir';
+import {
+  AXES,
+  AXIS_BUILTINS,
+  BINARY_OPERANDS,
+  BINARY_OPS,
+  BUILTIN_NAMES,
+  UNARY_OPS,
+} from '@forge/ir';
+import { binaryTakes, unaryTakes } from '@forge/test-fixtures';
 import { EDGE_VALUES } from './edges.mjs';
 
 // Well-typed expression generation over a scope, with traps vendor tools fold at compile time.
 
 const c = (type, value) => ({ op: 'const', type, value });
 const un = (op, arg) => ({ op, type: arg.type, args: [arg] });
-const COMPARISONS = ['eq', 'ne', 'lt', 'le', 'gt', 'ge'];
+// The op lists come from the registry (UNARY_OPERANDS, BINARY_OPERANDS), so a new op is fuzzed.
+const binaryOfKind = (...kinds) => BINARY_OPS.filter((op) => kinds.includes(BINARY_OPERANDS[op]));
+const COMPARISONS = binaryOfKind('comparison');
+const ARITHMETIC = binaryOfKind('arithmetic');
+const INTEGER_BITWISE = binaryOfKind('integer', 'bitwise');
+const SHIFTS = binaryOfKind('shift');
+const binaryOn = (ops, type) => ops.filter((op) => binaryTakes(op, type));
+const unaryOn = (type) => UNARY_OPS.filter((op) => unaryTakes(op, type));
 const bin = (op, a, b) => ({ op, type: COMPARISONS.includes(op) ? 'bool' : a.type, args: [a, b] });
 const cvt = (type, arg) => ({ op: 'convert', type, args: [arg] });
 const bitcast = (type, arg) => ({ op: 'bitcast', type, args: [arg] });
@@ -105,24 +120,24 @@ export class ExpressionGenerator {
     if (type === 'bool') {
       return p.weighted([
         [4, () => { const t = p.one(this.numericTypes()); return bin(p.one(COMPARISONS), this.expr(t, d), this.expr(t, d)); }],
-        [2, () => bin(p.one(['and', 'or', 'xor', 'eq', 'ne']), this.expr('bool', d), this.expr('bool', d))],
-        [1, () => un('not', this.expr('bool', d))],
+        [2, () => bin(p.one(binaryOn([...INTEGER_BITWISE, ...COMPARISONS], 'bool')), this.expr('bool', d), this.expr('bool', d))],
+        [1, () => un(this.pick(unaryOn('bool')), this.expr('bool', d))],
         [1, () => this.leaf('bool')],
       ])(); // prettier-ignore
     }
     const float = type === 'f32' || type === 'f16';
     const options = [
-      [6, () => bin(p.one(['add', 'sub', 'mul', 'div', 'min', 'max']), this.expr(type, d), this.expr(type, d))],
+      [6, () => bin(p.one(binaryOn(ARITHMETIC, type)), this.expr(type, d), this.expr(type, d))],
       [2, () => ({ op: 'select', type, args: [this.expr('bool', d), this.expr(type, d), this.expr(type, d)] })],
       [2, () => cvt(type, this.expr(p.one(this.numericTypes().filter((t) => t !== type)), d))],
     ]; // prettier-ignore
     if (float) {
-      options.push([4, () => un(p.one(['neg', 'abs', 'sqrt', 'rsqrt', 'rcp', 'exp2', 'log2', 'floor']), this.expr(type, d))]); // prettier-ignore
+      options.push([4, () => un(this.pick(unaryOn(type)), this.expr(type, d))]);
       options.push([2, () => ({ op: 'fma', type, args: [this.expr(type, d), this.expr(type, d), this.expr(type, d)] })]); // prettier-ignore
     } else {
-      options.push([2, () => un(type === 'i32' ? p.one(['neg', 'abs', 'not']) : 'not', this.expr(type, d))]); // prettier-ignore
-      options.push([3, () => bin(p.one(['rem', 'and', 'or', 'xor']), this.expr(type, d), this.expr(type, d))]); // prettier-ignore
-      options.push([2, () => bin(p.one(['shl', 'shr']), this.expr(type, d), this.shiftAmount(d))]);
+      options.push([2, () => un(this.pick(unaryOn(type)), this.expr(type, d))]);
+      options.push([3, () => bin(p.one(binaryOn(INTEGER_BITWISE, type)), this.expr(type, d), this.expr(type, d))]); // prettier-ignore
+      options.push([2, () => bin(p.one(binaryOn(SHIFTS, type)), this.expr(type, d), this.shiftAmount(d))]); // prettier-ignore
     }
     if (type !== 'f16')
       options.push([
@@ -132,6 +147,11 @@ export class ExpressionGenerator {
     if (type === 'f32')
       options.push([1, () => ({ op: 'unpack_half', type, half: p.int(0, 1), args: [this.expr('u32', d)] })]); // prettier-ignore
     return p.weighted(options)();
+  }
+
+  /** One of `ops`; a single op is taken without a draw, so a seed's sequence stays as it was. */
+  pick(ops) {
+    return ops.length === 1 ? ops[0] : this.p.one(ops);
   }
 
   shiftAmount(depth) {

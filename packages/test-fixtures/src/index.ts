@@ -14,3 +14,6 @@ export * from './load-vector-probe.js';
 export { OP_ZOO } from './op-zoo.js';
 export * from './read-counter.js';
 export * from './unpack-half-probe.js';
+export * from './op-probe.js';
+export * from './op-types.js';
+export * from './op-probe-compare.js';

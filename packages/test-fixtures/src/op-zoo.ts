@@ -4,29 +4,15 @@ import {
   REDUCTIONS,
   SHUFFLE_MODES,
   UNARY_OPS,
-  type BinaryOp,
   type Expr,
-  type UnaryOp,
   ELEMENT_TYPES,
   type ElementType,
-  type ScalarType,
   defineKernel,
   ir,
 } from '@forge/ir';
+import { binaryTakes, unaryTakes } from './op-types.js';
 
 const NAMES: Readonly<Record<ElementType, string>> = { f32: 'vf', f16: 'vh', u32: 'vu', i32: 'vi' };
-
-function unaryAllowed(op: UnaryOp, type: ScalarType): boolean {
-  if (op === 'not') return type === 'u32' || type === 'i32';
-  if (op === 'neg' || op === 'abs') return type !== 'u32';
-  return type === 'f32' || type === 'f16';
-}
-
-function binaryAllowed(op: BinaryOp, type: ScalarType): boolean {
-  if (['and', 'or', 'xor', 'shl', 'shr', 'rem'].includes(op))
-    return type === 'u32' || type === 'i32';
-  return true;
-}
 
 /**
  * Test data: one kernel that uses every op of the tables on every type it takes, so each backend's
@@ -73,11 +59,11 @@ export const OP_ZOO = defineKernel(
       const value = values[type];
       const accumulator = b.let(`acc_${type}`, value);
       const other = type === 'u32' || type === 'i32' ? accumulator : value;
-      for (const op of UNARY_OPS.filter((candidate) => unaryAllowed(candidate, type))) {
+      for (const op of UNARY_OPS.filter((candidate) => unaryTakes(candidate, type))) {
         b.assign(accumulator, ir.add(accumulator, { op, type, args: [value] } as Expr));
       }
       for (const op of BINARY_OPS.filter(
-        (candidate) => !COMPARISON_OPS.includes(candidate) && binaryAllowed(candidate, type),
+        (candidate) => !COMPARISON_OPS.includes(candidate) && binaryTakes(candidate, type),
       )) {
         const right =
           op === 'shl' || op === 'shr'

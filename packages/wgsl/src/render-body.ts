@@ -169,7 +169,11 @@ export class WgslBodyWriter {
       case 'load':
         return `${this.memory(expression.memory)}[${this.expression(expression.args[0])}]`;
       case 'convert':
-        return convertText(this.expression(expression.args[0]), expression.type);
+        return convertText(
+          this.expression(expression.args[0]),
+          expression.type,
+          expression.args[0].type,
+        );
       case 'bitcast':
         return bitcastText(this.expression(expression.args[0]), expression.type);
       case 'unpack_half':

@@ -1,9 +1,23 @@
 import type { ScalarType } from '@forge/ir';
 import { wgslType } from './types.js';
 
-/** Value conversion: WGSL's `T(x)` rounds to nearest into floats and truncates toward zero into integers. */
-export function convertText(operand: string, to: ScalarType): string {
-  return `${wgslType(to)}(${operand})`;
+// WGSL's `i32(x)`/`u32(x)` clamp an f32 to the largest f32 below 2^31/2^32 (2^31 - 128, 2^32 - 256)
+// where the IR saturates to the type's maximum: from that bound on, the maximum is selected.
+const F32_SATURATION: Partial<Record<ScalarType, readonly [bound: string, max: string]>> = {
+  i32: ['2147483648.0f', '2147483647i'],
+  u32: ['4294967296.0f', '4294967295u'],
+};
+
+/**
+ * Value conversion: WGSL's `T(x)` rounds to nearest into floats and truncates toward zero into
+ * integers; an f32 at or past an integer type's range gives its maximum, as the IR says.
+ */
+export function convertText(operand: string, to: ScalarType, from: ScalarType): string {
+  const text = `${wgslType(to)}(${operand})`;
+  const saturation = from === 'f32' ? F32_SATURATION[to] : undefined;
+  if (saturation === undefined) return text;
+  const [bound, max] = saturation;
+  return `select(${text}, ${max}, ${operand} >= ${bound})`;
 }
 
 export function bitcastText(operand: string, to: ScalarType): string {

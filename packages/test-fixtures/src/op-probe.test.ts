@@ -1,0 +1,96 @@
+import { describe, expect, it } from 'vitest';
+import {
+  EXPR_OPS,
+  ForgeError,
+  SCALAR_TYPES,
+  defineKernel,
+  ir,
+  type Expr,
+  type ScalarType,
+} from '@forge/ir';
+import { OP_PROBES, OP_PROBE_VALUES } from './op-probe.js';
+import { compareOpProbe, interpretOpProbe } from './op-probe-compare.js';
+import { COMPUTE_OPS, type ComputeOp } from './op-types.js';
+
+const one = (type: ScalarType): Expr => ir.constant(type, type === 'bool' ? true : 1);
+
+/** Whether the validator accepts `op` on `from` operands declared as yielding `to`. */
+function validates(op: ComputeOp, from: ScalarType, to: ScalarType): boolean {
+  const args =
+    op === 'shl' || op === 'shr' ? [one(from), one('u32')]
+    : op === 'select' ? [one('bool'), one(from), one(from)]
+    : op === 'fma' ? [one(from), one(from), one(from)]
+    : EXPR_OPS[op].arity === 1 ? [one(from)]
+    : [one(from), one(from)]; // prettier-ignore
+  const expression = { op, type: to, args, ...(op === 'unpack_half' ? { half: 0 } : {}) };
+  try {
+    defineKernel(
+      {
+        id: 'candidate',
+        semanticVersion: 1,
+        entryPoint: 'candidate',
+        description: 'one op',
+        buffers: [],
+        params: [],
+        shared: [],
+        schedule: [],
+        launch: { workgroupSize: '32', grid: ['1', '1', '1'] },
+      },
+      (body) => void body.let('x', expression as unknown as Expr),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ForgeError) return false;
+    throw error;
+  }
+}
+
+describe('OP_PROBES', () => {
+  it('cover every op/type pair the validator accepts, and nothing else', () => {
+    const accepted = COMPUTE_OPS.flatMap((op) =>
+      SCALAR_TYPES.flatMap((from) =>
+        SCALAR_TYPES.filter((to) => validates(op, from, to)).map((to) => `${op} ${from}->${to}`),
+      ),
+    );
+    const covered = OP_PROBES.flatMap((probe) =>
+      probe.cases.map((c) => `${c.op} ${c.from}->${c.to}`),
+    );
+    expect(covered.sort()).toEqual(accepted.sort());
+    expect(new Set(covered.map((key) => key.split(' ')[0]))).toEqual(new Set(COMPUTE_OPS));
+  });
+
+  it('run every case on every pair of each type’s edge values', () => {
+    for (const probe of OP_PROBES) {
+      const values = OP_PROBE_VALUES[probe.type];
+      expect(probe.pairs).toHaveLength(values.length ** 2);
+    }
+  });
+
+  it('give the interpreter’s documented results on hand-checked inputs', () => {
+    const i32 = OP_PROBES.find((probe) => probe.type === 'i32');
+    if (i32 === undefined) throw new Error('no i32 probe');
+    const out = interpretOpProbe(i32);
+    const at = (op: string, a: number, b: number): number => {
+      const slot = i32.cases.findIndex((c) => c.op === op);
+      const pair = i32.pairs.findIndex(([x, y]) => x === a && y === b);
+      return out[slot * i32.pairs.length + pair] ?? NaN;
+    };
+    expect(at('div', -(2 ** 31), -1)).toBe(0x80000000);
+    expect(at('rem', -7, 2)).toBe(0xffffffff);
+    expect(at('div', 7, 0)).toBe(7); // the probe divides by 1 where the divisor is 0
+    expect(at('max', -1, 2)).toBe(2);
+  });
+
+  it('report a flipped bit as a mismatch naming the op, the inputs and both results', () => {
+    const probe = OP_PROBES[0];
+    if (probe === undefined) throw new Error('no probe');
+    const expected = interpretOpProbe(probe);
+    const actual = expected.slice();
+    actual[0] = (actual[0] ?? 0) ^ 1;
+    const { mismatches } = compareOpProbe(probe, expected, actual);
+    expect(mismatches).toHaveLength(1);
+    expect(mismatches[0]?.case).toEqual(probe.cases[0]);
+    const covered = compareOpProbe(probe, expected, actual, [{ reason: 'r', covers: () => true }]);
+    expect(covered).toEqual({ mismatches: [], explained: { r: 1 }, approximate: 0 });
+  });
+});
