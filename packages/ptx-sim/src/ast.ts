@@ -52,13 +52,18 @@ export type Operand =
   | { readonly kind: 'integer'; readonly value: bigint }
   /** Float immediate: `0fXXXXXXXX` (f32 bits) or `0dXXXXXXXXXXXXXXXX` (f64 bits), or a decimal float. */
   | { readonly kind: 'float'; readonly bits: bigint; readonly width: 32 | 64 }
-  /** `[base+offset]`: base is a register or a symbol (variable or param name), or absent for `[imm]`. */
+  /**
+   * `[base+offset]`: base is a register or a symbol (variable or param name), or absent for `[imm]`.
+   * `var[index]` (array notation) has `element`: ptxas reads it as var + (index register + index)
+   * x the element size of var's declared type (measured: `f32 a[3]` is `[a+12]`).
+   */
   | {
       readonly kind: 'address';
       readonly base?: { readonly kind: 'register' | 'symbol'; readonly name: string };
       readonly offset: bigint;
+      readonly element?: { readonly register?: string; readonly index: bigint };
     }
-  /** `{a, b, c, d}`; elements are registers, or `_` (a sink) as `{ kind: 'sink' }`. */
+  /** `{a, b, c, d}`; elements are registers, immediates, or `_` (a sink) as `{ kind: 'sink' }`. */
   | { readonly kind: 'vector'; readonly elements: readonly Operand[] }
   /** A label or a variable name used as a value (`mov.u32 %r1, shared_x;`, `bra $L1;`). */
   | { readonly kind: 'symbol'; readonly name: string }

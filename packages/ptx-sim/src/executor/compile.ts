@@ -116,6 +116,12 @@ export function compileEntry(
     local: local.offsets,
     params: params.offsets,
     globals,
+    elementBytes: new Map(
+      [...module.variables, ...entry.variables, ...entry.params].map((variable) => [
+        variable.name,
+        typeBytes(variable.type),
+      ]),
+    ),
   };
 
   const labels = new Map<string, number>();

@@ -19,6 +19,8 @@ export interface SymbolTable {
   readonly local: ReadonlyMap<string, number>;
   readonly params: ReadonlyMap<string, number>;
   readonly globals: ReadonlyMap<string, number>;
+  /** Bytes of one element of each variable's declared type, which scales `var[index]`. */
+  readonly elementBytes: ReadonlyMap<string, number>;
 }
 
 const f32View = new DataView(new ArrayBuffer(8));
