@@ -137,6 +137,21 @@ export interface EntryFunction {
   readonly maxThreads?: readonly number[];
   readonly body: readonly Statement[];
   readonly location: SourceLocation;
+  /**
+   * Set by `parsePtx(text, { lazyEntries: true })` when the body holds a construct the simulator
+   * lacks: the body is left empty and simulate reports this only if the entry is launched.
+   */
+  readonly unsupported?: { readonly line: number; readonly text: string; readonly reason: string };
+}
+
+/** How parsePtx treats a module. */
+export interface ParseOptions {
+  /**
+   * Parse errors inside an entry's body are kept on the entry (`unsupported`) instead of thrown,
+   * so a large module whose other entries use constructs the simulator lacks can still run one;
+   * `.func` definitions are skipped. Default false: the first error is thrown.
+   */
+  readonly lazyEntries?: boolean;
 }
 
 /**

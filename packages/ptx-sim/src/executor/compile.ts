@@ -89,6 +89,10 @@ export function compileEntry(
       entryName,
       `no entry named '${entryName}' (entries: ${module.entries.map((candidate) => candidate.name).join(', ') || 'none'})`,
     );
+  if (entry.unsupported !== undefined) {
+    const { line, text, reason } = entry.unsupported;
+    throw new PtxSyntaxError(line, text, `entry '${entry.name}' cannot run: ${reason}`);
+  }
   const registers = new Map<string, RegisterInfo>();
   for (const declaration of entry.registers) {
     const names =

@@ -1,6 +1,13 @@
 // Module level: `.version`, `.target`, `.address_size`, module variables and `.entry` functions.
-import type { EntryFunction, PtxModule, SourceLocation, VariableDeclaration } from '../ast.js';
-import { DEVICE_FUNCTIONS_UNSUPPORTED, parseBody } from './body.js';
+import type {
+  EntryFunction,
+  ParseOptions,
+  PtxModule,
+  SourceLocation,
+  VariableDeclaration,
+} from '../ast.js';
+import { PtxSyntaxError } from '../errors.js';
+import { DEVICE_FUNCTIONS_UNSUPPORTED, parseBody, type ParsedBody } from './body.js';
 import { parseParam, parseThreadCounts, parseVariables } from './directives.js';
 import { SourceLines, tokenize, type Token } from './lexer.js';
 import { TokenStream } from './token-stream.js';
@@ -15,7 +22,10 @@ class ModuleParser {
   private readonly variables: VariableDeclaration[] = [];
   private readonly entries: EntryFunction[] = [];
 
-  constructor(private readonly stream: TokenStream) {}
+  constructor(
+    private readonly stream: TokenStream,
+    private readonly lazy: boolean,
+  ) {}
 
   parse(): PtxModule {
     const stream = this.stream;
@@ -75,14 +85,7 @@ class ModuleParser {
       case 'section': {
         // Debug sections (`.section .debug_str { … }`) hold no code: skipped, braces balanced.
         stream.next();
-        const open = stream.expectPunct('{', "'{' after .section");
-        for (let depth = 1; depth > 0;) {
-          const token = stream.next();
-          if (token.kind === 'eof')
-            throw stream.errorAt(open.line, `'{' opened here is never closed`);
-          if (token.kind === 'punct' && token.text === '{') depth++;
-          if (token.kind === 'punct' && token.text === '}') depth--;
-        }
+        stream.skipBlock(stream.expectPunct('{', "'{' after .section"));
         return;
       }
       case 'visible':
@@ -137,7 +140,9 @@ class ModuleParser {
         this.entries.push(this.parseEntry(location, linkage));
         return;
       case 'func':
-        throw stream.errorAt(keyword.line, DEVICE_FUNCTIONS_UNSUPPORTED);
+        if (!this.lazy) throw stream.errorAt(keyword.line, DEVICE_FUNCTIONS_UNSUPPORTED);
+        this.skipFunction();
+        return;
       case 'global':
       case 'const':
       case 'shared': {
@@ -211,7 +216,19 @@ class ModuleParser {
       throw stream.errorAt(nameToken.line, `.entry '${name}' has no body`);
     }
     const open = stream.next();
-    const parsed = parseBody(stream, open);
+    const start = stream.position;
+    let parsed: ParsedBody;
+    let unsupported: EntryFunction['unsupported'];
+    try {
+      parsed = parseBody(stream, open);
+    } catch (error) {
+      if (!this.lazy || !(error instanceof PtxSyntaxError)) throw error;
+      // Kept for a launch of this entry; the module's other entries still parse.
+      stream.seek(start);
+      stream.skipBlock(open);
+      parsed = { registers: [], variables: [], body: [] };
+      unsupported = { line: error.line, text: error.text, reason: error.reason };
+    }
     return {
       name,
       visible: linkage === 'visible',
@@ -222,13 +239,31 @@ class ModuleParser {
       ...(maxThreads === undefined ? {} : { maxThreads }),
       body: parsed.body,
       location,
+      ...(unsupported === undefined ? {} : { unsupported }),
     };
+  }
+
+  // `.func [(ret)] name (params) [directives] { body }` or a prototype ending in `;`: not run.
+  private skipFunction(): void {
+    const stream = this.stream;
+    for (;;) {
+      const token = stream.next();
+      if (token.kind === 'eof') throw stream.errorAt(token.line, `.func is never closed`);
+      if (token.kind === 'punct' && token.text === ';') return;
+      if (token.kind === 'punct' && token.text === '{') {
+        stream.skipBlock(token);
+        return;
+      }
+    }
   }
 }
 
-/** Parses a PTX module; every construct it cannot represent is a PtxSyntaxError naming its line. */
-export function parsePtx(text: string): PtxModule {
+/**
+ * Parses a PTX module; every construct it cannot represent is a PtxSyntaxError naming its line,
+ * unless `lazyEntries` keeps errors inside entry bodies for the entry's launch.
+ */
+export function parsePtx(text: string, options: ParseOptions = {}): PtxModule {
   const source = new SourceLines(text);
   const stream = new TokenStream(tokenize(text, source), source);
-  return new ModuleParser(stream).parse();
+  return new ModuleParser(stream, options.lazyEntries === true).parse();
 }
