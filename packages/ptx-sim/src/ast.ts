@@ -115,6 +115,11 @@ export interface VariableDeclaration {
   readonly align: number;
   /** Element count for arrays (`[128]`); undefined for scalars. */
   readonly length?: number;
+  /**
+   * `.extern .shared .b8 buf[];`: dynamic shared memory, sized at launch (simulate's
+   * `dynamicSharedBytes`); every such variable starts at the same offset, after the static ones.
+   */
+  readonly dynamic?: true;
   /** `.global`/`.const` `= {1, 2}` as raw bits of the element type; a missing tail is zero. */
   readonly initializer?: readonly bigint[];
   readonly location: SourceLocation;

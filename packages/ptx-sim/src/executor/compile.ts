@@ -76,11 +76,13 @@ export function initialBytes(variable: VariableDeclaration): Uint8Array {
 /**
  * Compiles an entry for execution: registers get slots, variables get addresses, every
  * instruction is decoded once. Anything not implemented is a PtxSyntaxError naming its line.
+ * `dynamicSharedBytes` sizes the entry's `.extern .shared` arrays.
  */
 export function compileEntry(
   module: PtxModule,
   entryName: string,
   globalAddress: (name: string) => number,
+  dynamicSharedBytes = 0,
 ): Program {
   const entry = module.entries.find((candidate) => candidate.name === entryName);
   if (entry === undefined)
@@ -105,7 +107,13 @@ export function compileEntry(
   const sharedVariables = [...module.variables, ...entry.variables].filter(
     (variable) => variable.space === 'shared',
   );
-  const shared = layout(sharedVariables);
+  const shared = layout(sharedVariables.filter((variable) => variable.dynamic !== true));
+  // Dynamic shared memory (`.extern .shared x[]`) follows the static variables, all at one offset.
+  const dynamic = sharedVariables.filter((variable) => variable.dynamic === true);
+  const dynamicAlign = Math.max(16, ...dynamic.map((variable) => variable.align));
+  const dynamicStart = Math.ceil(shared.end / dynamicAlign) * dynamicAlign;
+  for (const variable of dynamic) shared.offsets.set(variable.name, dynamicStart);
+  const sharedBytes = dynamic.length === 0 ? shared.end : dynamicStart + dynamicSharedBytes;
   const local = layout(entry.variables.filter((variable) => variable.space === 'local'));
   const params = layout(entry.params);
   const globalVariables = module.variables.filter(
@@ -167,7 +175,7 @@ export function compileEntry(
     instructions: executables,
     registerCount: registers.size,
     symbols,
-    sharedBytes: shared.end,
+    sharedBytes,
     localBytes: local.end,
     params: entry.params.map((declaration) => ({
       declaration,

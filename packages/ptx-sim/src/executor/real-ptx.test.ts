@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { PtxSyntaxError } from '../errors.js';
 import { parsePtx } from '../parser/index.js';
-import { simulate } from './simulate.js';
+import { MAX_DYNAMIC_SHARED_BYTES, simulate } from './simulate.js';
 
 const fixture = (name: string): string =>
   readFileSync(new URL(`../fixtures/${name}`, import.meta.url), 'utf8');
@@ -86,5 +86,65 @@ describe('constructs of real compiler output', () => {
     ].join('\n');
     expect(() => parsePtx(source)).toThrow(PtxSyntaxError);
     expect(() => parsePtx(source)).toThrow(message);
+  });
+});
+
+// Two `.extern .shared` arrays after a static one: both start at one 16-byte aligned offset.
+const DYNAMIC = [
+  '.version 8.0',
+  '.target sm_80',
+  '.address_size 64',
+  '.extern .shared .align 16 .b8 dyn_a[];',
+  '.extern .shared .align 4 .b8 dyn_b[];',
+  '.visible .entry k(.param .u64 out)',
+  '{',
+  '  .reg .b32 %r<6>;',
+  '  .reg .b64 %rd<3>;',
+  '  .shared .align 4 .b8 fixed[20];',
+  '  mov.u32 %r1, %tid.x;',
+  '  shl.b32 %r2, %r1, 2;',
+  '  st.shared.u32 dyn_a[%r2], %r1;',
+  '  bar.sync 0;',
+  '  ld.shared.u32 %r3, dyn_b[%r2];',
+  '  mov.u32 %r4, dyn_b;',
+  '  mov.u32 %r5, fixed;',
+  '  sub.u32 %r4, %r4, %r5;',
+  '  ld.param.u64 %rd1, [out];',
+  '  cvta.to.global.u64 %rd2, %rd1;',
+  '  st.global.v2.u32 [%rd2], {%r3, %r4};',
+  '  ret;',
+  '}',
+].join('\n');
+
+describe('dynamic shared memory', () => {
+  const run = (dynamicSharedBytes?: number) => {
+    const out = new Uint8Array(8);
+    const result = simulate(parsePtx(DYNAMIC), {
+      grid: [1, 1, 1],
+      block: [1, 1, 1],
+      args: { out: { kind: 'buffer', bytes: out } },
+      ...(dynamicSharedBytes === undefined ? {} : { dynamicSharedBytes }),
+    });
+    return { result, words: new Uint32Array(out.buffer) };
+  };
+
+  it('is sized by dynamicSharedBytes; every extern array starts after the static ones', () => {
+    const { result, words } = run(4);
+    expect(result.findings).toEqual([]);
+    expect(words[0]).toBe(0);
+    expect(words[1]).toBe(32); // 20 static bytes, rounded up to 16
+  });
+
+  it('is 0 bytes by default, so using it is an out-of-bounds finding', () => {
+    const { result } = run();
+    expect(result.findings.map((finding) => finding.category)).toEqual([
+      'out-of-bounds',
+      'out-of-bounds',
+    ]);
+    expect(result.findings[0]?.message).toMatch(/4-byte shared write at offset 32 of 32 bytes/);
+  });
+
+  it.each([-1, 1.5, MAX_DYNAMIC_SHARED_BYTES + 1])('rejects dynamicSharedBytes %s', (bytes) => {
+    expect(() => run(bytes)).toThrow(/dynamicSharedBytes must be an integer in \[0, 232448\]/);
   });
 });
