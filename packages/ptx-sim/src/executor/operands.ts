@@ -2,10 +2,25 @@ import { typeBytes, type Operand, type PtxType, type SourceLocation } from '../a
 import { PtxSyntaxError } from '../errors.js';
 import type { Bits } from '../semantics/types.js';
 import { SHARED_WINDOW } from './memory.js';
-import { WARP, report, type ExecutionContext } from './state.js';
+import {
+  DEFINED,
+  UNDEFINED,
+  WARP,
+  report,
+  undefinedBecause,
+  type ExecutionContext,
+} from './state.js';
 
 export type Reader = (context: ExecutionContext, lane: number) => Bits;
-export type Writer = (context: ExecutionContext, lane: number, value: Bits) => void;
+/** Writes a lane's value; `defined` false marks it as computed from an undefined value. */
+export type Writer = (
+  context: ExecutionContext,
+  lane: number,
+  value: Bits,
+  defined?: boolean,
+) => void;
+/** Whether an operand's value is defined for a lane (immediates and special registers always are). */
+export type Definedness = (context: ExecutionContext, lane: number) => boolean;
 
 export interface RegisterInfo {
   readonly index: number;
@@ -144,12 +159,17 @@ export function symbolAddress(
   throw new PtxSyntaxError(location.line, location.text, `unknown symbol '${name}'`);
 }
 
-/** Compiles a source operand read as `type` into a per-lane reader. */
+/**
+ * Compiles a source operand read as `type` into a per-lane reader. An undefined register value is
+ * a finding (the value is used: an address, a stored value, …) unless `propagates` says the
+ * instruction only moves or computes with it, and tracks its definedness with compileDefinedness.
+ */
 export function compileReader(
   operand: Operand,
   type: PtxType,
   symbols: SymbolTable,
   location: SourceLocation,
+  propagates = false,
 ): Reader {
   const bytes = type === 'pred' ? 1 : typeBytes(type);
   switch (operand.kind) {
@@ -164,13 +184,16 @@ export function compileReader(
           `undeclared register ${operand.name}`,
         );
       const slot = register.index * WARP;
+      if (propagates)
+        return (context, lane) => fitBits(context.warp.values[slot + lane] ?? 0, bytes);
       return (context, lane) => {
         const { warp } = context;
-        if (warp.written[slot + lane] === 0 && context.simulation.sanitize) {
+        const state = warp.shadow[slot + lane] ?? DEFINED;
+        if (state !== DEFINED && context.simulation.sanitize) {
           report(
             context,
             'uninitialized-register',
-            `read of ${operand.name}, which was never written`,
+            `read of ${undefinedBecause(operand.name, state)}`,
             location,
             lane,
           );
@@ -197,7 +220,20 @@ export function compileReader(
   }
 }
 
-/** Compiles a destination operand into a per-lane writer (a sink discards). */
+/** The first shadow slot (lane 0) of a register operand, or -1 for anything always defined. */
+export function registerSlot(operand: Operand, symbols: SymbolTable): number {
+  const register = operand.kind === 'register' ? symbols.registers.get(operand.name) : undefined;
+  return register === undefined ? -1 : register.index * WARP;
+}
+
+/** Definedness of a source operand per lane; only registers can be undefined. */
+export function compileDefinedness(operand: Operand, symbols: SymbolTable): Definedness {
+  const register = operand.kind === 'register' ? symbols.registers.get(operand.name) : undefined;
+  if (register === undefined) return () => true;
+  const slot = register.index * WARP;
+  return (context, lane) => context.warp.shadow[slot + lane] === DEFINED;
+}
+
 /** Bits of a signed integer type narrower than a register, whose value the register sign-extends. */
 const SIGNED_BITS: Partial<Record<PtxType, number>> = { s8: 8, s16: 16, s32: 32 };
 
@@ -229,15 +265,15 @@ export function compileWriter(
   const slot = register.index * WARP;
   const signedBits = type === undefined ? undefined : SIGNED_BITS[type];
   if (signedBits !== undefined && register.type !== 'pred' && signedBits < bytes * 8) {
-    return (context, lane, value) => {
+    return (context, lane, value, defined) => {
       context.warp.values[slot + lane] = fitBits(signExtend(value, signedBits), bytes);
-      context.warp.written[slot + lane] = 1;
+      context.warp.shadow[slot + lane] = defined === false ? UNDEFINED : DEFINED;
     };
   }
-  return (context, lane, value) => {
+  return (context, lane, value, defined) => {
     context.warp.values[slot + lane] =
       register.type === 'pred' ? Number(value) & 1 : fitBits(value, bytes);
-    context.warp.written[slot + lane] = 1;
+    context.warp.shadow[slot + lane] = defined === false ? UNDEFINED : DEFINED;
   };
 }
 
