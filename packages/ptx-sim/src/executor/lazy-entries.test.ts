@@ -70,6 +70,20 @@ describe('lazyEntries', () => {
     );
   });
 
+  it('keeps an unsupported directive of an entry for its launch', () => {
+    const clustered = MODULE.replace(
+      '.visible .entry uses_call(.param .u64 out)',
+      '.visible .entry uses_call(.param .u64 out) .explicitcluster .reqnctapercluster 2, 1, 1',
+    );
+    const withoutFunction = clustered.replace(/\.func[^]*?\n\}\n/, '');
+    expect(() => parsePtx(withoutFunction)).toThrow(/unknown or unsupported directive/);
+    const module = parsePtx(clustered, { lazyEntries: true });
+    expect(module.entries[0]?.unsupported?.reason).toBe(
+      "unknown or unsupported directive '.explicitcluster' on entry 'uses_call'",
+    );
+    expect(module.entries[1]?.unsupported).toBeUndefined();
+  });
+
   it('still throws errors outside entry bodies, and unclosed bodies', () => {
     expect(() => parsePtx(`${MODULE}\n.bogus;`, { lazyEntries: true })).toThrow(
       /line 27: unknown or unsupported directive '.bogus'/,

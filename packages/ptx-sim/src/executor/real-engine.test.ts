@@ -1,18 +1,23 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { PtxSyntaxError } from '../errors.js';
 import { parsePtx } from '../parser/index.js';
 import type { PtxModule } from '../ast.js';
 import { formatFinding } from './findings.js';
 import { simulate, type KernelArgument } from './simulate.js';
 
 // real-engine.cu compiled by `nvcc -ptx -O3 -arch=sm_80|sm_90` (CUDA 13.0), checked in so the test
-// needs no nvcc; packages/ptx checks that ptxas assembles both.
+// needs no nvcc; packages/ptx checks that ptxas assembles both. Some of its entries call device
+// functions, which the simulator lacks, so it parses with lazyEntries.
 const ARCHS = ['sm_80', 'sm_90'] as const;
-const modules = new Map<string, PtxModule>(
+const texts = new Map<string, string>(
   ARCHS.map((arch) => [
     arch,
-    parsePtx(readFileSync(new URL(`../fixtures/real-engine.${arch}.ptx`, import.meta.url), 'utf8')),
+    readFileSync(new URL(`../fixtures/real-engine.${arch}.ptx`, import.meta.url), 'utf8'),
   ]),
+);
+const modules = new Map<string, PtxModule>(
+  ARCHS.map((arch) => [arch, parsePtx(texts.get(arch) ?? '', { lazyEntries: true })]),
 );
 
 const f32 = Math.fround;
@@ -45,14 +50,27 @@ const sines = (count: number) => new Float32Array(count).map((_, index) => Math.
 
 describe.each(ARCHS)('nvcc -O3 %s kernels using real engines’ constructs', (arch) => {
   it('uses the constructs it is meant to (guards the fixture)', () => {
-    const text = readFileSync(
-      new URL(`../fixtures/real-engine.${arch}.ptx`, import.meta.url),
-      'utf8',
-    );
+    const text = texts.get(arch) ?? '';
     expect(text).toMatch(/st\.shared\.f32 s_acc\[%r\d+\+32\]/);
     expect(text).toMatch(/\.extern \.shared \.align 16 \.b8 partial\[\];/);
     if (arch === 'sm_80') expect(text).toMatch(/mov\.b32 %f\d+, \{0,%rs\d+\};/);
     else expect(text).toMatch(/griddepcontrol\.wait;[\s\S]*griddepcontrol\.launch_dependents;/);
+  });
+
+  it('parses only lazily: entries it cannot run fail when launched, naming entry and line', () => {
+    expect(() => parsePtx(texts.get(arch) ?? '')).toThrow(/device functions are not supported/);
+    const unrunnable: readonly (readonly [string, RegExp])[] = [
+      ['calls_function', /entry 'calls_function' cannot run: .param inside a body/],
+      ['prints', /entry 'prints' cannot run: .param inside a body/],
+      ...(arch === 'sm_90'
+        ? [['clustered', /entry 'clustered' cannot run: .*'.explicitcluster'/] as const]
+        : []),
+    ];
+    for (const [entry, message] of unrunnable) {
+      const launch = () => run(arch, entry, 1, 32, { 0: buffer(new Float32Array(32)) });
+      expect(launch).toThrow(PtxSyntaxError);
+      expect(launch).toThrow(message);
+    }
   });
 
   it('bf16_widen: bf16 to f32, times 2', () => {

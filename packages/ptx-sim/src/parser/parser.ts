@@ -198,6 +198,7 @@ class ModuleParser {
     }
     let requiredThreads: number[] | undefined;
     let maxThreads: number[] | undefined;
+    let unsupported: EntryFunction['unsupported'];
     for (;;) {
       const token = stream.peek();
       if (token.kind !== 'directive') break;
@@ -206,29 +207,22 @@ class ModuleParser {
       else if (token.text === 'maxntid') maxThreads = parseThreadCounts(stream, token.text);
       else if (token.text === 'minnctapersm' || token.text === 'maxnreg')
         stream.expectCount(`a number after .${token.text}`);
-      else
-        throw stream.errorAt(
-          token.line,
-          `unknown or unsupported directive '.${token.text}' on entry '${name}'`,
-        );
+      else {
+        const reason = `unknown or unsupported directive '.${token.text}' on entry '${name}'`;
+        if (!this.lazy) throw stream.errorAt(token.line, reason);
+        // `.explicitcluster`, `.reqnctapercluster 2, 1, 1`: kept for a launch of this entry.
+        unsupported ??= { line: token.line, text: stream.source.text(token.line), reason };
+        while (stream.peek().kind !== 'directive' && !stream.atPunct('{')) {
+          if (stream.peek().kind === 'eof') throw stream.errorAt(token.line, reason);
+          stream.next();
+        }
+      }
     }
     if (!stream.atPunct('{')) {
       throw stream.errorAt(nameToken.line, `.entry '${name}' has no body`);
     }
     const open = stream.next();
-    const start = stream.position;
-    let parsed: ParsedBody;
-    let unsupported: EntryFunction['unsupported'];
-    try {
-      parsed = parseBody(stream, open);
-    } catch (error) {
-      if (!this.lazy || !(error instanceof PtxSyntaxError)) throw error;
-      // Kept for a launch of this entry; the module's other entries still parse.
-      stream.seek(start);
-      stream.skipBlock(open);
-      parsed = { registers: [], variables: [], body: [] };
-      unsupported = { line: error.line, text: error.text, reason: error.reason };
-    }
+    const { parsed, unsupported: problem } = this.parseEntryBody(open, unsupported);
     return {
       name,
       visible: linkage === 'visible',
@@ -239,8 +233,33 @@ class ModuleParser {
       ...(maxThreads === undefined ? {} : { maxThreads }),
       body: parsed.body,
       location,
-      ...(unsupported === undefined ? {} : { unsupported }),
+      ...(problem === undefined ? {} : { unsupported: problem }),
     };
+  }
+
+  // Lazily, a body with a construct the simulator lacks is skipped and the problem kept.
+  private parseEntryBody(
+    open: Token,
+    unsupported: EntryFunction['unsupported'],
+  ): { parsed: ParsedBody; unsupported: EntryFunction['unsupported'] } {
+    const stream = this.stream;
+    const empty: ParsedBody = { registers: [], variables: [], body: [] };
+    if (unsupported !== undefined) {
+      stream.skipBlock(open);
+      return { parsed: empty, unsupported };
+    }
+    const start = stream.position;
+    try {
+      return { parsed: parseBody(stream, open), unsupported };
+    } catch (error) {
+      if (!this.lazy || !(error instanceof PtxSyntaxError)) throw error;
+      stream.seek(start);
+      stream.skipBlock(open);
+      return {
+        parsed: empty,
+        unsupported: { line: error.line, text: error.text, reason: error.reason },
+      };
+    }
   }
 
   // `.func [(ret)] name (params) [directives] { body }` or a prototype ending in `;`: not run.
