@@ -160,6 +160,30 @@ export function symbolAddress(
 }
 
 /**
+ * The address of `variable[register + index]` (or `variable[index]`): ptxas scales the index by
+ * the size of the variable's element type.
+ */
+export function compileElementAddress(
+  variable: string,
+  element: { readonly register?: string; readonly index: bigint },
+  symbols: SymbolTable,
+  location: SourceLocation,
+): Reader {
+  const size = symbols.elementBytes.get(variable) ?? 1;
+  const first = symbolAddress(symbols, variable, location) + Number(element.index) * size;
+  if (element.register === undefined) return () => first;
+  const register = symbols.registers.get(element.register);
+  const wide = register !== undefined && typeBytes(register.type) === 8;
+  const index = compileReader(
+    { kind: 'register', name: element.register },
+    wide ? 'u64' : 'u32',
+    symbols,
+    location,
+  );
+  return (context, lane) => first + Number(index(context, lane)) * size;
+}
+
+/**
  * Compiles a source operand read as `type` into a per-lane reader. An undefined register value is
  * a finding (the value is used: an address, a stored value, …) unless `propagates` says the
  * instruction only moves or computes with it, and tracks its definedness with compileDefinedness.
@@ -211,13 +235,23 @@ export function compileReader(
       const value = fitBits(bytes === 8 ? BigInt(address) : address, bytes);
       return () => value;
     }
+    case 'address': {
+      // `mov.u32 %r, a[1]` moves the address of a[1] (PTX ISA, arrays as operands).
+      if (operand.base?.kind !== 'symbol' || operand.element === undefined) break;
+      const address = compileElementAddress(operand.base.name, operand.element, symbols, location);
+      return (context, lane) => {
+        const value = address(context, lane);
+        return fitBits(bytes === 8 ? BigInt(value) : value, bytes);
+      };
+    }
     default:
-      throw new PtxSyntaxError(
-        location.line,
-        location.text,
-        `a ${operand.kind} operand cannot be read as .${type}`,
-      );
+      break;
   }
+  throw new PtxSyntaxError(
+    location.line,
+    location.text,
+    `a ${operand.kind} operand cannot be read as .${type}`,
+  );
 }
 
 /** The first shadow slot (lane 0) of a register operand, or -1 for anything always defined. */

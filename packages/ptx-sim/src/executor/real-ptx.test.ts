@@ -26,6 +26,38 @@ describe('constructs of real compiler output', () => {
     expect(result.counters.warpInstructions['griddepcontrol']).toBe(2);
   });
 
+  it('mov of var[index] moves the element’s address, as ptxas does (ISA: arrays as operands)', () => {
+    const source = [
+      '.version 8.0',
+      '.target sm_80',
+      '.address_size 64',
+      '.visible .entry k(.param .u64 out)',
+      '{',
+      '.reg .b32 %r<6>;',
+      '.reg .b64 %rd<3>;',
+      '.shared .align 8 .f64 pad[3];',
+      '.shared .align 4 .f32 s[8];',
+      'mov.u32 %r1, 5;',
+      'mov.u32 %r2, s[3];',
+      'mov.u32 %r3, s[%r1+1];',
+      'mov.u32 %r4, s;',
+      'sub.u32 %r2, %r2, %r4;',
+      'sub.u32 %r3, %r3, %r4;',
+      'ld.param.u64 %rd1, [out];',
+      'cvta.to.global.u64 %rd2, %rd1;',
+      'st.global.v2.u32 [%rd2], {%r2, %r3};',
+      '}',
+    ].join('\n');
+    const out = new Uint8Array(8);
+    const result = simulate(parsePtx(source), {
+      grid: [1, 1, 1],
+      block: [1, 1, 1],
+      args: { out: { kind: 'buffer', bytes: out } },
+    });
+    expect(result.findings).toEqual([]);
+    expect(Array.from(new Uint32Array(out.buffer))).toEqual([12, 24]);
+  });
+
   it('parses var[reg], var[reg+imm] and var[imm] as array elements', () => {
     const module = parsePtx(
       [

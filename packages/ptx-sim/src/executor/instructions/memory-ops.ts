@@ -4,6 +4,7 @@ import type { Bits } from '../../semantics/types.js';
 import { countAtomicSectors, countSectors, load, store, type Space } from '../access.js';
 import { SHARED_WINDOW } from '../memory.js';
 import {
+  compileElementAddress,
   compileReader,
   compileWriter,
   symbolAddress,
@@ -60,20 +61,8 @@ function compileAddress(
   if (base === undefined) return () => offset;
   if (base.kind === 'symbol') {
     const address = symbolAddress(symbols, base.name, location) + offset;
-    const { element } = operand;
-    if (element === undefined) return () => address;
-    const size = symbols.elementBytes.get(base.name) ?? 1;
-    const first = address + Number(element.index) * size;
-    if (element.register === undefined) return () => first;
-    const register = symbols.registers.get(element.register);
-    const wide = register !== undefined && typeBytes(register.type) === 8;
-    const index = compileReader(
-      { kind: 'register', name: element.register },
-      wide ? 'u64' : 'u32',
-      symbols,
-      location,
-    );
-    return (context, lane) => first + Number(index(context, lane)) * size;
+    if (operand.element === undefined) return () => address;
+    return compileElementAddress(base.name, operand.element, symbols, location);
   }
   const register = symbols.registers.get(base.name);
   const wide = register !== undefined && typeBytes(register.type) === 8;
