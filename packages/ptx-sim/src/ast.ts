@@ -52,13 +52,18 @@ export type Operand =
   | { readonly kind: 'integer'; readonly value: bigint }
   /** Float immediate: `0fXXXXXXXX` (f32 bits) or `0dXXXXXXXXXXXXXXXX` (f64 bits), or a decimal float. */
   | { readonly kind: 'float'; readonly bits: bigint; readonly width: 32 | 64 }
-  /** `[base+offset]`: base is a register or a symbol (variable or param name), or absent for `[imm]`. */
+  /**
+   * `[base+offset]`: base is a register or a symbol (variable or param name), or absent for `[imm]`.
+   * `var[index]` (array notation) has `element`: ptxas reads it as var + (index register + index)
+   * x the element size of var's declared type (measured: `f32 a[3]` is `[a+12]`).
+   */
   | {
       readonly kind: 'address';
       readonly base?: { readonly kind: 'register' | 'symbol'; readonly name: string };
       readonly offset: bigint;
+      readonly element?: { readonly register?: string; readonly index: bigint };
     }
-  /** `{a, b, c, d}`; elements are registers, or `_` (a sink) as `{ kind: 'sink' }`. */
+  /** `{a, b, c, d}`; elements are registers, immediates, or `_` (a sink) as `{ kind: 'sink' }`. */
   | { readonly kind: 'vector'; readonly elements: readonly Operand[] }
   /** A label or a variable name used as a value (`mov.u32 %r1, shared_x;`, `bra $L1;`). */
   | { readonly kind: 'symbol'; readonly name: string }
@@ -110,6 +115,11 @@ export interface VariableDeclaration {
   readonly align: number;
   /** Element count for arrays (`[128]`); undefined for scalars. */
   readonly length?: number;
+  /**
+   * `.extern .shared .b8 buf[];`: dynamic shared memory, sized at launch (simulate's
+   * `dynamicSharedBytes`); every such variable starts at the same offset, after the static ones.
+   */
+  readonly dynamic?: true;
   /** `.global`/`.const` `= {1, 2}` as raw bits of the element type; a missing tail is zero. */
   readonly initializer?: readonly bigint[];
   readonly location: SourceLocation;
@@ -132,6 +142,21 @@ export interface EntryFunction {
   readonly maxThreads?: readonly number[];
   readonly body: readonly Statement[];
   readonly location: SourceLocation;
+  /**
+   * Set by `parsePtx(text, { lazyEntries: true })` when the body holds a construct the simulator
+   * lacks: the body is left empty and simulate reports this only if the entry is launched.
+   */
+  readonly unsupported?: { readonly line: number; readonly text: string; readonly reason: string };
+}
+
+/** How parsePtx treats a module. */
+export interface ParseOptions {
+  /**
+   * Parse errors inside an entry's body are kept on the entry (`unsupported`) instead of thrown,
+   * so a large module whose other entries use constructs the simulator lacks can still run one;
+   * `.func` definitions are skipped. Default false: the first error is thrown.
+   */
+  readonly lazyEntries?: boolean;
 }
 
 /**

@@ -11,6 +11,7 @@ export * from './ast.js';
 export { PtxSyntaxError, SimulationInputError } from './errors.js';
 export { parsePtx } from './parser/index.js';
 export {
+  MAX_DYNAMIC_SHARED_BYTES,
   simulate,
   type KernelArgument,
   type SimulateOptions,

@@ -76,11 +76,13 @@ export function initialBytes(variable: VariableDeclaration): Uint8Array {
 /**
  * Compiles an entry for execution: registers get slots, variables get addresses, every
  * instruction is decoded once. Anything not implemented is a PtxSyntaxError naming its line.
+ * `dynamicSharedBytes` sizes the entry's `.extern .shared` arrays.
  */
 export function compileEntry(
   module: PtxModule,
   entryName: string,
   globalAddress: (name: string) => number,
+  dynamicSharedBytes = 0,
 ): Program {
   const entry = module.entries.find((candidate) => candidate.name === entryName);
   if (entry === undefined)
@@ -89,6 +91,10 @@ export function compileEntry(
       entryName,
       `no entry named '${entryName}' (entries: ${module.entries.map((candidate) => candidate.name).join(', ') || 'none'})`,
     );
+  if (entry.unsupported !== undefined) {
+    const { line, text, reason } = entry.unsupported;
+    throw new PtxSyntaxError(line, text, `entry '${entry.name}' cannot run: ${reason}`);
+  }
   const registers = new Map<string, RegisterInfo>();
   for (const declaration of entry.registers) {
     const names =
@@ -101,7 +107,13 @@ export function compileEntry(
   const sharedVariables = [...module.variables, ...entry.variables].filter(
     (variable) => variable.space === 'shared',
   );
-  const shared = layout(sharedVariables);
+  const shared = layout(sharedVariables.filter((variable) => variable.dynamic !== true));
+  // Dynamic shared memory (`.extern .shared x[]`) follows the static variables, all at one offset.
+  const dynamic = sharedVariables.filter((variable) => variable.dynamic === true);
+  const dynamicAlign = Math.max(16, ...dynamic.map((variable) => variable.align));
+  const dynamicStart = Math.ceil(shared.end / dynamicAlign) * dynamicAlign;
+  for (const variable of dynamic) shared.offsets.set(variable.name, dynamicStart);
+  const sharedBytes = dynamic.length === 0 ? shared.end : dynamicStart + dynamicSharedBytes;
   const local = layout(entry.variables.filter((variable) => variable.space === 'local'));
   const params = layout(entry.params);
   const globalVariables = module.variables.filter(
@@ -116,6 +128,12 @@ export function compileEntry(
     local: local.offsets,
     params: params.offsets,
     globals,
+    elementBytes: new Map(
+      [...module.variables, ...entry.variables, ...entry.params].map((variable) => [
+        variable.name,
+        typeBytes(variable.type),
+      ]),
+    ),
   };
 
   const labels = new Map<string, number>();
@@ -157,7 +175,7 @@ export function compileEntry(
     instructions: executables,
     registerCount: registers.size,
     symbols,
-    sharedBytes: shared.end,
+    sharedBytes,
     localBytes: local.end,
     params: entry.params.map((declaration) => ({
       declaration,

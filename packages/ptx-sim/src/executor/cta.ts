@@ -2,10 +2,12 @@ import type { Program } from './compile.js';
 import { SharedMemory } from './memory.js';
 import {
   AT_BARRIER,
+  DEFINED,
   EXITED,
   RUNNING,
   WARP,
   report,
+  undefinedBecause,
   type CtaState,
   type ExecutionContext,
   type SimulationState,
@@ -36,7 +38,7 @@ function createWarp(program: Program, index: number, size: number): WarpState {
     pc: new Int32Array(WARP),
     status,
     values: new Array(program.registerCount * WARP).fill(0),
-    written: new Uint8Array(program.registerCount * WARP),
+    shadow: new Uint8Array(program.registerCount * WARP),
     local: Array.from({ length: WARP }, () => new DataView(new ArrayBuffer(program.localBytes))),
   };
 }
@@ -74,11 +76,13 @@ function runWarp(program: Program, context: ExecutionContext, limit: number): vo
         active.push(lane);
         continue;
       }
-      if (warp.written[guard.slot + lane] === 0 && simulation.sanitize) {
+      const state = warp.shadow[guard.slot + lane] ?? DEFINED;
+      if (state !== DEFINED && simulation.sanitize) {
+        // An undefined guard decides control flow: memcheck's "conditional jump" case.
         report(
           context,
           'uninitialized-register',
-          `guard reads ${guard.name}, which was never written`,
+          `guard reads ${undefinedBecause(guard.name, state)}`,
           instruction.location,
           lane,
         );

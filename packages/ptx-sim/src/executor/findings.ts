@@ -2,9 +2,11 @@ import type { SourceLocation, SourcePosition } from '../ast.js';
 
 /**
  * The kinds of bug the sanitizer reports: a barrier not every thread reaches, shared-memory
- * accesses with no barrier between them, out-of-bounds and misaligned accesses, reads of
- * never-written registers, and shuffle member masks that do not match the lanes present. `deadlock`
- * is declared, but nothing reports it yet.
+ * accesses with no barrier between them, out-of-bounds and misaligned accesses, uses of
+ * undefined register values (never written, or computed from one: moving, selecting or computing
+ * with them is fine; reaching an address, a guard, a stored value or another non-ALU operand is
+ * not), and shuffle member masks that do not match the lanes present. `deadlock` is declared, but
+ * nothing reports it yet.
  */
 export const FINDING_CATEGORIES = [
   'divergent-barrier',

@@ -2,10 +2,25 @@ import { typeBytes, type Operand, type PtxType, type SourceLocation } from '../a
 import { PtxSyntaxError } from '../errors.js';
 import type { Bits } from '../semantics/types.js';
 import { SHARED_WINDOW } from './memory.js';
-import { WARP, report, type ExecutionContext } from './state.js';
+import {
+  DEFINED,
+  UNDEFINED,
+  WARP,
+  report,
+  undefinedBecause,
+  type ExecutionContext,
+} from './state.js';
 
 export type Reader = (context: ExecutionContext, lane: number) => Bits;
-export type Writer = (context: ExecutionContext, lane: number, value: Bits) => void;
+/** Writes a lane's value; `defined` false marks it as computed from an undefined value. */
+export type Writer = (
+  context: ExecutionContext,
+  lane: number,
+  value: Bits,
+  defined?: boolean,
+) => void;
+/** Whether an operand's value is defined for a lane (immediates and special registers always are). */
+export type Definedness = (context: ExecutionContext, lane: number) => boolean;
 
 export interface RegisterInfo {
   readonly index: number;
@@ -19,6 +34,8 @@ export interface SymbolTable {
   readonly local: ReadonlyMap<string, number>;
   readonly params: ReadonlyMap<string, number>;
   readonly globals: ReadonlyMap<string, number>;
+  /** Bytes of one element of each variable's declared type, which scales `var[index]`. */
+  readonly elementBytes: ReadonlyMap<string, number>;
 }
 
 const f32View = new DataView(new ArrayBuffer(8));
@@ -142,12 +159,41 @@ export function symbolAddress(
   throw new PtxSyntaxError(location.line, location.text, `unknown symbol '${name}'`);
 }
 
-/** Compiles a source operand read as `type` into a per-lane reader. */
+/**
+ * The address of `variable[register + index]` (or `variable[index]`): ptxas scales the index by
+ * the size of the variable's element type.
+ */
+export function compileElementAddress(
+  variable: string,
+  element: { readonly register?: string; readonly index: bigint },
+  symbols: SymbolTable,
+  location: SourceLocation,
+): Reader {
+  const size = symbols.elementBytes.get(variable) ?? 1;
+  const first = symbolAddress(symbols, variable, location) + Number(element.index) * size;
+  if (element.register === undefined) return () => first;
+  const register = symbols.registers.get(element.register);
+  const wide = register !== undefined && typeBytes(register.type) === 8;
+  const index = compileReader(
+    { kind: 'register', name: element.register },
+    wide ? 'u64' : 'u32',
+    symbols,
+    location,
+  );
+  return (context, lane) => first + Number(index(context, lane)) * size;
+}
+
+/**
+ * Compiles a source operand read as `type` into a per-lane reader. An undefined register value is
+ * a finding (the value is used: an address, a stored value, …) unless `propagates` says the
+ * instruction only moves or computes with it, and tracks its definedness with compileDefinedness.
+ */
 export function compileReader(
   operand: Operand,
   type: PtxType,
   symbols: SymbolTable,
   location: SourceLocation,
+  propagates = false,
 ): Reader {
   const bytes = type === 'pred' ? 1 : typeBytes(type);
   switch (operand.kind) {
@@ -162,13 +208,16 @@ export function compileReader(
           `undeclared register ${operand.name}`,
         );
       const slot = register.index * WARP;
+      if (propagates)
+        return (context, lane) => fitBits(context.warp.values[slot + lane] ?? 0, bytes);
       return (context, lane) => {
         const { warp } = context;
-        if (warp.written[slot + lane] === 0 && context.simulation.sanitize) {
+        const state = warp.shadow[slot + lane] ?? DEFINED;
+        if (state !== DEFINED && context.simulation.sanitize) {
           report(
             context,
             'uninitialized-register',
-            `read of ${operand.name}, which was never written`,
+            `read of ${undefinedBecause(operand.name, state)}`,
             location,
             lane,
           );
@@ -186,16 +235,39 @@ export function compileReader(
       const value = fitBits(bytes === 8 ? BigInt(address) : address, bytes);
       return () => value;
     }
+    case 'address': {
+      // `mov.u32 %r, a[1]` moves the address of a[1] (PTX ISA, arrays as operands).
+      if (operand.base?.kind !== 'symbol' || operand.element === undefined) break;
+      const address = compileElementAddress(operand.base.name, operand.element, symbols, location);
+      return (context, lane) => {
+        const value = address(context, lane);
+        return fitBits(bytes === 8 ? BigInt(value) : value, bytes);
+      };
+    }
     default:
-      throw new PtxSyntaxError(
-        location.line,
-        location.text,
-        `a ${operand.kind} operand cannot be read as .${type}`,
-      );
+      break;
   }
+  throw new PtxSyntaxError(
+    location.line,
+    location.text,
+    `a ${operand.kind} operand cannot be read as .${type}`,
+  );
 }
 
-/** Compiles a destination operand into a per-lane writer (a sink discards). */
+/** The first shadow slot (lane 0) of a register operand, or -1 for anything always defined. */
+export function registerSlot(operand: Operand, symbols: SymbolTable): number {
+  const register = operand.kind === 'register' ? symbols.registers.get(operand.name) : undefined;
+  return register === undefined ? -1 : register.index * WARP;
+}
+
+/** Definedness of a source operand per lane; only registers can be undefined. */
+export function compileDefinedness(operand: Operand, symbols: SymbolTable): Definedness {
+  const register = operand.kind === 'register' ? symbols.registers.get(operand.name) : undefined;
+  if (register === undefined) return () => true;
+  const slot = register.index * WARP;
+  return (context, lane) => context.warp.shadow[slot + lane] === DEFINED;
+}
+
 /** Bits of a signed integer type narrower than a register, whose value the register sign-extends. */
 const SIGNED_BITS: Partial<Record<PtxType, number>> = { s8: 8, s16: 16, s32: 32 };
 
@@ -227,15 +299,15 @@ export function compileWriter(
   const slot = register.index * WARP;
   const signedBits = type === undefined ? undefined : SIGNED_BITS[type];
   if (signedBits !== undefined && register.type !== 'pred' && signedBits < bytes * 8) {
-    return (context, lane, value) => {
+    return (context, lane, value, defined) => {
       context.warp.values[slot + lane] = fitBits(signExtend(value, signedBits), bytes);
-      context.warp.written[slot + lane] = 1;
+      context.warp.shadow[slot + lane] = defined === false ? UNDEFINED : DEFINED;
     };
   }
-  return (context, lane, value) => {
+  return (context, lane, value, defined) => {
     context.warp.values[slot + lane] =
       register.type === 'pred' ? Number(value) & 1 : fitBits(value, bytes);
-    context.warp.written[slot + lane] = 1;
+    context.warp.shadow[slot + lane] = defined === false ? UNDEFINED : DEFINED;
   };
 }
 

@@ -35,7 +35,15 @@ export interface SimulateOptions {
   readonly maxThreadInstructions?: number;
   /** Capacity of the modeled L2 for the DRAM counters (default 4 MiB); 0 sends every access to DRAM. */
   readonly l2Bytes?: number;
+  /**
+   * Bytes of dynamic shared memory (the launch's third `<<<…>>>` argument), which `.extern .shared`
+   * arrays share; default 0, so an access to them is an out-of-bounds finding until it is given.
+   */
+  readonly dynamicSharedBytes?: number;
 }
+
+/** Most dynamic shared memory a block may ask for on any architecture (sm_90: 227 KiB). */
+export const MAX_DYNAMIC_SHARED_BYTES = 227 * 1024;
 
 /**
  * What a simulate run found and counted. Findings are returned, not thrown: a run that completes
@@ -96,6 +104,15 @@ export function simulate(module: PtxModule, options: SimulateOptions): Simulatio
   const l2Bytes = options.l2Bytes ?? DEFAULT_L2_BYTES;
   if (!Number.isInteger(l2Bytes) || l2Bytes < 0)
     throw new SimulationInputError(`l2Bytes must be a non-negative integer, got ${l2Bytes}`);
+  const dynamicShared = options.dynamicSharedBytes ?? 0;
+  if (
+    !Number.isInteger(dynamicShared) ||
+    dynamicShared < 0 ||
+    dynamicShared > MAX_DYNAMIC_SHARED_BYTES
+  )
+    throw new SimulationInputError(
+      `dynamicSharedBytes must be an integer in [0, ${MAX_DYNAMIC_SHARED_BYTES}], got ${dynamicShared}`,
+    );
   const limit = options.maxThreadInstructions ?? 2e9;
   if (!Number.isSafeInteger(limit) || limit < 1)
     throw new SimulationInputError(
@@ -114,6 +131,7 @@ export function simulate(module: PtxModule, options: SimulateOptions): Simulatio
     module,
     entryName,
     (name) => globalAddresses.get(name) ?? 0,
+    dynamicShared,
   );
   const required = program.entry.requiredThreads;
   if (

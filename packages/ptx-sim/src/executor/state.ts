@@ -10,6 +10,17 @@ export const RUNNING = 0;
 export const AT_BARRIER = 1;
 export const EXITED = 2;
 
+/** Shadow states of a register value. */
+export const NEVER_WRITTEN = 0;
+export const DEFINED = 1;
+export const UNDEFINED = 2;
+
+/** Why a register's value is undefined, for a finding's message. */
+export const undefinedBecause = (name: string, state: number): string =>
+  state === NEVER_WRITTEN
+    ? `${name}, which was never written`
+    : `${name}, whose value comes from a never-written register`;
+
 /** Everything one simulation shares across CTAs. */
 export interface SimulationState {
   readonly global: GlobalMemory;
@@ -41,7 +52,11 @@ export interface WarpState {
   readonly pc: Int32Array;
   readonly status: Uint8Array;
   readonly values: Bits[];
-  readonly written: Uint8Array;
+  /**
+   * Definedness of each register value (memcheck-style shadow): NEVER_WRITTEN, DEFINED, or
+   * UNDEFINED (computed from a never-written value). Only uses of undefined values are findings.
+   */
+  readonly shadow: Uint8Array;
   /** Per-lane local memory. */
   readonly local: DataView[];
 }

@@ -252,7 +252,11 @@ class BodyBuilder {
       case 'vector': {
         const elements = operand.elements.map((element) => this.resolveOperand(element, location));
         const bad = elements.find(
-          (element) => element.kind !== 'register' && element.kind !== 'sink',
+          (element) =>
+            element.kind !== 'register' &&
+            element.kind !== 'sink' &&
+            element.kind !== 'integer' &&
+            element.kind !== 'float',
         );
         if (bad !== undefined && bad.kind === 'symbol') {
           throw this.stream.errorAt(
@@ -263,6 +267,15 @@ class BodyBuilder {
         return { kind: 'vector', elements };
       }
       case 'address':
+        if (operand.element?.register !== undefined) {
+          const { register } = operand.element;
+          if (!register.startsWith('%') && !this.isRegister(register))
+            throw this.stream.errorAt(
+              location.line,
+              `array index '${register}' is not a declared register`,
+            );
+          return operand;
+        }
         if (operand.base?.kind === 'symbol' && this.isRegister(operand.base.name)) {
           return { ...operand, base: { kind: 'register', name: operand.base.name } };
         }

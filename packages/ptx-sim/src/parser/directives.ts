@@ -99,6 +99,7 @@ export function parseVariables(
         throw stream.errorAt(nameToken.line, `too many initializers for '${name}'`);
       }
     }
+    const dynamic = length === 'open';
     if (length === 'open') {
       if (!options.external) {
         throw stream.errorAt(nameToken.line, `array '${name}[]' needs a length or initializer`);
@@ -110,6 +111,7 @@ export function parseVariables(
       type,
       name,
       align: align ?? typeBytes(type),
+      ...(dynamic ? { dynamic: true } : {}),
       ...(length === undefined ? {} : { length }),
       ...(initializer === undefined ? {} : { initializer }),
       location: options.location,

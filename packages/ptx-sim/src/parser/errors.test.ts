@@ -53,7 +53,7 @@ describe('unterminated and unbalanced', () => {
     [
       `${ENTRY}ld.global.v2.u32 {%r1, %r2, [%rd1];\n}\n`,
       6,
-      /expected a register or _ in vector, found '\['/,
+      /expected a register, immediate or _ in vector, found '\['/,
     ],
     [
       `${ENTRY}ld.global.v2.u32 {%r1, %r2 [%rd1];\n}\n`,

@@ -122,6 +122,17 @@ describe('vectors, sinks, symbols and pairs', () => {
     ]);
   });
 
+  it('reads immediates inside vectors, as nvcc writes {0, %rs1}', () => {
+    expect(operandsOf('mov.b32 %r1, {0, %rs1};')[1]).toEqual({
+      kind: 'vector',
+      elements: [int(0n), reg('%rs1')],
+    });
+    expect(operandsOf('mov.b64 %rd1, {%r1, -3};')[1]).toEqual({
+      kind: 'vector',
+      elements: [reg('%r1'), int(-3n)],
+    });
+  });
+
   it('reads _ sinks inside vectors and as operands', () => {
     expect(operandsOf('ld.global.v4.u32 {%r1, _, %r3, _}, [%rd2];')[0]).toEqual({
       kind: 'vector',
@@ -185,8 +196,8 @@ describe('bad operands', () => {
     ['ld.u32 %r1, [%rd1+%r2];', /expected a number/],
     ['ld.u32 %r1, [%rd1+1.5];', /address offset must be an integer/],
     ['ld.u32 %r1, [];', /expected a register, symbol or integer in address/],
-    ['mov.b64 %rd1, {};', /expected a register or _ in vector/],
-    ['mov.b64 %rd1, {%r1, 3};', /expected a register or _ in vector/],
+    ['mov.b64 %rd1, {};', /expected a register, immediate or _ in vector/],
+    ['mov.b64 %rd1, {%r1, [%rd2]};', /expected a register, immediate or _ in vector/],
     ['mov.b64 %rd1, {%r1, undeclared};', /vector element 'undeclared' is not a register/],
     ['setp.eq.and.u32 %p1, %r1, %r2, !%p2;', /negated predicate operands/],
   ])('rejects %s on its line', (source, message) => {

@@ -38,13 +38,12 @@ function parseSimpleOperand(stream: TokenStream): Operand {
   const token = stream.peek();
   if (token.kind === 'word') {
     stream.next();
-    return wordOperand(stream, token);
+    const operand = wordOperand(stream, token);
+    if (operand.kind === 'symbol' && stream.atPunct('[')) return parseArrayElement(stream, operand);
+    return operand;
   }
   if (token.kind === 'number' || stream.atPunct('-')) {
-    const literal = parseSignedLiteral(stream);
-    return literal.kind === 'integer'
-      ? { kind: 'integer', value: literal.value }
-      : { kind: 'float', bits: literal.bits, width: literal.width };
+    return literalOperand(parseSignedLiteral(stream));
   }
   if (stream.atPunct('[')) return parseAddress(stream);
   if (stream.atPunct('{')) return parseVector(stream);
@@ -68,6 +67,11 @@ function wordOperand(stream: TokenStream, token: Token): Operand {
   }
   return { kind: 'symbol', name };
 }
+
+const literalOperand = (literal: NumberLiteral): Operand =>
+  literal.kind === 'integer'
+    ? { kind: 'integer', value: literal.value }
+    : { kind: 'float', bits: literal.bits, width: literal.width };
 
 /** A number token, optionally preceded by `-`. */
 export function parseSignedLiteral(stream: TokenStream): NumberLiteral {
@@ -114,15 +118,46 @@ function parseAddress(stream: TokenStream): Operand {
   return base === undefined ? { kind: 'address', offset } : { kind: 'address', base, offset };
 }
 
-// `{%f1, %f2, _, %f4}`; bare names stay symbols until the body resolves them against `.reg`.
+// `var[%r5]`, `var[%r5+8]`, `var[3]`: an element of an array variable (ptxas rejects `[%r5-8]`).
+function parseArrayElement(stream: TokenStream, variable: { readonly name: string }): Operand {
+  const open = stream.next();
+  const token = stream.peek();
+  let register: string | undefined;
+  let index = 0n;
+  if (token.kind === 'word') {
+    const operand = wordOperand(stream, token);
+    if (operand.kind !== 'register' && operand.kind !== 'symbol')
+      throw stream.errorAt(token.line, `bad array index '${token.text}'`);
+    stream.next();
+    register = operand.name;
+    if (stream.eatPunct('+')) index = parseInteger(stream, 'array index offset');
+  } else if (token.kind === 'number') {
+    index = parseInteger(stream, 'array index');
+  } else {
+    throw stream.unexpected(`expected a register or integer index in '${variable.name}[…]'`);
+  }
+  if (!stream.atPunct(']')) {
+    throw stream.unexpected(`expected ']' to close the '[' on line ${open.line}`);
+  }
+  stream.next();
+  const element = register === undefined ? { index } : { register, index };
+  return { kind: 'address', base: { kind: 'symbol', name: variable.name }, offset: 0n, element };
+}
+
+// `{%f1, %f2, _, %f4}`, `{0, %rs1}`; bare names stay symbols until the body resolves them.
 function parseVector(stream: TokenStream): Operand {
   const open = stream.next();
   const elements: Operand[] = [];
   for (;;) {
     const token = stream.peek();
-    if (token.kind !== 'word') throw stream.unexpected('expected a register or _ in vector');
-    stream.next();
-    elements.push(wordOperand(stream, token));
+    if (token.kind === 'number' || stream.atPunct('-')) {
+      elements.push(literalOperand(parseSignedLiteral(stream)));
+    } else if (token.kind === 'word') {
+      stream.next();
+      elements.push(wordOperand(stream, token));
+    } else {
+      throw stream.unexpected('expected a register, immediate or _ in vector');
+    }
     if (stream.eatPunct(',')) continue;
     if (stream.eatPunct('}')) break;
     throw stream.unexpected(`expected ',' or '}' to close the '{' on line ${open.line}`);

@@ -1,6 +1,13 @@
 // Module level: `.version`, `.target`, `.address_size`, module variables and `.entry` functions.
-import type { EntryFunction, PtxModule, SourceLocation, VariableDeclaration } from '../ast.js';
-import { DEVICE_FUNCTIONS_UNSUPPORTED, parseBody } from './body.js';
+import type {
+  EntryFunction,
+  ParseOptions,
+  PtxModule,
+  SourceLocation,
+  VariableDeclaration,
+} from '../ast.js';
+import { PtxSyntaxError } from '../errors.js';
+import { DEVICE_FUNCTIONS_UNSUPPORTED, parseBody, type ParsedBody } from './body.js';
 import { parseParam, parseThreadCounts, parseVariables } from './directives.js';
 import { SourceLines, tokenize, type Token } from './lexer.js';
 import { TokenStream } from './token-stream.js';
@@ -15,7 +22,10 @@ class ModuleParser {
   private readonly variables: VariableDeclaration[] = [];
   private readonly entries: EntryFunction[] = [];
 
-  constructor(private readonly stream: TokenStream) {}
+  constructor(
+    private readonly stream: TokenStream,
+    private readonly lazy: boolean,
+  ) {}
 
   parse(): PtxModule {
     const stream = this.stream;
@@ -75,14 +85,7 @@ class ModuleParser {
       case 'section': {
         // Debug sections (`.section .debug_str { … }`) hold no code: skipped, braces balanced.
         stream.next();
-        const open = stream.expectPunct('{', "'{' after .section");
-        for (let depth = 1; depth > 0;) {
-          const token = stream.next();
-          if (token.kind === 'eof')
-            throw stream.errorAt(open.line, `'{' opened here is never closed`);
-          if (token.kind === 'punct' && token.text === '{') depth++;
-          if (token.kind === 'punct' && token.text === '}') depth--;
-        }
+        stream.skipBlock(stream.expectPunct('{', "'{' after .section"));
         return;
       }
       case 'visible':
@@ -137,7 +140,9 @@ class ModuleParser {
         this.entries.push(this.parseEntry(location, linkage));
         return;
       case 'func':
-        throw stream.errorAt(keyword.line, DEVICE_FUNCTIONS_UNSUPPORTED);
+        if (!this.lazy) throw stream.errorAt(keyword.line, DEVICE_FUNCTIONS_UNSUPPORTED);
+        this.skipFunction();
+        return;
       case 'global':
       case 'const':
       case 'shared': {
@@ -193,6 +198,7 @@ class ModuleParser {
     }
     let requiredThreads: number[] | undefined;
     let maxThreads: number[] | undefined;
+    let unsupported: EntryFunction['unsupported'];
     for (;;) {
       const token = stream.peek();
       if (token.kind !== 'directive') break;
@@ -201,17 +207,22 @@ class ModuleParser {
       else if (token.text === 'maxntid') maxThreads = parseThreadCounts(stream, token.text);
       else if (token.text === 'minnctapersm' || token.text === 'maxnreg')
         stream.expectCount(`a number after .${token.text}`);
-      else
-        throw stream.errorAt(
-          token.line,
-          `unknown or unsupported directive '.${token.text}' on entry '${name}'`,
-        );
+      else {
+        const reason = `unknown or unsupported directive '.${token.text}' on entry '${name}'`;
+        if (!this.lazy) throw stream.errorAt(token.line, reason);
+        // `.explicitcluster`, `.reqnctapercluster 2, 1, 1`: kept for a launch of this entry.
+        unsupported ??= { line: token.line, text: stream.source.text(token.line), reason };
+        while (stream.peek().kind !== 'directive' && !stream.atPunct('{')) {
+          if (stream.peek().kind === 'eof') throw stream.errorAt(token.line, reason);
+          stream.next();
+        }
+      }
     }
     if (!stream.atPunct('{')) {
       throw stream.errorAt(nameToken.line, `.entry '${name}' has no body`);
     }
     const open = stream.next();
-    const parsed = parseBody(stream, open);
+    const { parsed, unsupported: problem } = this.parseEntryBody(open, unsupported);
     return {
       name,
       visible: linkage === 'visible',
@@ -222,13 +233,56 @@ class ModuleParser {
       ...(maxThreads === undefined ? {} : { maxThreads }),
       body: parsed.body,
       location,
+      ...(problem === undefined ? {} : { unsupported: problem }),
     };
+  }
+
+  // Lazily, a body with a construct the simulator lacks is skipped and the problem kept.
+  private parseEntryBody(
+    open: Token,
+    unsupported: EntryFunction['unsupported'],
+  ): { parsed: ParsedBody; unsupported: EntryFunction['unsupported'] } {
+    const stream = this.stream;
+    const empty: ParsedBody = { registers: [], variables: [], body: [] };
+    if (unsupported !== undefined) {
+      stream.skipBlock(open);
+      return { parsed: empty, unsupported };
+    }
+    const start = stream.position;
+    try {
+      return { parsed: parseBody(stream, open), unsupported };
+    } catch (error) {
+      if (!this.lazy || !(error instanceof PtxSyntaxError)) throw error;
+      stream.seek(start);
+      stream.skipBlock(open);
+      return {
+        parsed: empty,
+        unsupported: { line: error.line, text: error.text, reason: error.reason },
+      };
+    }
+  }
+
+  // `.func [(ret)] name (params) [directives] { body }` or a prototype ending in `;`: not run.
+  private skipFunction(): void {
+    const stream = this.stream;
+    for (;;) {
+      const token = stream.next();
+      if (token.kind === 'eof') throw stream.errorAt(token.line, `.func is never closed`);
+      if (token.kind === 'punct' && token.text === ';') return;
+      if (token.kind === 'punct' && token.text === '{') {
+        stream.skipBlock(token);
+        return;
+      }
+    }
   }
 }
 
-/** Parses a PTX module; every construct it cannot represent is a PtxSyntaxError naming its line. */
-export function parsePtx(text: string): PtxModule {
+/**
+ * Parses a PTX module; every construct it cannot represent is a PtxSyntaxError naming its line,
+ * unless `lazyEntries` keeps errors inside entry bodies for the entry's launch.
+ */
+export function parsePtx(text: string, options: ParseOptions = {}): PtxModule {
   const source = new SourceLines(text);
   const stream = new TokenStream(tokenize(text, source), source);
-  return new ModuleParser(stream).parse();
+  return new ModuleParser(stream, options.lazyEntries === true).parse();
 }

@@ -16,6 +16,25 @@ export class TokenStream {
     return token;
   }
 
+  /** Where the cursor is, for `seek` back to it. */
+  get position(): number {
+    return this.index;
+  }
+
+  seek(position: number): void {
+    this.index = position;
+  }
+
+  /** Skips through the `}` matching an already consumed `{` (nested braces balanced). */
+  skipBlock(open: Token): void {
+    for (let depth = 1; depth > 0;) {
+      const token = this.next();
+      if (token.kind === 'eof') throw this.errorAt(open.line, `'{' opened here is never closed`);
+      if (token.kind === 'punct' && token.text === '{') depth++;
+      if (token.kind === 'punct' && token.text === '}') depth--;
+    }
+  }
+
   next(): Token {
     const token = this.peek();
     if (token.kind !== 'eof') this.index++;

@@ -1,10 +1,15 @@
 import { PtxSyntaxError } from '../../errors.js';
 import { decodeAlu } from '../../semantics/index.js';
 import type { Bits } from '../../semantics/types.js';
-import { compileReader, compileWriter, flatten } from '../operands.js';
+import { compileReader, compileWriter, flatten, registerSlot } from '../operands.js';
 import type { InstructionCompiler } from '../program.js';
+import { DEFINED } from '../state.js';
 
-/** Every ALU op: operands flatten (vectors, `d|p` pairs); the first ones are destinations. */
+/**
+ * Every ALU op: operands flatten (vectors, `d|p` pairs); the first ones are destinations. ALU ops
+ * only compute, so an undefined source is no finding: the results are marked undefined (for selp,
+ * only when the predicate or the selected source is), and a later use of them is reported.
+ */
 export const compileAlu: InstructionCompiler = (instruction, { symbols }) => {
   const { location } = instruction;
   let op;
@@ -29,20 +34,41 @@ export const compileAlu: InstructionCompiler = (instruction, { symbols }) => {
   const writers = operands
     .slice(0, destinations)
     .map((operand, index) => compileWriter(operand, symbols, location, op.destinationTypes[index]));
-  const readers = op.sourceTypes.map((type, index) =>
-    compileReader(operands[destinations + index] ?? { kind: 'sink' }, type, symbols, location),
+  const sourceOperands = op.sourceTypes.map(
+    (_, index) => operands[destinations + index] ?? { kind: 'sink' as const },
   );
+  const readers = op.sourceTypes.map((type, index) =>
+    compileReader(sourceOperands[index] ?? { kind: 'sink' }, type, symbols, location, true),
+  );
+  // Shadow slots of the register sources (-1: an immediate or special register, always defined).
+  const slots = sourceOperands.map((operand) => registerSlot(operand, symbols));
+  const registerSlots = slots.filter((slot) => slot >= 0);
+  const selects = instruction.opcode === 'selp';
   const evaluate = op.evaluate.bind(op);
   return {
     family: op.family,
     execute(context, lanes) {
       const sources: Bits[] = new Array<Bits>(readers.length);
+      const sanitize = context.simulation.sanitize;
       for (const lane of lanes) {
         for (let index = 0; index < readers.length; index++)
           sources[index] = (readers[index] as (typeof readers)[number])(context, lane);
         const results = evaluate(sources);
+        let defined = true;
+        if (sanitize) {
+          const { shadow } = context.warp;
+          const isDefined = (slot: number): boolean => slot < 0 || shadow[slot + lane] === DEFINED;
+          // selp d, a, b, c: d is a when c is 1, so only c and the chosen source matter.
+          if (selects)
+            defined =
+              isDefined(slots[2] ?? -1) &&
+              isDefined(slots[(Number(sources[2]) & 1) === 1 ? 0 : 1] ?? -1);
+          else
+            for (let index = 0; index < registerSlots.length && defined; index++)
+              defined = shadow[(registerSlots[index] as number) + lane] === DEFINED;
+        }
         for (let index = 0; index < writers.length; index++)
-          (writers[index] as (typeof writers)[number])(context, lane, results[index] ?? 0);
+          (writers[index] as (typeof writers)[number])(context, lane, results[index] ?? 0, defined);
       }
     },
   };

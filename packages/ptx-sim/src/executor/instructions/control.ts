@@ -58,8 +58,27 @@ const compileBarrier: InstructionCompiler = (instruction) => {
   };
 };
 
+/**
+ * Programmatic dependent launch (sm_90): `griddepcontrol.wait` waits for the grids this one depends
+ * on, `.launch_dependents` lets dependents start early. A simulation runs one launch, so both are
+ * no-ops.
+ */
+const compileGridDependency: InstructionCompiler = (instruction) => {
+  const { opcode, modifiers, location } = instruction;
+  if (opcode !== 'griddepcontrol') return undefined;
+  const kind = modifiers.join('.');
+  if ((kind !== 'wait' && kind !== 'launch_dependents') || instruction.operands.length > 0)
+    throw new PtxSyntaxError(
+      location.line,
+      location.text,
+      `griddepcontrol.${kind} is not supported (only .wait and .launch_dependents)`,
+    );
+  return { family: 'griddepcontrol', execute: () => undefined };
+};
+
 export const CONTROL_COMPILERS: readonly InstructionCompiler[] = [
   compileBranch,
   compileExit,
   compileBarrier,
+  compileGridDependency,
 ];

@@ -4,6 +4,7 @@ import type { Bits } from '../../semantics/types.js';
 import { countAtomicSectors, countSectors, load, store, type Space } from '../access.js';
 import { SHARED_WINDOW } from '../memory.js';
 import {
+  compileElementAddress,
   compileReader,
   compileWriter,
   symbolAddress,
@@ -60,7 +61,8 @@ function compileAddress(
   if (base === undefined) return () => offset;
   if (base.kind === 'symbol') {
     const address = symbolAddress(symbols, base.name, location) + offset;
-    return () => address;
+    if (operand.element === undefined) return () => address;
+    return compileElementAddress(base.name, operand.element, symbols, location);
   }
   const register = symbols.registers.get(base.name);
   const wide = register !== undefined && typeBytes(register.type) === 8;

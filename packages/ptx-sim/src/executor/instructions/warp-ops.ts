@@ -1,6 +1,12 @@
 import type { Instruction } from '../../ast.js';
 import { PtxSyntaxError } from '../../errors.js';
-import { compileReader, compileWriter, flatten, type Reader } from '../operands.js';
+import {
+  compileDefinedness,
+  compileReader,
+  compileWriter,
+  flatten,
+  type Reader,
+} from '../operands.js';
 import type { InstructionCompiler } from '../program.js';
 import { WARP, report, type ExecutionContext } from '../state.js';
 
@@ -74,7 +80,9 @@ const compileShuffle: InstructionCompiler = (instruction, { symbols }) => {
   const writeValue = compileWriter(targets[0] ?? { kind: 'sink' }, symbols, location);
   const writePredicate =
     targets[1] === undefined ? undefined : compileWriter(targets[1], symbols, location);
-  const readA = compileReader(a ?? { kind: 'sink' }, 'b32', symbols, location);
+  // The shuffled value only moves: its definedness travels with it; lane and clamp are used.
+  const readA = compileReader(a ?? { kind: 'sink' }, 'b32', symbols, location, true);
+  const definedA = compileDefinedness(a ?? { kind: 'sink' }, symbols);
   const readB = compileReader(b ?? { kind: 'sink' }, 'b32', symbols, location);
   const readC = compileReader(c ?? { kind: 'sink' }, 'b32', symbols, location);
   const readMask = compileReader(membermask, 'b32', symbols, location);
@@ -84,7 +92,11 @@ const compileShuffle: InstructionCompiler = (instruction, { symbols }) => {
     execute(context, lanes) {
       checkMembers(context, instruction, lanes, maskOf(readMask, context, lanes));
       const values = new Map<number, number>();
-      for (const lane of lanes) values.set(lane, Number(readA(context, lane)));
+      const defined = new Map<number, boolean>();
+      for (const lane of lanes) {
+        values.set(lane, Number(readA(context, lane)));
+        defined.set(lane, definedA(context, lane));
+      }
       for (const lane of lanes) {
         const bval = Number(readB(context, lane)) & 31;
         const cval = Number(readC(context, lane));
@@ -117,7 +129,7 @@ const compileShuffle: InstructionCompiler = (instruction, { symbols }) => {
             lane,
           );
         }
-        writeValue(context, lane, value ?? 0);
+        writeValue(context, lane, value ?? 0, defined.get(source) !== false);
         writePredicate?.(context, lane, valid ? 1 : 0);
       }
     },
