@@ -32,3 +32,13 @@ export {
 } from './executor/counters.js';
 export { StepLimitError } from './executor/cta.js';
 export { BUILD_INFO as PTX_SIM_PACKAGE } from './build-info.js';
+export { ISSUE_CLASSES, type IssueClass } from './executor/issue-class.js';
+export {
+  estimate,
+  findGpu,
+  formatEstimate,
+  GPUS,
+  type Estimate,
+  type GpuSpec,
+  type LaunchShape,
+} from './cost-model.js';

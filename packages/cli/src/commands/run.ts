@@ -23,11 +23,12 @@ import {
   loadGgufInput,
 } from '../gguf-input.js';
 import type { CliIo } from '../io.js';
+import { gpuOption } from '../gpu-option.js';
 import { planOutputs, writeOutputs } from '../output.js';
 import { TARGET_OPTIONS, targetFromArgs } from './emit.js';
 
 export const RUN_USAGE =
-  'forge run <kernel-id> --target interp|wgsl|ptx-sim [--arch sm_XX] [--features f16,subgroups] [--schedule k=v]... [--shape name=value]... [--seed N] [--gguf FILE --tensor NAME] [--input name=@file.bin]... [--output name=file.bin]... [--json]';
+  'forge run <kernel-id> --target interp|wgsl|ptx-sim [--arch sm_XX] [--features f16,subgroups] [--schedule k=v]... [--shape name=value]... [--seed N] [--gpu A100|H100|H200 (ptx-sim)] [--gguf FILE --tensor NAME] [--input name=@file.bin]... [--output name=file.bin]... [--json]';
 
 function pairs(values: readonly string[], option: string, pattern: RegExp): [string, string][] {
   return values.map((value) => {
@@ -91,6 +92,7 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
       json: { type: 'boolean' },
       gguf: { type: 'string' },
       tensor: { type: 'string' },
+      gpu: { type: 'string' },
     },
     RUN_USAGE,
   );
@@ -108,6 +110,11 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
     engineName === 'wgsl' || engineName === 'ptx-sim'
       ? targetFromArgs(parsed, engineName === 'wgsl' ? 'wgsl' : 'ptx')
       : undefined;
+  const gpu = gpuOption(parsed.string('gpu'));
+  if (gpu !== undefined && engineName !== 'ptx-sim')
+    throw new UsageError(
+      `--gpu: estimates come from the simulator's counters; add --target ptx-sim`,
+    );
   const schedule = parseScheduleAssignments(parsed.strings('schedule'));
   const argShape = shapeFromArgs(kernel, parsed.strings('shape'));
   // A GGUF tensor fixes the weights and, through its ne, the shape n_in/n_out.
@@ -195,7 +202,7 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
     Object.entries(buffers).map(([name, data]) => [name, data.slice()]),
   );
   const params = kernel.params(shape);
-  const outcome = await engine({ kernel, schedule, target, buffers, params });
+  const outcome = await engine({ kernel, schedule, target, buffers, params, gpu });
   const { milliseconds } = outcome;
   const findings = outcome.findings ?? [];
   const check = compareWithReference(kernel, inputs, params, buffers);
@@ -226,6 +233,7 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
     pass,
     milliseconds,
     ...(outcome.figures === undefined ? {} : { simulator: outcome.figures }),
+    ...(outcome.estimate === undefined ? {} : { estimate: outcome.estimate }),
   };
   if (parsed.flag('json')) io.stdout(`${JSON.stringify(report, null, 2)}\n`);
   else {

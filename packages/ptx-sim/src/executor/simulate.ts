@@ -54,6 +54,9 @@ export interface SimulationResult {
   readonly counters: Counters;
   /** Wall time of the run in milliseconds. */
   readonly milliseconds: number;
+  /** The launch that ran, for the cost model's `estimate(counters, result, gpu)`. */
+  readonly grid: readonly [number, number, number];
+  readonly block: readonly [number, number, number];
 }
 
 const f32 = new DataView(new ArrayBuffer(8));
@@ -213,5 +216,7 @@ export function simulate(module: PtxModule, options: SimulateOptions): Simulatio
     findings: state.findings.list(),
     counters: state.counters,
     milliseconds: performance.now() - started,
+    grid: options.grid,
+    block: options.block,
   };
 }
