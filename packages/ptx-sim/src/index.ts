@@ -13,6 +13,7 @@ export { parsePtx } from './parser/index.js';
 export {
   MAX_DYNAMIC_SHARED_BYTES,
   simulate,
+  type BlockSample,
   type KernelArgument,
   type SimulateOptions,
   type SimulationResult,
@@ -42,3 +43,4 @@ export {
   type GpuSpec,
   type LaunchShape,
 } from './cost-model.js';
+export { sampleMismatch, scaleSample } from './sample.js';
