@@ -113,6 +113,22 @@ export const CASES = [
   // run
   bad(['run', 'nope'], 2, /^forge run: unknown kernel 'nope'/),
   bad(
+    [
+      'run',
+      'rmsnorm',
+      '--target',
+      'ptx-sim',
+      '--gpu',
+      'H200',
+      '--sample-blocks',
+      '2',
+      '--output',
+      'y=y.bin',
+    ],
+    2,
+    /^forge run: --sample-blocks: a sampled run leaves outputs incomplete; drop --output$/,
+  ),
+  bad(
     ['run', 'rmsnorm', '--target', 'ptx-sim', '--gpu', 'B300'],
     2,
     /^forge run: --gpu: unknown GPU 'B300' \(known: A100, H100, H200\)$/,

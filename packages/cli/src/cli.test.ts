@@ -555,6 +555,37 @@ describe('forge sim and the ptx-sim engine', () => {
     expect(report.estimate.seconds).toBeGreaterThan(0);
   });
 
+  it('estimates a large grid from a sample of workgroups that do identical work', async () => {
+    const args = [
+      'run',
+      'q8_0-gemv',
+      '--target',
+      'ptx-sim',
+      '--shape',
+      'n_out=64',
+      '--shape',
+      'n_in=256',
+      '--gpu',
+      'H200',
+    ];
+    const whole = JSON.parse((await forge(...args, '--json')).stdout) as {
+      estimate: Record<string, number>;
+    };
+    const sampled = await forge(...args, '--sample-blocks', '3', '--json');
+    expect(sampled.code).toBe(0);
+    const report = JSON.parse(sampled.stdout) as {
+      checked: boolean;
+      estimate: Record<string, number>;
+    };
+    expect(report.checked).toBe(false);
+    expect(report.estimate['sampledWorkgroups']).toBe(3);
+    expect(report.estimate['seconds']).toBeCloseTo(whole.estimate['seconds'] ?? 0, 15);
+    expect(report.estimate['memorySeconds']).toBeCloseTo(whole.estimate['memorySeconds'] ?? 0, 15);
+    const text = await forge(...args, '--sample-blocks', '3');
+    expect(text.stdout).toMatch(/, estimated from 3 of \d+ workgroups$/m);
+    expect(text.stdout).toMatch(/^not checked against the reference/m);
+  });
+
   it('runs a catalog kernel on the simulator with counters in --json', async () => {
     const result = await forge(
       'run',

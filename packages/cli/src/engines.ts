@@ -16,6 +16,8 @@ export interface EngineRequest {
   readonly params: Readonly<Record<string, number>>;
   /** The GPU whose estimate the simulator adds (ptx-sim only). */
   readonly gpu?: GpuSpec | undefined;
+  /** Simulate only this many workgroups and scale (ptx-sim with `gpu` only). */
+  readonly sampleBlocks?: number | undefined;
 }
 
 export interface EngineResult {
@@ -28,6 +30,8 @@ export interface EngineResult {
   readonly summary?: string;
   /** The cost-model estimate on the requested GPU, for --json. */
   readonly estimate?: Record<string, unknown>;
+  /** Only some workgroups ran, so the outputs are incomplete and cannot be checked. */
+  readonly sampled?: boolean;
 }
 
 /** Runs a kernel in place on `buffers`. */
@@ -52,9 +56,14 @@ export const ENGINES: Readonly<Record<string, Engine>> = {
       context.destroy();
     }
   },
-  'ptx-sim': async ({ kernel, schedule, target, buffers, params, gpu }) => {
+  'ptx-sim': async ({ kernel, schedule, target, buffers, params, gpu, sampleBlocks }) => {
     const shader = emitFor(kernel.spec, schedule, target ?? { kind: 'ptx', arch: 'sm_80' });
-    const result = simulateShader(shader, buffers, params);
+    const result = simulateShader(
+      shader,
+      buffers,
+      params,
+      sampleBlocks === undefined ? {} : { sampleBlocks },
+    );
     const figures = simulationFigures(result);
     const estimated = gpu === undefined ? undefined : estimateFigures(result, gpu);
     return {
@@ -63,6 +72,7 @@ export const ENGINES: Readonly<Record<string, Engine>> = {
       figures,
       summary: describeCounters(result) + (estimated === undefined ? '' : `\n${estimated.line}`),
       ...(estimated === undefined ? {} : { estimate: estimated.json }),
+      ...(result.sample === undefined ? {} : { sampled: true }),
     };
   },
 };
