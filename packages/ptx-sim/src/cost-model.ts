@@ -8,8 +8,11 @@ import type { IssueClass } from './executor/issue-class.js';
  * 8.0 and 9.0); where that table is silent the source is named at the field.
  */
 export interface GpuSpec {
+  /** Name as `--gpu` takes it. */
   readonly name: string;
+  /** Compute capability of its SMs. */
   readonly arch: 'sm_80' | 'sm_90';
+  /** Streaming multiprocessors. */
   readonly sms: number;
   /** Boost clock in Hz. */
   readonly clockHz: number;
@@ -117,6 +120,7 @@ export interface Estimate {
   readonly schedulersUsed: number;
 }
 
+/** A launch's grid in blocks and block in threads (a `SimulationResult` is one). */
 export interface LaunchShape {
   readonly grid: readonly [number, number, number];
   readonly block: readonly [number, number, number];

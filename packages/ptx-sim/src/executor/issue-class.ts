@@ -18,6 +18,7 @@ export type IssueClass =
   | 'tensor'
   | 'control';
 
+/** Every issue class, in the order counters list them. */
 export const ISSUE_CLASSES: readonly IssueClass[] = [
   'fp32', 'fp16', 'fp64', 'int', 'sfu', 'conversion', 'bitcount', 'shuffle', 'memory', 'tensor', 'control',
 ]; // prettier-ignore
