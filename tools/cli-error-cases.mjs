@@ -113,6 +113,32 @@ export const CASES = [
   // run
   bad(['run', 'nope'], 2, /^forge run: unknown kernel 'nope'/),
   bad(
+    [
+      'run',
+      'rmsnorm',
+      '--target',
+      'ptx-sim',
+      '--gpu',
+      'H200',
+      '--sample-blocks',
+      '2',
+      '--output',
+      'y=y.bin',
+    ],
+    2,
+    /^forge run: --sample-blocks: a sampled run leaves outputs incomplete; drop --output$/,
+  ),
+  bad(
+    ['run', 'rmsnorm', '--target', 'ptx-sim', '--gpu', 'B300'],
+    2,
+    /^forge run: --gpu: unknown GPU 'B300' \(known: A100, H100, H200\)$/,
+  ),
+  bad(
+    ['run', 'rmsnorm', '--gpu', 'H200'],
+    2,
+    /^forge run: --gpu: estimates come from the simulator's counters; add --target ptx-sim$/,
+  ),
+  bad(
     ['run', 'rmsnorm', '--output', 'y=/nonexistent/y'],
     2,
     /^forge run: --output y: cannot write \/nonexistent\/y: directory \/nonexistent does not exist$/,
@@ -205,6 +231,11 @@ export const CASES = [
   ),
   bad(['quant', 'quantize', '--type', 'q9_9'], 2, /^forge quant: --type: unknown type 'q9_9'/),
   // sim
+  bad(
+    [...SIM, '--gpu', 'v100'],
+    2,
+    /^forge sim: --gpu: unknown GPU 'v100' \(known: A100, H100, H200\)$/,
+  ),
   bad(
     ['sim', 'missing.ptx', '--grid', '1', '--block', '1'],
     2,

@@ -504,6 +504,88 @@ describe('forge sim and the ptx-sim engine', () => {
     }
   });
 
+  it('adds a cost-model estimate for --gpu to forge sim and forge run --target ptx-sim', async () => {
+    const simArgs = ['sim', join(fixtures, 'block-sum.sm_80.ptx'), '--grid', '4', '--block', '32'];
+    const simArgsWithBuffers = [
+      ...simArgs,
+      '--arg',
+      'block_sum_param_0=zeros:512',
+      '--arg',
+      'block_sum_param_1=zeros:16',
+      '--arg',
+      'block_sum_param_2=u32:128',
+      '--gpu',
+      'h100',
+    ];
+    const text = await forge(...simArgsWithBuffers);
+    expect(text.stdout).toMatch(
+      /^estimate H100: [\d.]+ (µs|ms) \(issue [\d.]+ (µs|ms), memory [\d.]+ (µs|ms)\), \d+% of DRAM bandwidth, \S+-bound on 4 SMs$/m,
+    );
+    const sim = JSON.parse((await forge(...simArgsWithBuffers, '--json')).stdout) as {
+      estimate: Record<string, unknown>;
+    };
+    expect(Object.keys(sim.estimate)).toEqual([
+      'gpu',
+      'issueSeconds',
+      'memorySeconds',
+      'seconds',
+      'bandwidthFraction',
+      'bound',
+    ]);
+    expect(sim.estimate['gpu']).toBe('H100');
+    const run = await forge(
+      'run',
+      'rmsnorm',
+      '--target',
+      'ptx-sim',
+      '--shape',
+      'n_embd=300',
+      '--gpu',
+      'A100',
+      '--json',
+    );
+    expect(run.code).toBe(0);
+    const report = JSON.parse(run.stdout) as {
+      estimate: { gpu: string; seconds: number; issueSeconds: number; memorySeconds: number };
+    };
+    expect(report.estimate.gpu).toBe('A100');
+    expect(report.estimate.seconds).toBe(
+      Math.max(report.estimate.issueSeconds, report.estimate.memorySeconds),
+    );
+    expect(report.estimate.seconds).toBeGreaterThan(0);
+  });
+
+  it('estimates a large grid from a sample of workgroups that do identical work', async () => {
+    const args = [
+      'run',
+      'q8_0-gemv',
+      '--target',
+      'ptx-sim',
+      '--shape',
+      'n_out=64',
+      '--shape',
+      'n_in=256',
+      '--gpu',
+      'H200',
+    ];
+    const whole = JSON.parse((await forge(...args, '--json')).stdout) as {
+      estimate: Record<string, number>;
+    };
+    const sampled = await forge(...args, '--sample-blocks', '3', '--json');
+    expect(sampled.code).toBe(0);
+    const report = JSON.parse(sampled.stdout) as {
+      checked: boolean;
+      estimate: Record<string, number>;
+    };
+    expect(report.checked).toBe(false);
+    expect(report.estimate['sampledWorkgroups']).toBe(3);
+    expect(report.estimate['seconds']).toBeCloseTo(whole.estimate['seconds'] ?? 0, 15);
+    expect(report.estimate['memorySeconds']).toBeCloseTo(whole.estimate['memorySeconds'] ?? 0, 15);
+    const text = await forge(...args, '--sample-blocks', '3');
+    expect(text.stdout).toMatch(/, estimated from 3 of \d+ workgroups$/m);
+    expect(text.stdout).toMatch(/^not checked against the reference/m);
+  });
+
   it('runs a catalog kernel on the simulator with counters in --json', async () => {
     const result = await forge(
       'run',

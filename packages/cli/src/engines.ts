@@ -2,8 +2,10 @@ import { interpret, resolveSchedule, type ElementArray, type Schedule } from '@f
 import { type CatalogKernel } from '@forge/ir/kernels';
 import { PTX_LIMITS } from '@forge/ptx';
 import { simulateShader } from '@forge/ptx/simulate';
+import type { GpuSpec } from '@forge/ptx-sim';
 import { describeCounters, simulationFigures } from './commands/sim.js';
 import { emitFor } from './emitters.js';
+import { estimateFigures } from './gpu-option.js';
 import type { GoldenTarget } from './golden/entries.js';
 
 export interface EngineRequest {
@@ -12,6 +14,10 @@ export interface EngineRequest {
   readonly target: GoldenTarget | undefined;
   readonly buffers: Record<string, ElementArray>;
   readonly params: Readonly<Record<string, number>>;
+  /** The GPU whose estimate the simulator adds (ptx-sim only). */
+  readonly gpu?: GpuSpec | undefined;
+  /** Simulate only this many workgroups and scale (ptx-sim with `gpu` only). */
+  readonly sampleBlocks?: number | undefined;
 }
 
 export interface EngineResult {
@@ -22,6 +28,10 @@ export interface EngineResult {
   readonly figures?: Record<string, unknown>;
   /** The same figures as text lines. */
   readonly summary?: string;
+  /** The cost-model estimate on the requested GPU, for --json. */
+  readonly estimate?: Record<string, unknown>;
+  /** Only some workgroups ran, so the outputs are incomplete and cannot be checked. */
+  readonly sampled?: boolean;
 }
 
 /** Runs a kernel in place on `buffers`. */
@@ -46,15 +56,23 @@ export const ENGINES: Readonly<Record<string, Engine>> = {
       context.destroy();
     }
   },
-  'ptx-sim': async ({ kernel, schedule, target, buffers, params }) => {
+  'ptx-sim': async ({ kernel, schedule, target, buffers, params, gpu, sampleBlocks }) => {
     const shader = emitFor(kernel.spec, schedule, target ?? { kind: 'ptx', arch: 'sm_80' });
-    const result = simulateShader(shader, buffers, params);
+    const result = simulateShader(
+      shader,
+      buffers,
+      params,
+      sampleBlocks === undefined ? {} : { sampleBlocks },
+    );
     const figures = simulationFigures(result);
+    const estimated = gpu === undefined ? undefined : estimateFigures(result, gpu);
     return {
       milliseconds: result.milliseconds,
       findings: figures['findings'] as string[],
       figures,
-      summary: describeCounters(result),
+      summary: describeCounters(result) + (estimated === undefined ? '' : `\n${estimated.line}`),
+      ...(estimated === undefined ? {} : { estimate: estimated.json }),
+      ...(result.sample === undefined ? {} : { sampled: true }),
     };
   },
 };

@@ -13,6 +13,7 @@ export { parsePtx } from './parser/index.js';
 export {
   MAX_DYNAMIC_SHARED_BYTES,
   simulate,
+  type BlockSample,
   type KernelArgument,
   type SimulateOptions,
   type SimulationResult,
@@ -32,3 +33,14 @@ export {
 } from './executor/counters.js';
 export { StepLimitError } from './executor/cta.js';
 export { BUILD_INFO as PTX_SIM_PACKAGE } from './build-info.js';
+export { ISSUE_CLASSES, type IssueClass } from './executor/issue-class.js';
+export {
+  estimate,
+  findGpu,
+  formatEstimate,
+  GPUS,
+  type Estimate,
+  type GpuSpec,
+  type LaunchShape,
+} from './cost-model.js';
+export { sampleMismatch, scaleSample } from './sample.js';

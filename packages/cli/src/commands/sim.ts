@@ -13,6 +13,7 @@ import {
   type SimulationResult,
 } from '@forge/ptx-sim';
 import { parseCommandArgs } from '../args.js';
+import { estimateFigures, gpuOption, sampleOption } from '../gpu-option.js';
 import { EXIT_CHECK_FAILED, EXIT_OK, InputError, UsageError, errnoCode } from '../errors.js';
 import type { CliIo } from '../io.js';
 import { countOption, integerIn, typedValue } from '../numbers.js';
@@ -26,7 +27,7 @@ export const MAX_STEPS_LIMIT = 1e12;
 export const MAX_SIM_BYTES = 2 ** 30;
 
 export const SIM_USAGE =
-  'forge sim FILE.ptx [--entry NAME] --grid X[,Y,Z] --block X[,Y,Z] [--arg NAME=SPEC]... [--dump NAME=FILE]... [--dynamic-shared BYTES] [--max-steps N] [--json]  (SPEC: @FILE, zeros:BYTES, u32:V, i32:V, u64:V, f32:V, pack:T:V,T:V,... with T one of u8, u16, u32, i32, u64, f32; buffers at most 1 GiB in all; N thread instructions, default 1e8; BYTES of dynamic shared memory for .extern .shared arrays, default 0)';
+  'forge sim FILE.ptx [--entry NAME] --grid X[,Y,Z] --block X[,Y,Z] [--arg NAME=SPEC]... [--dump NAME=FILE]... [--dynamic-shared BYTES] [--max-steps N] [--gpu A100|H100|H200 [--sample-blocks K]] [--json]  (SPEC: @FILE, zeros:BYTES, u32:V, i32:V, u64:V, f32:V, pack:T:V,T:V,... with T one of u8, u16, u32, i32, u64, f32; buffers at most 1 GiB in all; N thread instructions, default 1e8; BYTES of dynamic shared memory for .extern .shared arrays, default 0)';
 
 // CUDA's limits: grid x up to 2^31-1, y and z up to 65535; at most 1024 threads a block.
 const GRID_MAX = [2 ** 31 - 1, 65535, 65535] as const;
@@ -185,8 +186,13 @@ export function describeCounters(result: SimulationResult): string {
       ([name, buffer]) => `${name}: read ${buffer.bytesRead} B, written ${buffer.bytesWritten} B`,
     )
     .join('; ');
+  const { sample } = result;
+  const sampled =
+    sample === undefined
+      ? ''
+      : ` in ${sample.blocks} of ${result.grid[0] * result.grid[1] * result.grid[2]} blocks`;
   return [
-    `warp instructions ${figures['warpInstructions']} (${families})`,
+    `warp instructions ${figures['warpInstructions']}${sampled} (${families})`,
     `global traffic ${traffic || 'none'}; sector efficiency ${((figures['sectorEfficiency'] as number) * 100).toFixed(1)}%; DRAM read ${figures['dramBytesRead']} B (4 MiB L2 model)`,
     `simulated ${Math.round(figures['warpInstructionsPerSecond'] as number)} warp instructions/s in ${result.milliseconds.toFixed(1)} ms`,
   ].join('\n');
@@ -204,6 +210,8 @@ export function simCommand(args: readonly string[], io: CliIo): number {
       dump: { type: 'string', multiple: true },
       'max-steps': { type: 'string' },
       'dynamic-shared': { type: 'string' },
+      gpu: { type: 'string' },
+      'sample-blocks': { type: 'string' },
       json: { type: 'boolean' },
     },
     SIM_USAGE,
@@ -217,6 +225,8 @@ export function simCommand(args: readonly string[], io: CliIo): number {
   } catch (error) {
     throw new InputError(`cannot read ${file}: ${errnoCode(error)}`);
   }
+  const gpu = gpuOption(parsed.string('gpu'));
+  const sampleBlocks = sampleOption(parsed.string('sample-blocks'), gpu);
   const grid = dims(parsed.string('grid'), '--grid');
   const block = dims(parsed.string('block'), '--block');
   const maxStepsText = parsed.string('max-steps');
@@ -266,6 +276,7 @@ export function simCommand(args: readonly string[], io: CliIo): number {
     args: kernelArgs,
     maxThreadInstructions: maxSteps,
     dynamicSharedBytes,
+    ...(sampleBlocks === undefined ? {} : { sampleBlocks }),
   });
   writeOutputs(
     planned.map((output, index) => ({
@@ -273,10 +284,15 @@ export function simCommand(args: readonly string[], io: CliIo): number {
       data: dumpRequests[index]?.bytes ?? new Uint8Array(),
     })),
   );
-  if (parsed.flag('json')) io.stdout(`${JSON.stringify(simulationFigures(result), null, 2)}\n`);
+  const estimated = gpu === undefined ? undefined : estimateFigures(result, gpu);
+  if (parsed.flag('json'))
+    io.stdout(
+      `${JSON.stringify({ ...simulationFigures(result), ...(estimated === undefined ? {} : { estimate: estimated.json }) }, null, 2)}\n`,
+    );
   else {
     for (const finding of result.findings) io.stdout(`${formatFinding(finding)}\n`);
-    io.stdout(`${describeCounters(result)}\n${result.findings.length} finding(s)\n`);
+    const line = estimated === undefined ? '' : `${estimated.line}\n`;
+    io.stdout(`${describeCounters(result)}\n${line}${result.findings.length} finding(s)\n`);
   }
   return result.findings.length === 0 ? EXIT_OK : EXIT_CHECK_FAILED;
 }

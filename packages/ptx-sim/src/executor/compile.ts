@@ -11,6 +11,7 @@ import { MEMORY_COMPILERS } from './instructions/memory-ops.js';
 import { TENSOR_COMPILERS } from './instructions/tensor-ops.js';
 import { WARP_COMPILERS } from './instructions/warp-ops.js';
 import { compileAlu } from './instructions/alu.js';
+import { issueClassOf } from './issue-class.js';
 import type { RegisterInfo, SymbolTable } from './operands.js';
 import type { Executable, InstructionCompiler } from './program.js';
 import { WARP } from './state.js';
@@ -162,7 +163,12 @@ export function compileEntry(
     for (const compiler of COMPILERS) {
       const compiled = compiler(instruction, { symbols, labels });
       if (compiled !== undefined)
-        return { ...compiled, location, ...(guard === undefined ? {} : { guard }) };
+        return {
+          ...compiled,
+          location,
+          issueClass: issueClassOf(instruction),
+          ...(guard === undefined ? {} : { guard }),
+        };
     }
     throw new PtxSyntaxError(
       location.line,

@@ -1,3 +1,5 @@
+import { ISSUE_CLASSES, type IssueClass } from './issue-class.js';
+
 /** Per-buffer traffic and global-memory sector efficiency. */
 export interface BufferTraffic {
   bytesRead: number;
@@ -19,6 +21,8 @@ export interface BufferTraffic {
 export interface Counters {
   /** Warp-level instructions issued, by family (`ld`, `add`, `shfl`, …). */
   readonly warpInstructions: Record<string, number>;
+  /** The same warp instructions by the execution unit they occupy (the cost model's input). */
+  readonly warpInstructionsByClass: Record<IssueClass, number>;
   /** Thread-level instructions executed (guard true). */
   threadInstructions: number;
   readonly buffers: Record<string, BufferTraffic>;
@@ -27,6 +31,10 @@ export interface Counters {
 export function emptyCounters(bufferNames: readonly string[]): Counters {
   return {
     warpInstructions: {},
+    warpInstructionsByClass: Object.fromEntries(ISSUE_CLASSES.map((name) => [name, 0])) as Record<
+      IssueClass,
+      number
+    >,
     threadInstructions: 0,
     buffers: Object.fromEntries(
       bufferNames.map((name) => [

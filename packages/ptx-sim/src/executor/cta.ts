@@ -92,6 +92,7 @@ function runWarp(program: Program, context: ExecutionContext, limit: number): vo
     }
     const counts = simulation.counters.warpInstructions;
     counts[instruction.family] = (counts[instruction.family] ?? 0) + 1;
+    simulation.counters.warpInstructionsByClass[instruction.issueClass] += 1;
     simulation.counters.threadInstructions += active.length;
     simulation.clock += active.length;
     if (simulation.counters.threadInstructions > limit) {

@@ -1,5 +1,6 @@
 import type { Instruction, SourceLocation } from '../ast.js';
 import type { ExecutionContext } from './state.js';
+import type { IssueClass } from './issue-class.js';
 import type { SymbolTable } from './operands.js';
 
 /**
@@ -10,6 +11,8 @@ import type { SymbolTable } from './operands.js';
 export interface Executable {
   readonly location: SourceLocation;
   readonly family: string;
+  /** The execution unit it occupies, for the cost model. */
+  readonly issueClass: IssueClass;
   /** Register slot and polarity of the `@p` guard. */
   readonly guard?: { readonly slot: number; readonly negated: boolean; readonly name: string };
   /** Warp-collective instructions see guarded-off lanes too, so they can check their member masks. */
@@ -27,7 +30,7 @@ export interface CompileContext {
 export type InstructionCompiler = (
   instruction: Instruction,
   context: CompileContext,
-) => Omit<Executable, 'guard' | 'location'> | undefined;
+) => Omit<Executable, 'guard' | 'location' | 'issueClass'> | undefined;
 
 /** Modifiers that only tune caching or ordering and do not change what a single thread computes. */
 export const IGNORED_MODIFIERS = new Set([

@@ -1,7 +1,7 @@
 import { typeBytes, type PtxModule } from '../ast.js';
 import { SimulationInputError } from '../errors.js';
 import { compileEntry, initialBytes, type Program } from './compile.js';
-import { emptyCounters, type Counters } from './counters.js';
+import { emptyCounters, totalWarpInstructions, type Counters } from './counters.js';
 import { runCta } from './cta.js';
 import { FindingLog, type Finding } from './findings.js';
 import { DEFAULT_L2_BYTES, L2Cache } from './l2-cache.js';
@@ -40,6 +40,21 @@ export interface SimulateOptions {
    * arrays share; default 0, so an access to them is an out-of-bounds finding until it is given.
    */
   readonly dynamicSharedBytes?: number;
+  /**
+   * Run only this many of the grid's blocks (the first `sampleBlocks - 1` in launch order, x
+   * fastest, and the last), for a cost estimate of a grid too large to simulate whole.
+   */
+  readonly sampleBlocks?: number;
+}
+
+/** What a sampled run measured, for `scaleSample`. */
+export interface BlockSample {
+  /** Blocks simulated, out of the grid's. */
+  readonly blocks: number;
+  /** Warp instructions each simulated block issued, in the order run (equal for identical work). */
+  readonly warpInstructions: readonly number[];
+  /** Per buffer, DRAM bytes read by the first block: its misses include what every block shares. */
+  readonly firstBlockDramBytesRead: Readonly<Record<string, number>>;
 }
 
 /** Most dynamic shared memory a block may ask for on any architecture (sm_90: 227 KiB). */
@@ -54,6 +69,11 @@ export interface SimulationResult {
   readonly counters: Counters;
   /** Wall time of the run in milliseconds. */
   readonly milliseconds: number;
+  /** The launch that ran, for the cost model's `estimate(counters, result, gpu)`. */
+  readonly grid: readonly [number, number, number];
+  readonly block: readonly [number, number, number];
+  /** Present when `sampleBlocks` left blocks out. */
+  readonly sample?: BlockSample;
 }
 
 const f32 = new DataView(new ArrayBuffer(8));
@@ -117,6 +137,13 @@ export function simulate(module: PtxModule, options: SimulateOptions): Simulatio
   if (!Number.isSafeInteger(limit) || limit < 1)
     throw new SimulationInputError(
       `maxThreadInstructions must be a positive integer, got ${limit}`,
+    );
+  if (
+    options.sampleBlocks !== undefined &&
+    (!Number.isSafeInteger(options.sampleBlocks) || options.sampleBlocks < 2)
+  )
+    throw new SimulationInputError(
+      `sampleBlocks must be an integer of at least 2, got ${options.sampleBlocks}`,
     );
   const threads = options.block[0] * options.block[1] * options.block[2];
   if (threads > 1024) throw new SimulationInputError(`a block of ${threads} threads exceeds 1024`);
@@ -203,15 +230,41 @@ export function simulate(module: PtxModule, options: SimulateOptions): Simulatio
     sanitize: options.sanitize !== false,
     clock: 0,
   };
-  for (let z = 0; z < options.grid[2]; z++) {
-    for (let y = 0; y < options.grid[1]; y++) {
-      for (let x = 0; x < options.grid[0]; x++) runCta(program, state, [x, y, z], limit);
-    }
+  const [gx, gy, gz] = options.grid;
+  const total = gx * gy * gz;
+  const sampled = options.sampleBlocks !== undefined && options.sampleBlocks < total;
+  const count = sampled ? (options.sampleBlocks ?? total) : total;
+  const perBlock: number[] = [];
+  let firstBlockDramBytesRead: Record<string, number> = {};
+  for (let index = 0; index < count; index++) {
+    // A sample ends with the grid's last block, where a partial tile would show.
+    const linear = sampled && index === count - 1 ? total - 1 : index;
+    const before = sampled ? totalWarpInstructions(state.counters) : 0;
+    runCta(
+      program,
+      state,
+      [linear % gx, Math.floor(linear / gx) % gy, Math.floor(linear / (gx * gy))],
+      limit,
+    );
+    if (!sampled) continue;
+    perBlock.push(totalWarpInstructions(state.counters) - before);
+    if (index === 0)
+      firstBlockDramBytesRead = Object.fromEntries(
+        Object.entries(state.counters.buffers).map(([name, traffic]) => [
+          name,
+          traffic.dramBytesRead,
+        ]),
+      );
   }
   state.l2.flush();
   return {
+    ...(sampled
+      ? { sample: { blocks: count, warpInstructions: perBlock, firstBlockDramBytesRead } }
+      : {}),
     findings: state.findings.list(),
     counters: state.counters,
     milliseconds: performance.now() - started,
+    grid: options.grid,
+    block: options.block,
   };
 }

@@ -1,0 +1,62 @@
+import type { Instruction } from '../ast.js';
+
+/**
+ * The execution unit a PTX instruction occupies, for the cost model's per-class throughput limits.
+ * One PTX instruction counts as one warp instruction of its class, even where ptxas expands it
+ * into several SASS instructions (`div.rn.f32`, `sqrt.rn.f32`, 64-bit integer multiply).
+ */
+export type IssueClass =
+  | 'fp32'
+  | 'fp16'
+  | 'fp64'
+  | 'int'
+  | 'sfu'
+  | 'conversion'
+  | 'bitcount'
+  | 'shuffle'
+  | 'memory'
+  | 'tensor'
+  | 'control';
+
+/** Every issue class, in the order counters list them. */
+export const ISSUE_CLASSES: readonly IssueClass[] = [
+  'fp32', 'fp16', 'fp64', 'int', 'sfu', 'conversion', 'bitcount', 'shuffle', 'memory', 'tensor', 'control',
+]; // prettier-ignore
+
+// MUFU: the special-function unit's opcodes (CUDA Programming Guide: "32-bit floating-point reciprocal, reciprocal square root, base-2 logarithm, base 2 exponential, sine, cosine").
+const SFU = new Set(['rcp', 'rsqrt', 'sqrt', 'ex2', 'lg2', 'sin', 'cos', 'tanh']);
+const FLOAT_PIPE = new Set(['add', 'sub', 'mul', 'fma', 'mad', 'neg', 'abs', 'min', 'max', 'div']);
+const BITCOUNT = new Set(['popc', 'clz', 'brev', 'bfind']);
+const MEMORY = new Set(['ld', 'st', 'atom', 'red', 'ldu', 'ldmatrix', 'cp', 'prefetch']);
+const CONTROL = new Set([
+  'bra',
+  'ret',
+  'exit',
+  'bar',
+  'barrier',
+  'membar',
+  'fence',
+  'griddepcontrol',
+  'trap',
+  'nanosleep',
+]);
+const HALF = new Set(['f16', 'f16x2', 'bf16', 'bf16x2']);
+
+/** The unit `instruction` issues to, from its opcode and type modifiers. */
+export function issueClassOf(instruction: Pick<Instruction, 'opcode' | 'modifiers'>): IssueClass {
+  const { opcode, modifiers } = instruction;
+  if (SFU.has(opcode) && !(opcode === 'sqrt' && !modifiers.includes('approx'))) return 'sfu';
+  if (opcode === 'sqrt') return 'fp32';
+  if (opcode === 'cvt') return 'conversion';
+  if (opcode === 'shfl') return 'shuffle';
+  if (opcode === 'mma' || opcode === 'wgmma') return 'tensor';
+  if (BITCOUNT.has(opcode)) return 'bitcount';
+  if (MEMORY.has(opcode)) return 'memory';
+  if (CONTROL.has(opcode) || opcode.startsWith('bar')) return 'control';
+  if (FLOAT_PIPE.has(opcode)) {
+    if (modifiers.some((modifier) => HALF.has(modifier))) return 'fp16';
+    if (modifiers.includes('f64')) return 'fp64';
+    if (modifiers.includes('f32')) return 'fp32';
+  }
+  return 'int';
+}
