@@ -1,19 +1,21 @@
 // Adding an op is guided by the compiler: in a scratch copy of ir, ptx and wgsl, a dummy op added
 // to the IR makes `tsc` name every place that must handle it (registry, typechecker, interpreter,
 // printer, constant faults, uniformity, the PTX and WGSL renderers and PTX legalization).
-import { execFileSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
+// The repository's own TypeScript, as its `tsc` runs the packages' builds.
+const ts = createRequire(join(root, 'package.json'))('typescript');
 const PACKAGES = ['ir', 'ptx', 'wgsl'];
 const scratches = [];
 
-/** Copies the three packages' sources to a fresh temp dir, applies `edit` to ir's body.ts. */
-function scratchCopy(edit) {
+/** Copies the three packages' sources to a temp dir, once: every variant is that copy with its own body.ts. */
+function copyPackages() {
   const dir = mkdtempSync(join(tmpdir(), 'forge-new-op-'));
   scratches.push(dir);
   for (const name of PACKAGES) {
@@ -40,23 +42,65 @@ function scratchCopy(edit) {
   writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify(config, null, 2));
   // The sources are ES modules, as in the packages' own package.json.
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module', private: true }));
-  const body = join(dir, 'packages', 'ir', 'src', 'body.ts');
-  const source = readFileSync(body, 'utf8');
-  const edited = edit(source);
-  expect(edited, 'the edit must change body.ts').not.toBe(source);
-  writeFileSync(body, edited);
   return dir;
 }
 
-/** Runs tsc on a scratch copy; returns the set of files (relative to the copy) it reports errors in. */
+const original = readFileSync(join(root, 'packages', 'ir', 'src', 'body.ts'), 'utf8');
+let copy;
+
+/** The scratch copy with ir's body.ts set to `edit` of the original (each edit starts from it). */
+function scratchCopy(edit) {
+  copy ??= copyPackages();
+  const edited = edit(original);
+  expect(edited, 'the edit must change body.ts').not.toBe(original);
+  writeFileSync(join(copy, 'packages', 'ir', 'src', 'body.ts'), edited);
+  return copy;
+}
+
+/** Parsed files by path, shared by every check: only the edited body.ts is parsed again. */
+const parsed = new Map();
+/** The previous check's program per scratch directory; tsc's incremental builder rechecks only the
+ * files an edit can affect (importers of a file whose declarations changed), as `tsc --incremental`. */
+const previous = new Map();
+
+/** Typechecks a scratch copy as `tsc --noEmit -p dir`; returns the files (relative to the copy) with errors. */
 function filesWithErrors(dir) {
-  const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
-  let output = '';
-  try {
-    execFileSync(process.execPath, [tsc, '--noEmit', '-p', dir], { cwd: dir, encoding: 'utf8' });
-  } catch (error) {
-    output = String(error.stdout);
-  }
+  const config = ts.getParsedCommandLineOfConfigFile(join(dir, 'tsconfig.json'), {}, {
+    ...ts.sys,
+    onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
+      throw new Error(ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
+    },
+  });
+  const host = ts.createIncrementalCompilerHost(config.options);
+  const getSourceFile = host.getSourceFile.bind(host);
+  host.getSourceFile = (fileName, ...rest) => {
+    const text = host.readFile(fileName);
+    const cached = parsed.get(fileName);
+    if (cached !== undefined && cached.text === text) return cached;
+    const file = getSourceFile(fileName, ...rest);
+    if (file !== undefined) parsed.set(fileName, file);
+    return file;
+  };
+  const program = ts.createSemanticDiagnosticsBuilderProgram(
+    config.fileNames,
+    config.options,
+    host,
+    previous.get(dir),
+    config.errors,
+  );
+  previous.set(dir, program);
+  const diagnostics = [
+    ...program.getConfigFileParsingDiagnostics(),
+    ...program.getOptionsDiagnostics(),
+    ...program.getGlobalDiagnostics(),
+    ...program.getSyntacticDiagnostics(),
+    ...program.getSemanticDiagnostics(),
+  ];
+  const output = ts.formatDiagnostics(diagnostics, {
+    getCanonicalFileName: (name) => name,
+    getCurrentDirectory: () => dir,
+    getNewLine: () => '\n',
+  });
   const files = new Set();
   for (const match of output.matchAll(/^(packages\/[^(\s]+\.ts)\(\d+,\d+\): error/gm))
     files.add(match[1]);
