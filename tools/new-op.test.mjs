@@ -65,12 +65,16 @@ const previous = new Map();
 
 /** Typechecks a scratch copy as `tsc --noEmit -p dir`; returns the files (relative to the copy) with errors. */
 function filesWithErrors(dir) {
-  const config = ts.getParsedCommandLineOfConfigFile(join(dir, 'tsconfig.json'), {}, {
-    ...ts.sys,
-    onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
-      throw new Error(ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
+  const config = ts.getParsedCommandLineOfConfigFile(
+    join(dir, 'tsconfig.json'),
+    {},
+    {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
+        throw new Error(ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
+      },
     },
-  });
+  );
   const host = ts.createIncrementalCompilerHost(config.options);
   const getSourceFile = host.getSourceFile.bind(host);
   host.getSourceFile = (fileName, ...rest) => {
