@@ -2,15 +2,13 @@
 // to the IR makes `tsc` name every place that must handle it (registry, typechecker, interpreter,
 // printer, constant faults, uniformity, the PTX and WGSL renderers and PTX legalization).
 import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { projectChecker } from './typecheck.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-// The repository's own TypeScript, as its `tsc` runs the packages' builds.
-const ts = createRequire(join(root, 'package.json'))('typescript');
 const PACKAGES = ['ir', 'ptx', 'wgsl'];
 const scratches = [];
 
@@ -57,54 +55,12 @@ function scratchCopy(edit) {
   return copy;
 }
 
-/** Parsed files by path, shared by every check: only the edited body.ts is parsed again. */
-const parsed = new Map();
-/** The previous check's program per scratch directory; tsc's incremental builder rechecks only the
- * files an edit can affect (importers of a file whose declarations changed), as `tsc --incremental`. */
-const previous = new Map();
+let check;
 
-/** Typechecks a scratch copy as `tsc --noEmit -p dir`; returns the files (relative to the copy) with errors. */
+/** Typechecks the scratch copy as `tsc --noEmit -p` would; returns the files (relative to it) with errors. */
 function filesWithErrors(dir) {
-  const config = ts.getParsedCommandLineOfConfigFile(
-    join(dir, 'tsconfig.json'),
-    {},
-    {
-      ...ts.sys,
-      onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
-        throw new Error(ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
-      },
-    },
-  );
-  const host = ts.createIncrementalCompilerHost(config.options);
-  const getSourceFile = host.getSourceFile.bind(host);
-  host.getSourceFile = (fileName, ...rest) => {
-    const text = host.readFile(fileName);
-    const cached = parsed.get(fileName);
-    if (cached !== undefined && cached.text === text) return cached;
-    const file = getSourceFile(fileName, ...rest);
-    if (file !== undefined) parsed.set(fileName, file);
-    return file;
-  };
-  const program = ts.createSemanticDiagnosticsBuilderProgram(
-    config.fileNames,
-    config.options,
-    host,
-    previous.get(dir),
-    config.errors,
-  );
-  previous.set(dir, program);
-  const diagnostics = [
-    ...program.getConfigFileParsingDiagnostics(),
-    ...program.getOptionsDiagnostics(),
-    ...program.getGlobalDiagnostics(),
-    ...program.getSyntacticDiagnostics(),
-    ...program.getSemanticDiagnostics(),
-  ];
-  const output = ts.formatDiagnostics(diagnostics, {
-    getCanonicalFileName: (name) => name,
-    getCurrentDirectory: () => dir,
-    getNewLine: () => '\n',
-  });
+  check ??= projectChecker(dir);
+  const output = check();
   const files = new Set();
   for (const match of output.matchAll(/^(packages\/[^(\s]+\.ts)\(\d+,\d+\): error/gm))
     files.add(match[1]);
