@@ -9,8 +9,5 @@ export default defineConfig({
     testTimeout: 120_000,
     // vitest's default (cores - 1) runs one file at a time on a 2-core machine, idling a core.
     maxWorkers: availableParallelism(),
-    // Test files share their worker's module cache, as in the packages: none mocks modules or
-    // changes the working directory or environment, and the WebGPU users close their devices.
-    isolate: false,
   },
 });
