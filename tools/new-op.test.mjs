@@ -1,19 +1,19 @@
 // Adding an op is guided by the compiler: in a scratch copy of ir, ptx and wgsl, a dummy op added
 // to the IR makes `tsc` name every place that must handle it (registry, typechecker, interpreter,
 // printer, constant faults, uniformity, the PTX and WGSL renderers and PTX legalization).
-import { execFileSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { projectChecker } from './typecheck.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const PACKAGES = ['ir', 'ptx', 'wgsl'];
 const scratches = [];
 
-/** Copies the three packages' sources to a fresh temp dir, applies `edit` to ir's body.ts. */
-function scratchCopy(edit) {
+/** Copies the three packages' sources to a temp dir, once: every variant is that copy with its own body.ts. */
+function copyPackages() {
   const dir = mkdtempSync(join(tmpdir(), 'forge-new-op-'));
   scratches.push(dir);
   for (const name of PACKAGES) {
@@ -40,23 +40,27 @@ function scratchCopy(edit) {
   writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify(config, null, 2));
   // The sources are ES modules, as in the packages' own package.json.
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module', private: true }));
-  const body = join(dir, 'packages', 'ir', 'src', 'body.ts');
-  const source = readFileSync(body, 'utf8');
-  const edited = edit(source);
-  expect(edited, 'the edit must change body.ts').not.toBe(source);
-  writeFileSync(body, edited);
   return dir;
 }
 
-/** Runs tsc on a scratch copy; returns the set of files (relative to the copy) it reports errors in. */
+const original = readFileSync(join(root, 'packages', 'ir', 'src', 'body.ts'), 'utf8');
+let copy;
+
+/** The scratch copy with ir's body.ts set to `edit` of the original (each edit starts from it). */
+function scratchCopy(edit) {
+  copy ??= copyPackages();
+  const edited = edit(original);
+  expect(edited, 'the edit must change body.ts').not.toBe(original);
+  writeFileSync(join(copy, 'packages', 'ir', 'src', 'body.ts'), edited);
+  return copy;
+}
+
+let check;
+
+/** Typechecks the scratch copy as `tsc --noEmit -p` would; returns the files (relative to it) with errors. */
 function filesWithErrors(dir) {
-  const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
-  let output = '';
-  try {
-    execFileSync(process.execPath, [tsc, '--noEmit', '-p', dir], { cwd: dir, encoding: 'utf8' });
-  } catch (error) {
-    output = String(error.stdout);
-  }
+  check ??= projectChecker(dir);
+  const output = check();
   const files = new Set();
   for (const match of output.matchAll(/^(packages\/[^(\s]+\.ts)\(\d+,\d+\): error/gm))
     files.add(match[1]);

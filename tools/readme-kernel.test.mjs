@@ -1,13 +1,13 @@
 // README "Adding a kernel" step 1 is tested by following it: its code block is compiled with tsc
 // against the built @forge/ir (strict, as a kernel file in the repo would be), bundled, imported,
 // validated and run on the interpreter.
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { interpret, validateSpec } from '@forge/ir';
 import { afterAll, describe, expect, it } from 'vitest';
+import { projectChecker } from './typecheck.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const here = fileURLToPath(new URL('.', import.meta.url));
@@ -34,6 +34,7 @@ function readmeKernel() {
 describe('README: Adding a kernel', () => {
   const source = readmeKernel();
   const file = join(scratch, 'kernel.ts');
+  let check;
 
   /** tsc's errors for `kernel.ts` holding `code`, under the repository's strict settings. */
   function typeErrors(code) {
@@ -50,13 +51,8 @@ describe('README: Adding a kernel', () => {
     };
     writeFileSync(join(scratch, 'tsconfig.json'), JSON.stringify(config));
     writeFileSync(join(scratch, 'package.json'), JSON.stringify({ type: 'module', private: true }));
-    const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
-    try {
-      execFileSync(process.execPath, [tsc, '-p', scratch], { cwd: scratch, encoding: 'utf8' });
-      return '';
-    } catch (error) {
-      return String(error.stdout);
-    }
+    check ??= projectChecker(scratch);
+    return check();
   }
 
   it('typechecks, and a u32 param where the f32 `a` goes does not', () => {

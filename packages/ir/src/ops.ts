@@ -104,11 +104,15 @@ export const isExprOp = (op: unknown): op is ExprOp =>
 export const isStmtOp = (op: unknown): op is StmtOp =>
   typeof op === 'string' && Object.hasOwn(STMT_OPS, op);
 
+// Sets, not the arrays: the interpreter asks these for every expression node it evaluates.
+const UNARY_OP_SET: ReadonlySet<string> = new Set(UNARY_OPS);
+const BINARY_OP_SET: ReadonlySet<string> = new Set(BINARY_OPS);
+
 /** True for a unary op tag. */
-export const isUnaryOp = (op: string): op is UnaryOp => (UNARY_OPS as readonly string[]).includes(op); // prettier-ignore
+export const isUnaryOp = (op: string): op is UnaryOp => UNARY_OP_SET.has(op);
 
 /** True for a binary op tag. */
-export const isBinaryOp = (op: string): op is BinaryOp => (BINARY_OPS as readonly string[]).includes(op); // prettier-ignore
+export const isBinaryOp = (op: string): op is BinaryOp => BINARY_OP_SET.has(op);
 
 /** Narrows an expression to a unary op node; its `else` branch keeps every other kind. */
 export const isUnaryExpr = (expression: Expr): expression is UnaryExpr => isUnaryOp(expression.op);
