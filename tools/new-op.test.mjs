@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { projectChecker } from './typecheck.mjs';
+import { projectChecker, writeScratchProject } from './typecheck.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const PACKAGES = ['ir', 'ptx', 'wgsl'];
@@ -25,21 +25,12 @@ function copyPackages() {
     symlinkSync(join(root, 'packages', name, 'node_modules'), join(dir, 'packages', name, 'node_modules'), 'dir'); // prettier-ignore
   }
   symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'), 'dir');
-  const base = JSON.parse(readFileSync(join(root, 'tsconfig.base.json'), 'utf8'));
-  const config = {
-    compilerOptions: {
-      ...base.compilerOptions,
-      composite: false,
-      declaration: false,
-      noEmit: true,
-      // The backends see the edited IR sources, not the built @forge/ir.
-      paths: { '@forge/ir': ['./packages/ir/src/index.ts'] },
-    },
-    include: PACKAGES.map((name) => `packages/${name}/src/**/*.ts`),
-  };
-  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify(config, null, 2));
-  // The sources are ES modules, as in the packages' own package.json.
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module', private: true }));
+  writeScratchProject(
+    dir,
+    { include: PACKAGES.map((name) => `packages/${name}/src/**/*.ts`) },
+    // The backends see the edited IR sources, not the built @forge/ir.
+    { paths: { '@forge/ir': ['./packages/ir/src/index.ts'] } },
+  );
   return dir;
 }
 

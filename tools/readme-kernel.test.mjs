@@ -7,7 +7,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { interpret, validateSpec } from '@forge/ir';
 import { afterAll, describe, expect, it } from 'vitest';
-import { projectChecker } from './typecheck.mjs';
+import { projectChecker, writeScratchProject } from './typecheck.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const here = fileURLToPath(new URL('.', import.meta.url));
@@ -39,18 +39,7 @@ describe('README: Adding a kernel', () => {
   /** tsc's errors for `kernel.ts` holding `code`, under the repository's strict settings. */
   function typeErrors(code) {
     writeFileSync(file, `${code}\n`);
-    const base = JSON.parse(readFileSync(join(root, 'tsconfig.base.json'), 'utf8'));
-    const config = {
-      compilerOptions: {
-        ...base.compilerOptions,
-        composite: false,
-        declaration: false,
-        noEmit: true,
-      },
-      files: ['kernel.ts'],
-    };
-    writeFileSync(join(scratch, 'tsconfig.json'), JSON.stringify(config));
-    writeFileSync(join(scratch, 'package.json'), JSON.stringify({ type: 'module', private: true }));
+    writeScratchProject(scratch, { files: ['kernel.ts'] });
     check ??= projectChecker(scratch);
     return check();
   }

@@ -1,12 +1,33 @@
 // `tsc --noEmit -p DIR` in process, for tests that typecheck one scratch project several times
 // with edits in between: like `tsc --incremental`, a check re-parses only the edited files and
 // rechecks only the files an edit can affect (importers of a file whose declarations changed).
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { ROOT } from './workspace.mjs';
 
 // The repository's own TypeScript, the one its packages' `tsc` builds run.
 const ts = createRequire(join(ROOT, 'package.json'))('typescript');
+
+/**
+ * Writes `dir/tsconfig.json` (the repository's strict settings, no output, plus `options` and the
+ * `files`/`include` of `sources`) and a `package.json` making `dir`'s sources ES modules.
+ */
+export function writeScratchProject(dir, sources, options = {}) {
+  const base = JSON.parse(readFileSync(join(ROOT, 'tsconfig.base.json'), 'utf8'));
+  const compilerOptions = {
+    ...base.compilerOptions,
+    composite: false,
+    declaration: false,
+    noEmit: true,
+    ...options,
+  };
+  writeFileSync(
+    join(dir, 'tsconfig.json'),
+    JSON.stringify({ compilerOptions, ...sources }, null, 2),
+  );
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module', private: true }));
+}
 
 /** A checker of the project `dir/tsconfig.json`: each call returns tsc's error report ('' when clean). */
 export function projectChecker(dir) {
