@@ -195,8 +195,9 @@ for (const [kernelId, shape] of [
 
 // Decode-speed figures per gemv kernel (issue #12's table): at 256 x 4096 on sm_80, warp
 // instructions per weight byte, DRAM read over W + x + y, weight sector efficiency and NMSE
-// against the exact y; and the H200 estimate at 4096 x 4096 from 4 sampled workgroups. ggml's
-// mmvq figures (nvcc -O3 sm_80, same shape, its x->q8_1 pass included) are the reference lines.
+// against the exact y; and the A100/H100/H200 estimates at 4096 x 4096 (time, fraction of DRAM
+// bandwidth, bound) from 4 sampled workgroups. ggml's mmvq figures (nvcc -O3 sm_80, same shape,
+// its x->q8_1 pass included) are the reference lines.
 {
   const { GPUS, estimate, scaleSample } = await import('../packages/ptx-sim/dist/index.js');
   const GGML = { 'q4k-gemv': 0.52, 'q6k-gemv': 0.54, 'q6k-soa-gemv': 0.54, 'q8_0-gemv': 0.21 };
@@ -223,10 +224,11 @@ for (const [kernelId, shape] of [
     const allBytes = Object.values(buffers).reduce((sum, data) => sum + data.byteLength, 0);
     const nmse = kernels.compareWithReference(kernel, buffers, params, buffers).nmse;
     const large = run({ n_out: 4096, n_in: 4096 }, { sampleBlocks: 4 }).result;
-    const h200 = estimate(scaleSample(large), large, GPUS.H200);
+    const scaled = scaleSample(large);
+    const estimates = ['A100', 'H100', 'H200'].map((gpu) => estimate(scaled, large, GPUS[gpu]));
     const weightName = `param_${kernel.weights.buffer}`;
     console.log(
-      `  ${kernelId.padEnd(13)} ${(totalWarpInstructions(result.counters) / weightBytes).toFixed(2)} warp instr/weight byte (ggml ${GGML[kernelId]}), DRAM ${(dramBytesRead(result.counters) / allBytes).toFixed(3)} x (W+x+y), weight sectors ${(sectorEfficiency(result.counters, [weightName]) * 100).toFixed(1)}%, NMSE ${nmse.toExponential(1)}, findings ${result.findings.length}; H200 4096x4096: ${(h200.seconds * 1e6).toFixed(1)} µs, ${(h200.bandwidthFraction * 100).toFixed(0)}% of DRAM bandwidth, ${h200.bound}-bound`,
+      `  ${kernelId.padEnd(13)} ${(totalWarpInstructions(result.counters) / weightBytes).toFixed(2)} warp instr/weight byte (ggml ${GGML[kernelId]}), DRAM ${(dramBytesRead(result.counters) / allBytes).toFixed(3)} x (W+x+y), weight sectors ${(sectorEfficiency(result.counters, [weightName]) * 100).toFixed(1)}%, NMSE ${nmse.toExponential(1)}, findings ${result.findings.length}; 4096x4096: ${estimates.map((e) => `${e.gpu} ${(e.seconds * 1e6).toFixed(1)} µs ${(e.bandwidthFraction * 100).toFixed(0)}% ${e.bound}`).join(', ')}`,
     );
   }
 }
