@@ -625,6 +625,22 @@ describe('forge sim and the ptx-sim engine', () => {
   });
 });
 
+describe('forge <command> --help', () => {
+  it("prints each command's usage and exits 0, before reading any other argument", async () => {
+    const commands = ['list', 'emit', 'golden', 'validate', 'run', 'sim', 'hash', 'spec', 'quant'];
+    for (const command of commands) {
+      for (const args of [
+        [command, '--help'],
+        [command, 'no-such-kernel', '--bogus', '-h'],
+      ]) {
+        const result = await forge(...args);
+        expect([result.code, result.stderr]).toEqual([0, '']);
+        expect(result.stdout).toMatch(new RegExp(`^usage: forge ${command}\\b.*\\n$`));
+      }
+    }
+  });
+});
+
 describe('forge list, golden and validate', () => {
   it('lists kernels with versions and targets', async () => {
     const text = await forge('list');

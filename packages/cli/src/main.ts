@@ -67,6 +67,11 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     );
     return EXIT_BAD_INPUT;
   }
+  // `forge <command> --help` anywhere on the line: the command's usage, not an unknown option.
+  if (args.includes('--help') || args.includes('-h')) {
+    io.stdout(`usage: ${command.usage}\n`);
+    return EXIT_OK;
+  }
   try {
     await ready();
     return await command.run(args, io);
