@@ -1,0 +1,21 @@
+// The vitest settings every package under packages/ shares; each package's vitest.config.ts passes
+// what differs (its setup file).
+import { availableParallelism } from 'node:os';
+
+/** A package's vitest config: `src/**\/*.test.ts`, JSON results for the CI summary, `setupFiles`. */
+export function packageTestConfig({ setupFiles = [] } = {}) {
+  return {
+    test: {
+      include: ['src/**/*.test.ts'],
+      setupFiles,
+      // tools/test-summary.mjs reads this file for the closing "N passed, N failed" line.
+      reporters: ['default', ['json', { outputFile: '.vitest-result.json' }]],
+      testTimeout: 60_000,
+      // vitest's default (cores - 1) runs one file at a time on a 2-core machine, idling a core.
+      maxWorkers: availableParallelism(),
+      // Test files share their worker's module cache (no file mocks modules or changes their
+      // state): importing and setting up the packages once per file was half of ptx-sim's test time.
+      isolate: false,
+    },
+  };
+}
