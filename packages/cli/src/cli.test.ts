@@ -434,35 +434,23 @@ describe('forge sim and the ptx-sim engine', () => {
   });
 
   it('prints one line per finding and exits 1', async () => {
-    const result = await forge(
+    const race = [
       'sim',
       join(fixtures, 'sanitizer/shared-race.ptx'),
       '--grid',
       '1',
       '--block',
       '32',
-      '--arg',
-      'out=zeros:128',
-    );
+    ];
+    const result = await forge(...race, '--arg', 'out=zeros:128');
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(
       /^shared-race at line 22: read of shared bytes .* \[ld\.shared\.u32 %r7, \[%r6\];\] \(cta 0,0,0 thread \d+,0,0\)/m,
     );
-    const json = JSON.parse(
-      (
-        await forge(
-          'sim',
-          join(fixtures, 'sanitizer/shared-race.ptx'),
-          '--grid',
-          '1',
-          '--block',
-          '32',
-          '--arg',
-          'out=zeros:128',
-          '--json',
-        )
-      ).stdout,
-    ) as { findings: string[]; warpInstructions: number };
+    const json = JSON.parse((await forge(...race, '--arg', 'out=zeros:128', '--json')).stdout) as {
+      findings: string[];
+      warpInstructions: number;
+    };
     expect(json.findings).toHaveLength(1);
     expect(json.warpInstructions).toBeGreaterThan(0);
   });

@@ -7,6 +7,21 @@ import { MAX_DYNAMIC_SHARED_BYTES, simulate } from './simulate.js';
 const fixture = (name: string): string =>
   readFileSync(new URL(`../fixtures/${name}`, import.meta.url), 'utf8');
 
+/** An sm_80 module whose entry `k()` declares %r, %f and shared `f32 s[8]`, then runs `lines`. */
+const withSharedArray = (...lines: string[]): string =>
+  [
+    '.version 8.0',
+    '.target sm_80',
+    '.address_size 64',
+    '.visible .entry k()',
+    '{',
+    '.reg .b32 %r<2>;',
+    '.reg .f32 %f<2>;',
+    '.shared .align 4 .f32 s[8];',
+    ...lines,
+    '}',
+  ].join('\n');
+
 describe('constructs of real compiler output', () => {
   it('array-indexed addresses scale by the element size, {0, %rs1} packs, griddepcontrol is a no-op', () => {
     const out = new Uint8Array(32 * 16);
@@ -60,20 +75,11 @@ describe('constructs of real compiler output', () => {
 
   it('parses var[reg], var[reg+imm] and var[imm] as array elements', () => {
     const module = parsePtx(
-      [
-        '.version 8.0',
-        '.target sm_80',
-        '.address_size 64',
-        '.visible .entry k()',
-        '{',
-        '.reg .b32 %r<2>;',
-        '.reg .f32 %f<2>;',
-        '.shared .align 4 .f32 s[8];',
+      withSharedArray(
         'st.shared.f32 s[%r1], %f1;',
         'st.shared.f32 s[%r1+4], %f1;',
         'ld.shared.f32 %f1, s[7];',
-        '}',
-      ].join('\n'),
+      ),
     );
     const operands = module.entries[0]?.body.map((statement) =>
       statement.kind === 'instruction' ? statement.operands : [],
@@ -104,18 +110,7 @@ describe('constructs of real compiler output', () => {
     ['st.shared.f32 s[x], %f1;', /array index 'x' is not a declared register/],
     ['mov.b32 %r1, {0, y};', /vector element 'y' is not a register/],
   ])('rejects %s', (line, message) => {
-    const source = [
-      '.version 8.0',
-      '.target sm_80',
-      '.address_size 64',
-      '.visible .entry k()',
-      '{',
-      '.reg .b32 %r<2>;',
-      '.reg .f32 %f<2>;',
-      '.shared .align 4 .f32 s[8];',
-      line,
-      '}',
-    ].join('\n');
+    const source = withSharedArray(line);
     expect(() => parsePtx(source)).toThrow(PtxSyntaxError);
     expect(() => parsePtx(source)).toThrow(message);
   });
