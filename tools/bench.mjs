@@ -199,7 +199,8 @@ for (const [kernelId, shape] of [
 // bandwidth, bound) from 4 sampled workgroups. ggml's mmvq figures (nvcc -O3 sm_80, same shape,
 // its x->q8_1 pass included) are the reference lines.
 {
-  const { GPUS, estimate, scaleSample } = await import('../packages/ptx-sim/dist/index.js');
+  const { GPUS, estimate, sampleMismatch, scaleSample } =
+    await import('../packages/ptx-sim/dist/index.js');
   const GGML = { 'q4k-gemv': 0.52, 'q6k-gemv': 0.54, 'q6k-soa-gemv': 0.54, 'q8_0-gemv': 0.21 };
   console.log('decode-speed gemv (sm_80 PTX; ggml mmvq + q8_1 pass, warp instr / weight byte):');
   for (const kernelId of Object.keys(GGML)) {
@@ -224,8 +225,11 @@ for (const [kernelId, shape] of [
     const allBytes = Object.values(buffers).reduce((sum, data) => sum + data.byteLength, 0);
     const nmse = kernels.compareWithReference(kernel, buffers, params, buffers).nmse;
     const large = run({ n_out: 4096, n_in: 4096 }, { sampleBlocks: 4 }).result;
+    // As `forge run --sample-blocks` does: a sample whose blocks did unequal work stands for nothing.
+    const mismatch = sampleMismatch(large.sample);
+    if (mismatch !== undefined) throw new Error(`${kernelId} 4096x4096: ${mismatch}`);
     const scaled = scaleSample(large);
-    const estimates = ['A100', 'H100', 'H200'].map((gpu) => estimate(scaled, large, GPUS[gpu]));
+    const estimates = Object.values(GPUS).map((gpu) => estimate(scaled, large, gpu));
     const weightName = `param_${kernel.weights.buffer}`;
     console.log(
       `  ${kernelId.padEnd(13)} ${(totalWarpInstructions(result.counters) / weightBytes).toFixed(2)} warp instr/weight byte (ggml ${GGML[kernelId]}), DRAM ${(dramBytesRead(result.counters) / allBytes).toFixed(3)} x (W+x+y), weight sectors ${(sectorEfficiency(result.counters, [weightName]) * 100).toFixed(1)}%, NMSE ${nmse.toExponential(1)}, findings ${result.findings.length}; 4096x4096: ${estimates.map((e) => `${e.gpu} ${(e.seconds * 1e6).toFixed(1)} µs ${(e.bandwidthFraction * 100).toFixed(0)}% ${e.bound}`).join(', ')}`,
