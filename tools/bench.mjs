@@ -144,6 +144,19 @@ for (const [kernelId, shape] of [
   }
 }
 
+/**
+ * A gemv catalog kernel's bench inputs at `shape` (seed 5, magnitude 1), its params, and its weight
+ * payload bytes: alignment padding (repacked rows) is never read, so ratios are over the payload.
+ */
+function gemvInputs(kernel, schedule, shape) {
+  const testCase = { name: `bench ${kernel.spec.id}`, kernelId: kernel.spec.id, schedule, shape, seed: 5, magnitude: 1 }; // prettier-ignore
+  return {
+    buffers: kernels.makeCaseInputs(kernel, testCase),
+    params: kernel.params(shape),
+    weightBytes: kernel.weights.bytes(shape) - (kernel.weights.paddingBytes?.(shape) ?? 0),
+  };
+}
+
 // Weight-stream bandwidth on the simulator, per gemv golden entry, at each kernel's default shape.
 {
   const { readFileSync } = await import('node:fs');
@@ -158,22 +171,11 @@ for (const [kernelId, shape] of [
     const kernel = kernels.getKernel(entry.kernelId);
     if (entry.target.kind !== 'ptx' || kernel.weights === undefined) continue;
     const shape = { ...kernel.defaultShape, ...override };
-    const testCase = {
-      name: `bench ${entry.file}`,
-      kernelId: entry.kernelId,
-      schedule: entry.schedule,
-      shape,
-      seed: 5,
-      magnitude: 1,
-    };
-    const buffers = kernels.makeCaseInputs(kernel, testCase);
-    const params = kernel.params(shape);
+    const { buffers, params, weightBytes } = gemvInputs(kernel, entry.schedule, shape);
     const source = readFileSync(new URL(`../golden/${entry.file}`, import.meta.url), 'utf8');
     const shader = emitPtx(kernel.spec, entry.schedule, ptxTarget(entry.target.arch));
     const result = simulateShader(shader, buffers, params, { source });
     const weightName = `param_${kernel.weights.buffer}`;
-    // Alignment padding (repacked rows) is never read, so the ratio is over the payload bytes.
-    const weightBytes = kernel.weights.bytes(shape) - (kernel.weights.paddingBytes?.(shape) ?? 0);
     const traffic = result.counters.buffers[weightName];
     // DRAM-level (modeled 4 MiB L2) reads over the bytes a gemv must move: the weights as stored
     // (repacked rows include their alignment padding), x and y.
@@ -206,25 +208,13 @@ for (const [kernelId, shape] of [
   for (const kernelId of Object.keys(GGML)) {
     const kernel = kernels.getKernel(kernelId);
     const shader = emitPtx(kernel.spec, {}, ptxTarget('sm_80'));
-    const run = (shape, options) => {
-      const testCase = {
-        name: `bench ${kernelId}`,
-        kernelId,
-        schedule: {},
-        shape,
-        seed: 5,
-        magnitude: 1,
-      };
-      const buffers = kernels.makeCaseInputs(kernel, testCase);
-      const params = kernel.params(shape);
-      return { buffers, params, result: simulateShader(shader, buffers, params, options) };
-    };
-    const shape = { n_out: 256, n_in: 4096 };
-    const { buffers, params, result } = run(shape, {});
-    const weightBytes = kernel.weights.bytes(shape) - (kernel.weights.paddingBytes?.(shape) ?? 0);
+    const { buffers, params, weightBytes } = gemvInputs(kernel, {}, { n_out: 256, n_in: 4096 });
+    const result = simulateShader(shader, buffers, params);
     const allBytes = Object.values(buffers).reduce((sum, data) => sum + data.byteLength, 0);
+    // The run wrote only y, which a gemv's reference does not read: the buffers are still its inputs.
     const nmse = kernels.compareWithReference(kernel, buffers, params, buffers).nmse;
-    const large = run({ n_out: 4096, n_in: 4096 }, { sampleBlocks: 4 }).result;
+    const large4096 = gemvInputs(kernel, {}, { n_out: 4096, n_in: 4096 });
+    const large = simulateShader(shader, large4096.buffers, large4096.params, { sampleBlocks: 4 });
     // As `forge run --sample-blocks` does: a sample whose blocks did unequal work stands for nothing.
     const mismatch = sampleMismatch(large.sample);
     if (mismatch !== undefined) throw new Error(`${kernelId} 4096x4096: ${mismatch}`);
