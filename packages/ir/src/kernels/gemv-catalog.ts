@@ -21,6 +21,8 @@ export interface GemvCatalogOptions {
   readonly toNative?: (bytes: Uint8Array, nOut: number, nIn: number) => Uint8Array;
   /** The weight buffer's bytes from native GGUF rows, when the layout is not native rows. */
   readonly fromNative?: (native: Uint8Array, nOut: number, nIn: number) => Uint8Array;
+  /** NMSE the kernel guarantees against the float64 reference. */
+  readonly tolerance: number;
   /** Random weights of the shape as u32 words, with |w| at most `magnitude`. */
   readonly generateWeights: (nOut: number, nIn: number, rng: Rng, magnitude: number) => Uint32Array;
 }
@@ -95,7 +97,7 @@ export function gemvCatalogKernel(options: GemvCatalogOptions): CatalogKernel {
       }
       return { y };
     },
-    tolerance: 1e-10,
+    tolerance: options.tolerance,
   };
 }
 

@@ -2,8 +2,8 @@ import { WARP_SIZE, type Expr, type VarExpr as Var } from '../body.js';
 import { add, and, convert, div, f32, fma, ge, lt, mul, neg, or } from '../expressions.js';
 import { select, shr, sub, u32, unpackHalf } from '../expressions.js';
 import { QUANT_FORMATS } from '../quant/formats.js';
-import { SECTOR_MASK, SECTOR_WORDS, gemvKernel } from './gemv-interface.js';
-import type { GemvBuilder, GemvRows } from './gemv-interface.js';
+import { SECTOR_MASK, SECTOR_WORDS, gemvKernel } from './legacy-gemv-interface.js';
+import type { GemvBuilder, GemvRows } from './legacy-gemv-interface.js';
 import { ROWS, forRows, four, perRow, vectorNames, type PerRow } from './locals.js';
 import { randomQ4kWords } from './gemv-catalog.js';
 

@@ -3,8 +3,8 @@ import { add, and, convert, div, eq, f32, fma, ge, lt, mul, or } from '../expres
 import { select, shl, shr, sub, u32, unpackHalf } from '../expressions.js';
 import { QUANT_FORMATS } from '../quant/formats.js';
 import { packWords } from '../quant/words.js';
-import { SECTOR_MASK, SECTOR_WORDS, gemvKernel } from './gemv-interface.js';
-import type { GemvBuilder, GemvRows } from './gemv-interface.js';
+import { SECTOR_MASK, SECTOR_WORDS, gemvKernel } from './legacy-gemv-interface.js';
+import type { GemvBuilder, GemvRows } from './legacy-gemv-interface.js';
 import { vectorNames } from './locals.js';
 import { randomQ6kBlocks } from './gemv-catalog.js';
 

@@ -4,8 +4,8 @@ import { select, shr, sub, u32, unpackHalf } from '../expressions.js';
 import { QUANT_FORMATS } from '../quant/formats.js';
 import { repack, unpack } from '../quant/repack.js';
 import { packWords } from '../quant/words.js';
-import { SECTOR_WORDS, gemvKernel } from './gemv-interface.js';
-import type { GemvBuilder, GemvRows } from './gemv-interface.js';
+import { SECTOR_WORDS, gemvKernel } from './legacy-gemv-interface.js';
+import type { GemvBuilder, GemvRows } from './legacy-gemv-interface.js';
 import { ROWS, forRows, perRow, vectorNames, type PerRow } from './locals.js';
 import { randomQ6kBlocks } from './gemv-catalog.js';
 
