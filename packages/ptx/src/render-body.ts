@@ -54,6 +54,11 @@ export class PtxBodyWriter {
   private readonly buffers = new Map<string, { register: string; declaration: BufferDecl }>();
   private readonly shared = new Map<string, { register: string; declaration: SharedDecl }>();
   private labelCount = 0;
+  /**
+   * Address registers of `memory[var]`, innermost block last: a later access at `var + constant`
+   * reuses one with an immediate offset instead of recomputing it (ptxas would, our counts would not).
+   */
+  private readonly addresses: Map<string, { variable: string; address: string }>[] = [new Map()];
 
   constructor(
     private readonly spec: KernelSpec,
@@ -88,7 +93,24 @@ export class PtxBodyWriter {
   }
 
   block(statements: readonly Stmt[]): void {
+    this.addresses.push(new Map());
     for (const statement of statements) this.statement(statement);
+    this.addresses.pop();
+  }
+
+  /** The innermost cached address under `key`. */
+  private cachedAddress(key: string): { variable: string; address: string } | undefined {
+    for (let depth = this.addresses.length - 1; depth >= 0; depth--) {
+      const cached = this.addresses[depth]?.get(key);
+      if (cached !== undefined) return cached;
+    }
+    return undefined;
+  }
+
+  /** Forgets the cached addresses computed from `names` (they are about to change). */
+  private forgetAddresses(names: ReadonlySet<string>): void {
+    for (const scope of this.addresses)
+      for (const [key, { variable }] of scope) if (names.has(variable)) scope.delete(key);
   }
 
   private emit(...instructions: string[]): void {
@@ -116,13 +138,13 @@ export class PtxBodyWriter {
         return;
       case 'assign':
         this.expression(statement.value, this.local(statement.name, statement.value.type));
-        return;
+        return this.forgetAddresses(new Set([statement.name]));
       case 'store':
         return this.store(statement.memory, statement.index, statement.value);
       case 'load_vector': {
         const { address, instruction } = this.loadFrom(
           statement.memory,
-          this.expression(statement.index),
+          statement.index,
           statement.names.length,
         );
         const registers = statement.names.map((name) => this.local(name, statement.type));
@@ -175,6 +197,8 @@ export class PtxBodyWriter {
   }
 
   private forStatement(statement: ForStmt): void {
+    // An address cached before the loop from a local the body changes is stale from the 2nd trip.
+    this.forgetAddresses(assignedNames(statement.body));
     const id = ++this.labelCount;
     const index = this.local(statement.name, statement.type);
     const type = arithmeticType(statement.type);
@@ -190,17 +214,20 @@ export class PtxBodyWriter {
   }
 
   private store(memory: string, indexExpression: Expr, valueExpression: Expr): void {
-    const index = this.expression(indexExpression);
     const value = this.register(this.expression(valueExpression), valueExpression.type);
-    const { address, element, kind } = this.address(memory, index);
+    const { address, element, kind } = this.address(memory, indexExpression);
     const instruction = kind === 'global' ? globalStore(element) : sharedStore(element);
     this.emit(`${instruction} [${address}], ${value};`);
   }
 
-  /** The address operand of element `index` of a buffer or shared array. */
+  /**
+   * The address operand of element `index` of a buffer or shared array. An index `v + c` (c a small
+   * constant, v a local) reuses the address of `memory[v]` computed earlier in an enclosing block,
+   * or computes it for later accesses, and adds c elements as an immediate offset.
+   */
   private address(
     memory: string,
-    index: Operand,
+    indexExpression: Expr,
   ): { address: string; element: BufferDecl['element']; kind: 'global' | 'shared' } {
     const buffer = this.buffers.get(memory);
     const shared = this.shared.get(memory);
@@ -209,30 +236,52 @@ export class PtxBodyWriter {
     const element = base.declaration.element;
     const bytes = ELEMENT_BYTES[element];
     const kind = buffer === undefined ? 'shared' : 'global';
+    const { variable, offset } = splitIndex(indexExpression);
+    const withOffset = (address: string) =>
+      offset === 0 ? address : `${address}+${offset * bytes}`;
+    if (variable !== undefined) {
+      const key = `${memory}[${variable.name}]`;
+      const cached = this.cachedAddress(key);
+      if (cached !== undefined) return { address: withOffset(cached.address), element, kind };
+      const address = this.scaledAddress(base.register, this.expression(variable), bytes, kind);
+      this.addresses.at(-1)?.set(key, { variable: variable.name, address });
+      return { address: withOffset(address), element, kind };
+    }
+    const index = this.expression(indexExpression);
     if (index.immediate)
       return { address: `${base.register}+${Number(index.text) * bytes}`, element, kind };
+    return { address: this.scaledAddress(base.register, index, bytes, kind), element, kind };
+  }
+
+  /** base + index · bytes in a new register: 64-bit for global memory, 32-bit for shared. */
+  private scaledAddress(
+    base: string,
+    index: Operand,
+    bytes: number,
+    kind: 'global' | 'shared',
+  ): string {
     if (kind === 'global') {
       const offset = this.registers.next('rd');
       const address = this.registers.next('rd');
       this.emit(
         `mul.wide.u32 ${offset}, ${index.text}, ${bytes};`,
-        `add.s64 ${address}, ${base.register}, ${offset};`,
+        `add.s64 ${address}, ${base}, ${offset};`,
       );
-      return { address, element, kind };
+      return address;
     }
     const offset = this.registers.next('r');
     const address = this.registers.next('r');
     this.emit(
       `shl.b32 ${offset}, ${index.text}, ${Math.log2(bytes)};`,
-      `add.s32 ${address}, ${base.register}, ${offset};`,
+      `add.s32 ${address}, ${base}, ${offset};`,
     );
-    return { address, element, kind };
+    return address;
   }
 
   /** The address of element `index` and the load of `width` elements from there. */
   private loadFrom(
     memory: string,
-    index: Operand,
+    index: Expr,
     width: number,
   ): { address: string; instruction: string } {
     const { address, element, kind } = this.address(memory, index);
@@ -292,11 +341,7 @@ export class PtxBodyWriter {
         return result((out) => `mov.u32 ${out}, ${special}${axis};`);
       }
       case 'load': {
-        const { address, instruction } = this.loadFrom(
-          expression.memory,
-          this.expression(expression.args[0]),
-          1,
-        );
+        const { address, instruction } = this.loadFrom(expression.memory, expression.args[0], 1);
         return result((out) => `${instruction} ${out}, [${address}];`);
       }
       case 'convert':
@@ -370,6 +415,36 @@ export class PtxBodyWriter {
     this.emit(`mov.${bitType(type)} ${out}, ${text};`);
     return { text: out, immediate: false };
   }
+}
+
+/** Largest constant an index may add as an immediate: far below any u32 wrap of a real index. */
+const MAX_IMMEDIATE_INDEX = 0xffff;
+
+/** `v + c` as the local v and c (0 for a bare local); no variable for any other index. */
+function splitIndex(index: Expr): { variable?: Extract<Expr, { op: 'var' }>; offset: number } {
+  if (index.op === 'var') return { variable: index, offset: 0 };
+  if (index.op !== 'add' || index.type !== 'u32') return { offset: 0 };
+  const [left, right] = index.args;
+  const [variable, constant] = left.op === 'var' ? [left, right] : [right, left];
+  if (variable.op !== 'var' || constant.op !== 'const') return { offset: 0 };
+  const offset = constant.value as number;
+  return offset <= MAX_IMMEDIATE_INDEX ? { variable, offset } : { offset: 0 };
+}
+
+/** Every local a statement list assigns, nested blocks included (loop indices too). */
+function assignedNames(statements: readonly Stmt[], names = new Set<string>()): Set<string> {
+  for (const statement of statements) {
+    if (statement.op === 'assign') names.add(statement.name);
+    if (statement.op === 'if') {
+      assignedNames(statement.then, names);
+      assignedNames(statement.else, names);
+    }
+    if (statement.op === 'for') {
+      names.add(statement.name);
+      assignedNames(statement.body, names);
+    }
+  }
+  return names;
 }
 
 function f16Hex(value: number): string {

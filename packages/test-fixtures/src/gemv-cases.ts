@@ -76,9 +76,11 @@ export const Q8_0_GEMV_CASES: readonly ExecutionCase[] = [
   q8_0Case(5, 160, { schedule: { rowsPerWarp: 4 } }),
   q8_0Case(100, 512, { schedule: { workgroupSize: 96 } }),
   q8_0Case(100, 512, { schedule: { rowsPerWarp: 8 } }),
-  q8_0Case(64, 1024, { schedule: { workgroupSize: 1024 } }),
-  // 253 of the 256 warp rows are past n_out: they shuffle and reduce but load nothing.
-  q8_0Case(3, 512, { schedule: { workgroupSize: 1024, rowsPerWarp: 8 } }),
+  q8_0Case(64, 1024, { schedule: { workgroupSize: 256 } }),
+  // Two x tiles, the second of 2 blocks (y gets the second tile's sum added).
+  q8_0Case(5, 4160, { schedule: { workgroupSize: 64 } }),
+  // 61 of the 64 warp rows are past n_out: they run every step on the last row and store nothing.
+  q8_0Case(3, 512, { schedule: { workgroupSize: 256, rowsPerWarp: 8 } }),
 ];
 
 const Q4_K_BLOCK = 256;
@@ -122,8 +124,8 @@ export const Q4K_GEMV_CASES: readonly ExecutionCase[] = [
   // Odd block counts start every other row mid-sector; ragged last workgroups.
   q4kCase(200, 256, { schedule: { workgroupSize: 32, rowsPerWarp: 6 } }),
   q4kCase(100, 768, { schedule: { workgroupSize: 96 } }),
-  // 253 of the 256 warp rows are past n_out: they shuffle and reduce but load nothing.
-  q4kCase(3, 512, { schedule: { workgroupSize: 1024, rowsPerWarp: 8 } }),
+  // 61 of the 64 warp rows are past n_out: they run every step on the last row and store nothing.
+  q4kCase(3, 512, { schedule: { workgroupSize: 256, rowsPerWarp: 8 } }),
 ];
 
 /**
@@ -164,8 +166,8 @@ export const Q6K_GEMV_CASES: readonly ExecutionCase[] = [
   q6kCase(200, 256, { schedule: { workgroupSize: 32, rowsPerWarp: 3 } }),
   q6kCase(100, 768, { schedule: { workgroupSize: 96 } }),
   q6kCase(5, 1792, { schedule: { rowsPerWarp: 2 } }),
-  // 253 of the 256 warp rows are past n_out: they shuffle and reduce but load nothing.
-  q6kCase(3, 512, { schedule: { workgroupSize: 1024, rowsPerWarp: 8 } }),
+  // 61 of the 64 warp rows are past n_out: they run every step on the last row and store nothing.
+  q6kCase(3, 512, { schedule: { workgroupSize: 256, rowsPerWarp: 8 } }),
 ];
 
 function q6kSoaCase(nOut: number, nIn: number, options: GemvOptions = {}): ExecutionCase {
@@ -195,11 +197,10 @@ export const Q6K_SOA_GEMV_CASES: readonly ExecutionCase[] = [
   q6kSoaCase(64, 512, { magnitude: 1e3 }),
   // Odd block counts leave the last step's second block empty; 18 blocks reload d mid-row
   // (every 8 steps); ragged last workgroups.
-  // (Workgroup sizes within the PTX bounds, 64 to 384 by 64, so each case runs on every engine.)
   q6kSoaCase(200, 256, { schedule: { workgroupSize: 64, rowsPerWarp: 6 } }),
   q6kSoaCase(100, 768, { schedule: { workgroupSize: 192 } }),
   q6kSoaCase(5, 4608, { schedule: { rowsPerWarp: 4 } }),
   q6kSoaCase(7, 1792),
-  // 93 of the 96 warp rows are past n_out: they shuffle and reduce but load nothing.
-  q6kSoaCase(3, 512, { schedule: { workgroupSize: 384, rowsPerWarp: 8 } }),
+  // 61 of the 64 warp rows are past n_out: they run every step on the last row and store nothing.
+  q6kSoaCase(3, 512, { schedule: { workgroupSize: 256, rowsPerWarp: 8 } }),
 ];

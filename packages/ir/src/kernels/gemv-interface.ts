@@ -19,8 +19,8 @@ import { quantizeXTile, X_TILE } from './x-quantize.js';
  * float FMA. Rows whose blocks are not 16-byte aligned (Q8_0, native Q6_K) or interleave headers
  * with quants (Q4_K) are staged: the warp copies a step's bytes, whole sectors in 128-byte
  * requests, into its own shared slice and each lane reads its block from there.
- * Loops are workgroup-uniform (a warp past the last row runs every step on the last row's data and
- * stores nothing), so barriers and warp reductions are legal in WGSL.
+ * Loops are workgroup-uniform (a warp past the last row runs every step but loads and adds nothing),
+ * so barriers and warp reductions are legal in WGSL.
  */
 function gemvInterface(stagingWords: number) {
   const staging = `workgroupSize / ${WARP_SIZE} * ${stagingWords}`;
@@ -55,8 +55,10 @@ export interface GemvStep<L> {
   readonly b: GemvBuilder;
   /** The lane's running f32 partial of the row. */
   readonly total: Var<'f32'>;
-  /** The row (the last row for a warp past it: such a warp loads its data and discards it). */
+  /** The row (the last row for a warp past it, which loads and adds nothing: see `live`). */
   readonly row: Var<'u32'>;
+  /** Whether the row exists; a warp past the last row still runs every step and barrier. */
+  readonly live: Var<'bool'>;
   readonly lane: Var<'u32'>;
   readonly lanes: L;
   /** Blocks a row holds. */
@@ -173,7 +175,7 @@ function gemvBody<L>(b: GemvBuilder, kernel: GemvKernel<L>): void {
             rowBlock: add(firstBlock, tileBlock),
             blocksLeft: sub(tileBlocks, tileBlock),
           });
-          const context = { total, row, lane, lanes, blocks, stagingBase };
+          const context = { total, row, live, lane, lanes, blocks, stagingBase };
           kernel.step({ b: s, ...context, rowBlock, tileBlock, blocksLeft });
         });
         const sum = rows.reduce('add', 'row_sum', total);

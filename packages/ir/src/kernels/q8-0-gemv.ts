@@ -1,6 +1,6 @@
 import { WARP_SIZE } from '../body.js';
-import { add, and, convert, fma, i32, lt, min, mul, or } from '../expressions.js';
-import { shl, shr, sub, unpackHalf } from '../expressions.js';
+import { add, and, convert, eq, fma, i32, lt, min, mul, or } from '../expressions.js';
+import { select, shl, shr, sub, unpackHalf } from '../expressions.js';
 import { QUANT_FORMATS, quantize } from '../quant/formats.js';
 import { packWords } from '../quant/words.js';
 import { fillUniform } from './random.js';
@@ -27,6 +27,7 @@ function step({
   b,
   total,
   row,
+  live,
   lane,
   blocks,
   rowBlock,
@@ -41,25 +42,32 @@ function step({
   });
   const { sectorWord } = b.let({ sectorWord: mul(shr(stepByte, 5), SECTOR_WORDS) });
   const lastWord = shr(sub(add(stepByte, mul(stepBlocks, BLOCK_BYTES)), 1), 2);
-  stageWords(b, { sectorWord, lastWord, stagingBase, lane, loads: STAGING_WORDS / WARP_SIZE });
-  b.if(lt(lane, stepBlocks), (block) => {
+  // A full step needs at least 1088 / 4 = 272 words: the first 8 loads (256) stay inside it.
+  const full = eq(stepBlocks, STEP_BLOCKS);
+  const loads = STAGING_WORDS / WARP_SIZE;
+  stageWords(b, { sectorWord, lastWord, stagingBase, lane, live, loads, full, unguarded: 8 });
+  b.if(and(live, lt(lane, stepBlocks)), (block) => {
     // The lane's block starts `start` bytes into the staged words; its quants 2 bytes later.
     const { start } = block.let({ start: add(and(stepByte, 31), mul(lane, BLOCK_BYTES)) });
     const { quants, shift } = block.let({
       quants: add(stagingBase, shr(add(start, 2), 2)),
       shift: mul(and(add(start, 2), 2), 8),
     });
-    const dWord = block.load('staging', add(stagingBase, shr(start, 2)));
+    const { dIndex } = block.let({ dIndex: add(stagingBase, shr(start, 2)) });
+    const dWord = block.load('staging', dIndex);
     const { d } = block.let({ d: unpackHalf(shr(dWord, mul(and(start, 2), 8)), 0) });
     const { carry } = block.let({ carry: sub(24, shift) });
     const raw = Array.from({ length: 9 }, (_, j) =>
-      block.let(`raw${j}`, block.load('staging', add(quants, j))),
+      block.let(`raw${j}`, block.load('staging', j === 0 ? quants : add(quants, j))),
     );
     // Quant word j: bytes `shift / 8` on of raw j, then of raw j + 1 (nothing of it when aligned).
-    const word = (j: number) => or(shr(raw[j]!, shift), shl(shl(raw[j + 1]!, 8), carry));
-    const { xWord } = block.let({ xWord: mul(add(tileBlock, lane), 8) });
+    // Raw 8 lies past an aligned last block's end, unstaged: word 7 is then raw 7 alone.
+    const funnel = (j: number) => or(shr(raw[j]!, shift), shl(shl(raw[j + 1]!, 8), carry));
+    const word = (j: number) => (j < 7 ? funnel(j) : select(eq(shift, 0), raw[j]!, funnel(j)));
+    const { groupIndex } = block.let({ groupIndex: add(tileBlock, lane) });
+    const { xWord } = block.let({ xWord: mul(groupIndex, 8) });
     const high = [0, 4].flatMap((k) =>
-      block.loadVector('x_high', add(xWord, k), [
+      block.loadVector('x_high', k === 0 ? xWord : add(xWord, k), [
         `xh${k}`,
         `xh${k + 1}`,
         `xh${k + 2}`,
@@ -67,7 +75,7 @@ function step({
       ]),
     );
     const low = [0, 4].flatMap((k) =>
-      block.loadVector('x_low', add(xWord, k), [
+      block.loadVector('x_low', k === 0 ? xWord : add(xWord, k), [
         `xl${k}`,
         `xl${k + 1}`,
         `xl${k + 2}`,
@@ -81,7 +89,7 @@ function step({
       block.assign(sumLow, dot4I8(quant, low[j]!, sumLow));
     }
     const dot = convert('f32', add(mul(sumHigh, 256), sumLow));
-    const scale = block.load('x_scale', add(tileBlock, lane));
+    const scale = block.load('x_scale', groupIndex);
     block.assign(total, fma(mul(d, scale), dot, total));
   });
   b.barrier();

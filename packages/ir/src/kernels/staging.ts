@@ -1,29 +1,48 @@
 import { WARP_SIZE, type Expr, type VarExpr as Var } from '../body.js';
-import { add, min } from '../expressions.js';
+import { add, le } from '../expressions.js';
 import type { GemvBuilder } from './gemv-interface.js';
 
 /** Where a step's weights come from and go to; see stageWords. */
 export interface StagedSpan {
   /** The first word to stage: the first of a sector, so that each 32-lane load is whole sectors. */
   readonly sectorWord: Expr<'u32'>;
-  /** The last word the step needs: later slots get copies of it (defined, and no extra sectors). */
+  /** The last word the step needs: later slots are not loaded (they keep older words). */
   readonly lastWord: Expr<'u32'>;
   readonly stagingBase: Var<'u32'>;
   readonly lane: Var<'u32'>;
+  /** Whether the warp's row exists: a warp past the last row loads nothing. */
+  readonly live: Var<'bool'>;
   /** 32-word loads the warp makes. */
   readonly loads: number;
+  /** When `full` holds, the first `unguarded` loads stay at or below the last word. */
+  readonly full?: Expr<'bool'>;
+  readonly unguarded?: number;
 }
 
 /**
- * Copies W words sectorWord.. into the warp's staging slice, lane l taking words l, l + 32, …
- * (each load 128 contiguous bytes), then a barrier so the warp's lanes see each other's words.
+ * Copies W words sectorWord..lastWord into the warp's staging slice, lane l taking words l, l + 32,
+ * … (each load 128 contiguous bytes, each word loaded once), then a barrier so the warp's lanes see
+ * each other's words. Only the warp's own lanes read its slice.
  */
 export function stageWords(b: GemvBuilder, span: StagedSpan): void {
-  const { sectorWord, lastWord, stagingBase, lane, loads } = span;
-  for (let k = 0; k < loads; k++) {
-    const slot = add(lane, k * WARP_SIZE);
-    const word = b.load('w', min(add(sectorWord, slot), lastWord));
-    b.store('staging', add(stagingBase, slot), word);
-  }
+  const { sectorWord, lastWord, stagingBase, lane, live, loads, full, unguarded = 0 } = span;
+  b.if(live, (copy) => {
+    const { stageSource: source, stageSlot: slot, stageLast: last } = copy.let({
+      stageSource: add(sectorWord, lane),
+      stageSlot: add(stagingBase, lane),
+      stageLast: lastWord,
+    });
+    const stage = (block: GemvBuilder, guardFrom: number) => {
+      for (let k = 0; k < loads; k++) {
+        const word = k === 0 ? source : add(source, k * WARP_SIZE);
+        const copyWord = (to: GemvBuilder) =>
+          to.store('staging', k === 0 ? slot : add(slot, k * WARP_SIZE), to.load('w', word));
+        if (k < guardFrom) copyWord(block);
+        else block.if(le(word, last), copyWord);
+      }
+    };
+    if (full === undefined || unguarded === 0) stage(copy, 0);
+    else copy.if(full, (whole) => stage(whole, unguarded), (partial) => stage(partial, 0));
+  });
   b.barrier();
 }
