@@ -15,6 +15,7 @@ export const WGSL_BUILTIN_FUNCTIONS = [
   'exp2',
   'log2',
   'fma',
+  'dot4I8Packed',
   'clamp',
   'unpack2x16float',
   'pack2x16float',

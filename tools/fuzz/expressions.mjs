@@ -144,6 +144,8 @@ export class ExpressionGenerator {
         1,
         () => bitcast(type, this.expr(p.one(NUMERIC.filter((t) => t !== type)), d)),
       ]);
+    if (type === 'i32')
+      options.push([1, () => ({ op: 'dot4_i8', type, args: [this.expr('u32', d), this.expr('u32', d), this.expr('i32', d)] })]); // prettier-ignore
     if (type === 'f32')
       options.push([1, () => ({ op: 'unpack_half', type, half: p.int(0, 1), args: [this.expr('u32', d)] })]); // prettier-ignore
     return p.weighted(options)();
@@ -239,6 +241,7 @@ const FOLD_TRAPS = [
   ['int-overflow', () => bin('sub', c('u32', 0), c('u32', 1))],
   ['int-overflow', () => bin('mul', c('i32', 65536), c('i32', 65536))],
   ['int-overflow', () => bin('add', c('i32', 2147483647), c('i32', 1))],
+  ['dot4-i32-wrap', (p) => ({ op: 'dot4_i8', type: 'i32', args: [c('u32', p.one([0x7f7f7f7f, 0x80808080])), c('u32', 0x7f7f7f7f), c('i32', p.one([2147483647, I32_MIN]))] })],
   ['i32-min-neg-abs', (p) => un(p.one(['neg', 'abs']), c('i32', I32_MIN))],
   ['i32-min-div-minus-one', (p) => bin(p.one(['div', 'rem']), c('i32', I32_MIN), c('i32', -1))],
   ['nested-const-overflow', () => bin('mul', bin('mul', c('f32', 1e20), c('f32', 1e20)), c('f32', 1))],

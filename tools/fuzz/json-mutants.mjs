@@ -60,6 +60,7 @@ export function mutateJson(p, spec, tag) {
         ...UNARY_OPS,
         ...BINARY_OPS,
         'fma',
+        'dot4_i8',
         'select',
         'let',
         'store',

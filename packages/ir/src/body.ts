@@ -129,6 +129,15 @@ export interface FmaExpr {
   readonly type: ScalarType;
   readonly args: readonly [Expr, Expr, Expr];
 }
+/**
+ * `args[2] + Σ_k sext8(byte k of args[0]) · sext8(byte k of args[1])` over the four little-endian
+ * bytes of two u32 words, plus an i32 accumulator, wrapping like every i32 add.
+ */
+export interface Dot4I8Expr {
+  readonly op: 'dot4_i8';
+  readonly type: 'i32';
+  readonly args: readonly [Expr, Expr, Expr];
+}
 /** `args[0] ? args[1] : args[2]`, evaluating both sides. */
 export interface SelectExpr {
   readonly op: 'select';
@@ -175,6 +184,7 @@ export type AnyExpr =
   | UnaryExpr
   | BinaryExpr
   | FmaExpr
+  | Dot4I8Expr
   | SelectExpr
   | ConvertExpr
   | BitcastExpr

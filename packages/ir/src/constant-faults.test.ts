@@ -15,3 +15,24 @@ describe('constantFaults', () => {
     expect(performance.now() - started).toBeLessThan(1000);
   });
 });
+
+describe('constantFaults of dot4_i8', () => {
+  it('folds dot4_i8 of constants, so a shift by its result is checked', () => {
+    const word = (value: number): Expr => ({ op: 'const', type: 'u32', value });
+    // 5*3 + 2*10 + 7 = 42: a shift amount past 31.
+    const dot: Expr = {
+      op: 'dot4_i8',
+      type: 'i32',
+      args: [word(0x0205), word(0x0a03), { op: 'const', type: 'i32', value: 7 }],
+    };
+    const amount: Expr = { op: 'bitcast', type: 'u32', args: [dot] };
+    const value: Expr = { op: 'shl', type: 'u32', args: [one, amount] };
+    const store = { op: 'store', memory: 'y', index: one, value } as const;
+    expect(constantFaults([store], 'body', new Map())).toEqual([
+      {
+        path: 'body[0].value',
+        message: 'shift by constant 42 (must be below 32) (Tint folds constants)',
+      },
+    ]);
+  });
+});

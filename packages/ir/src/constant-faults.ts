@@ -6,6 +6,7 @@ import {
   UNARY_SEMANTICS,
   bitcastValue,
   convertValue,
+  dot4I8Semantics,
   type Value,
 } from './interpreter/scalar-ops.js';
 import { joinPath } from './json-shape.js';
@@ -167,6 +168,8 @@ class ConstantFolder {
           `fma(${show(a)}, ${show(b)}, ${show(c)})`,
         );
       }
+      case 'dot4_i8':
+        return dot4I8Semantics(number(a), number(b), number(c));
       case 'convert':
         if (type === 'f16') return this.float(number(a), type, path, `convert of ${show(a)}`);
         return convertValue(number(a), operandType, type);

@@ -188,6 +188,21 @@ export const fma = <A extends ScalarType, B extends ScalarType, C extends Scalar
   ({ op: 'fma', type: a.type, args: [a, operand(a.type, b), operand(a.type, c)] }) as Expr<A>;
 
 /**
+ * `c` plus the dot product of the four sign-extended bytes (little-endian) of the u32 words `a` and
+ * `b`, wrapping to i32 (PTX `dp4a.s32.s32`, WGSL `dot4I8Packed`); numbers become consts.
+ */
+export const dot4I8 = <A extends ScalarType, B extends ScalarType, C extends ScalarType>(
+  a: Operand<'u32', A>,
+  b: Operand<'u32', B>,
+  c: Operand<'i32', C>,
+): Expr<'i32'> =>
+  ({
+    op: 'dot4_i8',
+    type: 'i32',
+    args: [operand('u32', a), operand('u32', b), operand('i32', c)],
+  }) as Expr<'i32'>;
+
+/**
  * `ifTrue` where the bool `condition` holds, else `ifFalse`; both sides are evaluated and share a
  * type, and one of them may be a plain number.
  */

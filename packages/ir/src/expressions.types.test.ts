@@ -1,7 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import type { Expr, Stmt, VarExpr } from './body.js';
 import { defineKernel, localName } from './builder.js';
-import { add, bitcast, convert, eq, f32, fma, lt, mul, select, shl, u32 } from './expressions.js';
+import {
+  add,
+  bitcast,
+  convert,
+  dot4I8,
+  eq,
+  f32,
+  fma,
+  i32,
+  lt,
+  mul,
+  select,
+  shl,
+  u32,
+} from './expressions.js';
 import type { KernelSpec } from './spec.js';
 
 // The `@ts-expect-error` lines are the compile-time tests: `tsc -p tsconfig.test.json` (run by
@@ -22,7 +36,11 @@ const sums: readonly Expr<'u32'>[] = [
 ];
 const floats: readonly Expr<'f32'>[] = [fma(f, f, 0), convert('f32', u), select(flag, f, 0)];
 const bools: readonly Expr<'bool'>[] = [flag, eq(u, 0), lt(4, u)];
-const ints: readonly Expr<'i32'>[] = [bitcast('i32', u)];
+const ints: readonly Expr<'i32'>[] = [
+  bitcast('i32', u),
+  dot4I8(u, 0x01010101, 0),
+  dot4I8(1, 2, i32(3)),
+];
 
 // @ts-expect-error f32 + u32 mixes types.
 add(f, u);
@@ -38,6 +56,10 @@ export const notU32: Expr<'u32'> = lt(u, 1);
 select(flag, f, u);
 // @ts-expect-error select's condition is a bool.
 select(u, f, f);
+// @ts-expect-error dot4I8 takes u32 words, not f32.
+dot4I8(f, u, 0);
+// @ts-expect-error dot4I8's accumulator is an i32, not a u32.
+dot4I8(u, u, u);
 
 function declarations(id: string) {
   return {
@@ -107,6 +129,7 @@ describe('typed builder: plain numbers become consts', () => {
     expect(select(flag, f, 0)).toEqual({ op: 'select', type: 'f32', args: [flag, f, f32(0)] });
     expect(shl(bitcast('i32', u), 3)).toMatchObject({ type: 'i32', args: [{}, u32(3)] });
     expect(fma(f, 2, 0.5)).toMatchObject({ op: 'fma', args: [f, f32(2), f32(0.5)] });
+    expect(dot4I8(u, 2, -3)).toEqual({ op: 'dot4_i8', type: 'i32', args: [u, u32(2), i32(-3)] });
   });
 
   it('stores, assigns, loads and loop bounds take the declared types; step defaults to 1', () => {
@@ -180,4 +203,4 @@ describe('typed builder: a local is named once', () => {
 });
 
 // Keep the typed arrays above used, so their annotations stay checked.
-expect([sums, floats, bools, ints].flat().length).toBe(12);
+expect([sums, floats, bools, ints].flat().length).toBe(14);

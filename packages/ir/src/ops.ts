@@ -23,7 +23,7 @@ export function assertNever(value: never, what: string): never {
 
 /** What kind of node an expression op is: a leaf without operands, or how it combines its `args`. */
 export type ExprCategory =
-  'leaf' | 'unary' | 'binary' | 'fma' | 'select' | 'conversion' | 'unpack' | 'memory';
+  'leaf' | 'unary' | 'binary' | 'fma' | 'dot' | 'select' | 'conversion' | 'unpack' | 'memory';
 
 /** One expression op's shape: its JSON fields and argument count. */
 export interface ExprOpInfo<K extends ExprOp = ExprOp> {
@@ -56,6 +56,7 @@ export const EXPR_OPS: { readonly [K in ExprOp]: ExprOpInfo<K> } = {
   load: { category: 'memory', fields: ['op', 'type', 'memory', 'args'], arity: 1 },
   unpack_half: { category: 'unpack', fields: ['op', 'type', 'half', 'args'], arity: 1 },
   fma: { category: 'fma', fields: ['op', 'type', 'args'], arity: 3 },
+  dot4_i8: { category: 'dot', fields: ['op', 'type', 'args'], arity: 3 },
   select: { category: 'select', fields: ['op', 'type', 'args'], arity: 3 },
   convert: { category: 'conversion', fields: ['op', 'type', 'args'], arity: 1 },
   bitcast: { category: 'conversion', fields: ['op', 'type', 'args'], arity: 1 },

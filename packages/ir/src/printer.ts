@@ -32,6 +32,7 @@ export function printExpr(expression: Expr): string {
     case 'bitcast':
       return `${expression.op}<${expression.type}>(${printExpr(expression.args[0])})`;
     case 'fma':
+    case 'dot4_i8':
     case 'select':
       return `${expression.op}(${expression.args.map(printExpr).join(', ')})`;
     default: {

@@ -380,6 +380,15 @@ class BodyChecker {
           return fail(`fma needs three operands of one float type, got ${args.join(', ')}`);
         return a;
       }
+      case 'dot4_i8': {
+        const args = this.args(node, path, EXPR_OPS[op].arity, scope, depth);
+        if (args === undefined || args.includes(undefined)) return undefined;
+        const wanted = ['u32', 'u32', 'i32'] as const;
+        const wrong = args.findIndex((arg, index) => arg !== wanted[index]);
+        if (wrong === -1) return 'i32';
+        const at = joinPath(joinPath(path, 'args'), wrong);
+        return fail(`dot4_i8 operand has type ${args[wrong]} but ${wanted[wrong]} is required`, at);
+      }
       case 'convert':
       case 'bitcast': {
         const [source] = this.args(node, path, EXPR_OPS[op].arity, scope, depth) ?? [];

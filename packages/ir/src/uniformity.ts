@@ -158,6 +158,7 @@ class UniformityAnalysis {
       case 'schedule':
       case 'unpack_half':
       case 'fma':
+      case 'dot4_i8':
       case 'select':
       case 'convert':
       case 'bitcast':

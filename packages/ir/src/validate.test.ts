@@ -293,6 +293,23 @@ describe('body type errors', () => {
     expect(issueAt(wrong, 'body[1].then[0].value')).toMatch(/has type f32 but u32 is required/);
   });
 
+  it('reports a dot4_i8 operand of the wrong type at that operand', () => {
+    const dot = withBody((b) => {
+      const a = b.let('a', b.localId());
+      b.store('out', a, ir.bitcast('u32', ir.dot4I8(a, 0x01010101, -1)));
+    });
+    expect(checkSpec(dot)).toEqual([]);
+    const at = 'body[1].value.args[0]';
+    const u32Accumulator = edit(dot, `${at}.args[2]`, { op: 'const', type: 'u32', value: 1 });
+    expect(issueAt(u32Accumulator, at + '.args[2]')).toBe(
+      'dot4_i8 operand has type u32 but i32 is required',
+    );
+    const floatWord = edit(dot, `${at}.args[1]`, { op: 'const', type: 'f32', value: 1 });
+    expect(issueAt(floatWord, at + '.args[1]')).toMatch(/has type f32 but u32 is required/);
+    expect(issueAt(edit(dot, `${at}.type`, 'u32'), at + '.type')).toMatch(/has type i32/);
+    expect(issueAt(edit(dot, `${at}.args[2]`, undefined), at + '.args')).toMatch(/must have 3/);
+  });
+
   it('reports an unknown local with the path of its name', () => {
     const unknown = edit(spec, 'body[1].then[0].value.args[0].name', 'b');
     expect(issueAt(unknown, 'body[1].then[0].value.args[0].name')).toMatch(/not a local in scope/);

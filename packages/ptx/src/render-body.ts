@@ -17,6 +17,7 @@ import {
 } from '@forge/ir';
 import {
   BINARY_MNEMONICS,
+  DOT4_I8_MNEMONIC,
   FMA_MNEMONIC,
   SELECT_MNEMONIC,
   UNARY_MNEMONICS,
@@ -379,6 +380,11 @@ export class PtxBodyWriter {
         const mnemonic = this.mnemonic(FMA_MNEMONIC, 'fma', expression.type);
         const args = expression.args.map((arg) => this.register(this.expression(arg), arg.type));
         return result((out) => `${mnemonic} ${out}, ${args.join(', ')};`);
+      }
+      case 'dot4_i8': {
+        // ptxas takes 32-bit immediates in every dp4a operand, so constants stay inline.
+        const args = expression.args.map((arg) => this.expression(arg).text);
+        return result((out) => `${DOT4_I8_MNEMONIC} ${out}, ${args.join(', ')};`);
       }
       default: {
         const operandType = expression.args[0].type;

@@ -120,5 +120,17 @@ export const CONSTANT_BOUNDARY_CASES: Readonly<Record<string, Expr>> = {
     half: 1,
     args: [c('u32', 0x7bff7bff)],
   },
+  // Tint evaluates `c + dot4I8Packed(a, b)` of constants and wraps the i32 sum (measured).
+  'dot4_i8 of constants wrapping past INT_MIN': {
+    op: 'convert',
+    type: 'f32',
+    args: [
+      {
+        op: 'dot4_i8',
+        type: 'i32',
+        args: [c('u32', 0x80808080), c('u32', 0x7f7f7f7f), c('i32', -(2 ** 31))],
+      },
+    ],
+  },
   'shared t[31] of 32': { op: 'load', type: 'f32', memory: 't', args: [c('u32', 31)] },
 };

@@ -20,6 +20,7 @@ function validates(op: ComputeOp, from: ScalarType, to: ScalarType): boolean {
     op === 'shl' || op === 'shr' ? [one(from), one('u32')]
     : op === 'select' ? [one('bool'), one(from), one(from)]
     : op === 'fma' ? [one(from), one(from), one(from)]
+    : op === 'dot4_i8' ? [one(from), one(from), one('i32')]
     : EXPR_OPS[op].arity === 1 ? [one(from)]
     : [one(from), one(from)]; // prettier-ignore
   const expression = { op, type: to, args, ...(op === 'unpack_half' ? { half: 0 } : {}) };
@@ -79,6 +80,23 @@ describe('OP_PROBES', () => {
     expect(at('rem', -7, 2)).toBe(0xffffffff);
     expect(at('div', 7, 0)).toBe(7); // the probe divides by 1 where the divisor is 0
     expect(at('max', -1, 2)).toBe(2);
+  });
+
+  it('give dot4_i8 its hand-computed results, the accumulator a’s bits, wrapping', () => {
+    const u32 = OP_PROBES.find((probe) => probe.type === 'u32');
+    if (u32 === undefined) throw new Error('no u32 probe');
+    const out = interpretOpProbe(u32);
+    const slot = u32.cases.findIndex((c) => c.op === 'dot4_i8');
+    const at = (a: number, b: number): number | undefined =>
+      out[slot * u32.pairs.length + u32.pairs.findIndex(([x, y]) => x === a && y === b)];
+    // Bytes (-1, -1, -1, 127) · (0, 0, 0, -128) = -16256, onto INT_MAX.
+    expect(at(0x7fffffff, 0x80000000)).toBe(0x7fffc07f);
+    // -16256 onto INT_MIN wraps to INT_MAX - 16255.
+    expect(at(0x80000000, 0x7fffffff)).toBe(0x7fffc080);
+    // 3 + 127 * 127 onto INT_MAX wraps to INT_MIN + 16131.
+    expect(at(0x7fffffff, 0x7fffffff)).toBe(0x80003f03);
+    // Four (-1) · (-1) onto -1.
+    expect(at(0xffffffff, 0xffffffff)).toBe(3);
   });
 
   it('report a flipped bit as a mismatch naming the op, the inputs and both results', () => {

@@ -60,6 +60,8 @@ function caseExpression(c: OpProbeCase, a: Expr, b: Expr, shift: Expr, odd: Expr
   }
   if (op === 'select') return node(op, to, [odd, a, b]);
   if (op === 'fma') return node(op, to, [a, b, a]);
+  // a's bits as the i32 accumulator: 0x7fffffff and 0x80000000 make the sum wrap both ways.
+  if (op === 'dot4_i8') return node(op, to, [a, b, ir.bitcast('i32', a)]);
   if (op === 'convert' || op === 'bitcast') return node(op, to, [a]);
   if (op === 'unpack_half') {
     // The high half mixes both inputs: a's high bits with b's low bits.

@@ -90,6 +90,7 @@ export const OP_ZOO = defineKernel(
       ir.add(ir.bitcast('u32', values.f32), ir.bitcast('u32', values.i32)),
     );
     b.assign(values.f32 as never, ir.bitcast('f32', values.u32));
+    b.store('out_i32', t, ir.dot4I8(values.u32, ir.xor(values.u32, t), values.i32));
     b.store('out_f32', t, ir.add(ir.unpackHalf(values.u32, 0), ir.unpackHalf(values.u32, 1)));
     const flag = b.let('flag', ir.lt(values.f32, ir.f32(1)));
     const other = b.let('other', ir.ne(values.u32, ir.u32(0)));

@@ -13,6 +13,7 @@ import {
 import { wgslLaunchInfo } from './launch.js';
 import { legalizeForWgsl, requireF16Feature, requireUniformWarpOps } from './legalize/index.js';
 import { vectorBufferWidths } from './legalize/vector-buffers.js';
+import { DOT4_I8_EXTENSION } from './ops/arithmetic.js';
 import { wgslType } from './ops/types.js';
 import { WARP_SCRATCH } from './ops/warp.js';
 import {
@@ -79,7 +80,12 @@ export function emitWgsl(
   const hash = semanticHash(spec);
   const paramsBinding = launch.bindings?.find((binding) => binding.kind === 'params');
   const sections: string[][] = [
-    [...(usesF16 ? ['enable f16;'] : []), ...(subgroups ? ['enable subgroups;'] : [])],
+    [
+      ...(usesF16 ? ['enable f16;'] : []),
+      ...(subgroups ? ['enable subgroups;'] : []),
+      // Optional in Dawn, but it makes an implementation without the builtin say so up front.
+      ...(writer.usesDot4I8 ? [`requires ${DOT4_I8_EXTENSION};`] : []),
+    ],
     spec.params.length === 0
       ? []
       : [

@@ -10,6 +10,7 @@ import {
 } from '@forge/ir';
 import {
   BINARY_TEMPLATES,
+  DOT4_I8_TEMPLATE,
   FMA_TEMPLATE,
   SELECT_TEMPLATE,
   UNARY_TEMPLATES,
@@ -36,6 +37,8 @@ const BUILTINS = {
 /** Renders a legalized body as WGSL statements, indented by two spaces per level. */
 export class WgslBodyWriter {
   readonly lines: string[] = [];
+  /** Whether a rendered expression uses `dot4I8Packed`, so the module requires its extension. */
+  usesDot4I8 = false;
   private temporaries = 0;
   private indent = '  ';
 
@@ -180,6 +183,12 @@ export class WgslBodyWriter {
         return unpackHalfText(this.expression(expression.args[0]), expression.half);
       case 'fma':
         return FMA_TEMPLATE(
+          expression.args.map((arg) => this.expression(arg)),
+          expression.type,
+        );
+      case 'dot4_i8':
+        this.usesDot4I8 = true;
+        return DOT4_I8_TEMPLATE(
           expression.args.map((arg) => this.expression(arg)),
           expression.type,
         );

@@ -519,6 +519,22 @@ describe('interpreter: scalar semantics', () => {
     expect(evaluate(ir.add(ir.mul(a, a), c))).toBe(0);
   });
 
+  it('dot4_i8 sums sign-extended little-endian byte products onto c, wrapping', () => {
+    const dot = (a: number, b: number, c: number): number => evaluate(ir.dot4I8(a, b, c));
+    // Bytes 1, -1, -128, 127 times -128, 127, -1, 1: -128 - 127 + 128 + 127 = 0.
+    expect(dot(0x7f80ff01, 0x01ff7f80, 5)).toBe(5);
+    // Squares of 1, -1, -128, 127: 1 + 1 + 16384 + 16129.
+    expect(dot(0x7f80ff01, 0x7f80ff01, 0)).toBe(32515);
+    // Byte 0 only: 0xff is -1, not 255; byte 3 alone pairs with byte 3.
+    expect(dot(0xff, 2, -7)).toBe(-9);
+    expect(dot(0x05000000, 0x03000000, 0)).toBe(15);
+    expect(dot(0x05000000, 3, 0)).toBe(0);
+    // INT_MIN - 1 wraps to INT_MAX; INT_MAX + 4 * 127 * 127 wraps past INT_MIN.
+    expect(dot(0xff, 1, -(2 ** 31))).toBe(2 ** 31 - 1);
+    expect(dot(0x7f7f7f7f, 0x7f7f7f7f, 2 ** 31 - 1)).toBe(-2147419133);
+    expect(dot(0x80808080, 0x80808080, -(2 ** 31))).toBe(-(2 ** 31) + 65536);
+  });
+
   it('f16 arithmetic rounds to f16', () => {
     expect(evaluate(ir.add(f16(2048), f16(1)))).toBe(2048);
     expect(evaluate(ir.add(f16(2048), f16(2)))).toBe(2050);

@@ -11,6 +11,7 @@ import {
   UNARY_SEMANTICS,
   bitcastValue,
   convertValue,
+  dot4I8Semantics,
   fmaSemantics,
   roundTo,
   type Value,
@@ -365,6 +366,8 @@ function evaluate(expression: Expr, thread: Thread, context: Context): Value {
     }
     case 'fma':
       return fmaSemantics(...evaluateArgs(expression.args, thread, context), expression.type);
+    case 'dot4_i8':
+      return dot4I8Semantics(...evaluateArgs(expression.args, thread, context));
     case 'select': {
       const [condition, ifTrue, ifFalse] = evaluateArgs(expression.args, thread, context);
       return condition === true ? ifTrue : ifFalse;

@@ -103,6 +103,18 @@ export function fmaSemantics(a: Value, b: Value, c: Value, type: ScalarType): nu
   return roundTo(type, num(a) * num(b) + num(c));
 }
 
+/**
+ * The reference 4-way byte dot product: `c` plus the products of the sign-extended little-endian
+ * bytes of the u32 words `a` and `b`, wrapping to i32.
+ */
+export function dot4I8Semantics(a: Value, b: Value, c: Value): number {
+  let sum = num(c);
+  // `<< 24 - 8k >> 24` sign-extends byte k; each product fits 15 bits, so the sum stays exact.
+  for (let shift = 24; shift >= 0; shift -= 8)
+    sum += ((num(a) << shift) >> 24) * ((num(b) << shift) >> 24);
+  return sum | 0;
+}
+
 /** Numeric conversion: float to int truncates toward zero and saturates (NaN gives 0). */
 export function convertValue(value: Value, from: ScalarType, to: ScalarType): number {
   const source = num(value);

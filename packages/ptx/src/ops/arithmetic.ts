@@ -91,5 +91,8 @@ export const BINARY_MNEMONICS: Readonly<Record<BinaryOp, Mnemonic>> = {
 export const FMA_MNEMONIC: Mnemonic = (type) =>
   isFloat(type) ? `fma.rn.${arithmeticType(type)}` : undefined;
 
+/** `dot4_i8`: signed bytes of both words (sm_61+, so every PTX_ARCHS target has it). */
+export const DOT4_I8_MNEMONIC = 'dp4a.s32.s32';
+
 export const SELECT_MNEMONIC: Mnemonic = (type) =>
   type === 'bool' ? undefined : `selp.${bitType(type)}`;

@@ -61,5 +61,14 @@ export const BINARY_TEMPLATES: Readonly<Record<BinaryOp, Template>> = {
 
 export const FMA_TEMPLATE: Template = call('fma');
 
+/**
+ * `dot4_i8`: the `packed_4x8_integer_dot_product` builtin plus the accumulator; i32 addition wraps.
+ */
+export const DOT4_I8_TEMPLATE: Template = (args) =>
+  `(${args[2]} + dot4I8Packed(${args[0]}, ${args[1]}))`;
+
+/** The language extension DOT4_I8_TEMPLATE's builtin comes from, for a `requires` directive. */
+export const DOT4_I8_EXTENSION = 'packed_4x8_integer_dot_product';
+
 /** WGSL's select takes (false value, true value, condition). */
 export const SELECT_TEMPLATE: Template = (args) => `select(${args[2]}, ${args[1]}, ${args[0]})`;
