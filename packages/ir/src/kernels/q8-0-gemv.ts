@@ -1,10 +1,9 @@
 import { WARP_SIZE } from '../body.js';
-import { add, and, convert, eq, fma, i32, lt, min, mul, or } from '../expressions.js';
+import { add, and, convert, dot4I8, eq, fma, i32, lt, min, mul, or } from '../expressions.js';
 import { select, shl, shr, sub, unpackHalf } from '../expressions.js';
 import { QUANT_FORMATS, quantize } from '../quant/formats.js';
 import { packWords } from '../quant/words.js';
 import { fillUniform } from './random.js';
-import { dot4I8 } from './dot4.js';
 import { SECTOR_WORDS, gemvKernel, type GemvStep } from './gemv-interface.js';
 import { stageWords } from './staging.js';
 
@@ -40,12 +39,25 @@ function step({
     stepByte: mul(add(mul(row, blocks), rowBlock), BLOCK_BYTES),
     stepBlocks: min(blocksLeft, STEP_BLOCKS),
   });
-  const { sectorWord } = b.let({ sectorWord: mul(shr(stepByte, 5), SECTOR_WORDS) });
+  const { sectorWord, firstWord } = b.let({
+    sectorWord: mul(shr(stepByte, 5), SECTOR_WORDS),
+    firstWord: shr(stepByte, 2),
+  });
   const lastWord = shr(sub(add(stepByte, mul(stepBlocks, BLOCK_BYTES)), 1), 2);
   // A full step needs at least 1088 / 4 = 272 words: the first 8 loads (256) stay inside it.
   const full = eq(stepBlocks, STEP_BLOCKS);
   const loads = STAGING_WORDS / WARP_SIZE;
-  stageWords(b, { sectorWord, lastWord, stagingBase, lane, live, loads, full, unguarded: 8 });
+  stageWords(b, {
+    sectorWord,
+    firstWord,
+    lastWord,
+    stagingBase,
+    lane,
+    live,
+    loads,
+    full,
+    unguarded: 8,
+  });
   b.if(and(live, lt(lane, stepBlocks)), (block) => {
     // The lane's block starts `start` bytes into the staged words; its quants 2 bytes later.
     const { start } = block.let({ start: add(and(stepByte, 31), mul(lane, BLOCK_BYTES)) });
