@@ -1,6 +1,6 @@
 import type { Expr, VarExpr as Var } from '../body.js';
-import { abs, add, and, bitcast, convert, div, floor, fma, gt, max, mul } from '../expressions.js';
-import { or, select, shl, shr, sub } from '../expressions.js';
+import { abs, add, and, bitcast, div, fma, gt, max, mul } from '../expressions.js';
+import { or, select, shl, shr, xor } from '../expressions.js';
 import type { GemvBuilder } from './gemv-interface.js';
 
 /** x values a workgroup quantizes into shared memory at a time (a multiple of every block size). */
@@ -9,6 +9,8 @@ export const X_TILE = 4096;
 export const X_GROUP = 32;
 /** |v| ≤ X_RANGE keeps h = (v + 128) >> 8 in int8: (±32639 + 128) >> 8 is 127 or -127. */
 const X_RANGE = 32639;
+/** 1.5 · 2^23 + 32896 (0x4B408080): adding it rounds to an integer held in the low 16 bits. */
+const ROUNDING = 12615808;
 
 /**
  * Quantizes x[tileStart, tileStart + tileValues) into the shared tile, one 32-value group a thread:
@@ -41,17 +43,23 @@ export function quantizeXTile(b: GemvBuilder, tileStart: Var<'u32'>, tileValues:
       inverse: select(gt(amax, 0), div(X_RANGE, amax), 0),
     });
     words.forEach((four, k) => {
-      const halves = four.map((x, i) => {
-        const v = q.let(`x_v${k}_${i}`, convert('i32', floor(fma(x, inverse, 0.5))));
-        const high = q.let(`x_h${k}_${i}`, shr(add(v, 128), 8));
-        return { high, low: sub(v, shl(high, 8)) };
-      });
-      const pack = (part: 'high' | 'low') =>
-        halves
-          .map(({ [part]: byte }, i) => shl(and(bitcast('u32', byte), 255), 8 * i))
-          .reduce((word, byte) => or(word, byte));
-      q.store('x_high', add(mul(group, 8), k), pack('high'));
-      q.store('x_low', add(mul(group, 8), k), pack('low'));
+      // x / s + ROUNDING lies in [2^23, 2^24), where f32 steps by 1: the addition rounds x / s to
+      // the nearest integer v, and the float's low 16 bits are u = v + 32896, so that h = (u >> 8)
+      // - 128 and l = (u & 255) - 128, as bytes: u's bytes with their top bit flipped.
+      const bits = four.map((x, i) =>
+        q.let(`x_bits${k}_${i}`, bitcast('u32', fma(x, inverse, ROUNDING))),
+      );
+      const [b0, b1, b2, b3] = bits as [Var<'u32'>, Var<'u32'>, Var<'u32'>, Var<'u32'>];
+      const high = or(
+        or(and(shr(b0, 8), 0xff), and(b1, 0xff00)),
+        or(and(shl(b2, 8), 0xff0000), and(shl(b3, 16), 0xff000000)),
+      );
+      const low = or(
+        or(and(b0, 0xff), and(shl(b1, 8), 0xff00)),
+        or(and(shl(b2, 16), 0xff0000), shl(b3, 24)),
+      );
+      q.store('x_high', add(mul(group, 8), k), xor(high, 0x80808080));
+      q.store('x_low', add(mul(group, 8), k), xor(low, 0x80808080));
     });
     q.store('x_scale', group, scale);
     sums.forEach((sum, j) => q.store('x_sum', add(mul(group, 4), j), sum));
