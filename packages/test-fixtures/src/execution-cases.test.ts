@@ -115,10 +115,13 @@ describe('EXECUTION_CASES', () => {
         expect(gemv.some((c) => c.shape['n_in'] === nIn && c.shape['n_out'] === nOut)).toBe(true);
     expect(gemv.some((c) => c.shape['n_out'] === 1000 && c.shape['n_in'] === 8192)).toBe(true);
     expect(gemv.some((c) => (c.schedule['rowsPerWarp'] ?? 1) > 1)).toBe(true);
-    // The largest PTX workgroup: spilling sizes above it are out of bounds (q6k-soa-gemv.ts).
-    expect(gemv.some((c) => c.schedule['workgroupSize'] === 384)).toBe(true);
-    // More than 16 blocks a row: lanes 8-15 reload the d words mid-row.
-    expect(gemv.some((c) => (c.shape['n_in'] ?? 0) / 256 > 16)).toBe(true);
+    // The smallest and largest PTX workgroups of the gemv skeleton.
+    for (const size of [32, 256])
+      expect(gemv.some((c) => c.schedule['workgroupSize'] === size)).toBe(true);
+    // A row longer than one x tile (16 blocks) and not a whole number of tiles: a short last tile.
+    expect(
+      gemv.some((c) => ((c.shape['n_in'] ?? 0) / 256) % 16 !== 0 && (c.shape['n_in'] ?? 0) > 4096),
+    ).toBe(true);
     for (const { weightTraffic } of gemv)
       expect(weightTraffic).toEqual({ maxReadRatio: 1.02, minSectorEfficiency: 0.9 });
   });
