@@ -182,8 +182,9 @@ function q6kSoaCase(nOut: number, nIn: number, options: GemvOptions = {}): Execu
     shape: { n_in: nIn, n_out: nOut },
     seed: seedFromString(name),
     magnitude,
-    // Repacked rows start on sectors and the kernel loads no padding: the full bar at every n_in.
-    weightTraffic: { maxReadRatio: 1.02, minSectorEfficiency: 0.9 },
+    // Repacked rows start on sectors and the kernel loads no padding: the full bar from 2 blocks a
+    // row; with one, its 16 scale bytes and 2 d bytes share a sector but come in two requests.
+    weightTraffic: { maxReadRatio: 1.02, minSectorEfficiency: nIn === 256 ? 0.8 : 0.9 },
     ...(options.engines === undefined ? {} : { engines: options.engines }),
   };
 }
@@ -195,12 +196,13 @@ export const Q6K_SOA_GEMV_CASES: readonly ExecutionCase[] = [
   // Subnormal f16 d and large ones.
   q6kSoaCase(64, 512, { magnitude: 1e-3 }),
   q6kSoaCase(64, 512, { magnitude: 1e3 }),
-  // Odd block counts leave the last step's second block empty; 18 blocks reload d mid-row
-  // (every 8 steps); ragged last workgroups.
+  // Steps of 8 blocks: 1, 3 and 7 blocks leave lanes idle; 4608 ends in a 2-block x tile; ragged
+  // last workgroups. (Workgroup sizes within the PTX bounds, 32 to 256, so each case runs on every
+  // engine.)
   q6kSoaCase(200, 256, { schedule: { workgroupSize: 64, rowsPerWarp: 6 } }),
   q6kSoaCase(100, 768, { schedule: { workgroupSize: 192 } }),
   q6kSoaCase(5, 4608, { schedule: { rowsPerWarp: 4 } }),
-  q6kSoaCase(7, 1792),
+  q6kSoaCase(7, 1792, { schedule: { workgroupSize: 32 } }),
   // 61 of the 64 warp rows are past n_out: they run every step on the last row and store nothing.
   q6kSoaCase(3, 512, { schedule: { workgroupSize: 256, rowsPerWarp: 8 } }),
 ];

@@ -1,146 +1,167 @@
-import { WARP_SIZE, type Expr, type VarExpr as Var } from '../body.js';
-import { add, and, convert, div, eq, f32, fma, ge, lt, mul, or } from '../expressions.js';
-import { select, shr, sub, u32, unpackHalf } from '../expressions.js';
+import type { Expr, VarExpr as Var } from '../body.js';
+import {
+  add,
+  and,
+  bitcast,
+  convert,
+  div,
+  dot4I8,
+  fma,
+  lt,
+  mul,
+  or,
+  shl,
+  shr,
+} from '../expressions.js';
+import { select, sub, u32, unpackHalf, xor } from '../expressions.js';
 import { QUANT_FORMATS } from '../quant/formats.js';
 import { repack, unpack } from '../quant/repack.js';
 import { packWords } from '../quant/words.js';
-import { SECTOR_WORDS, gemvKernel } from './legacy-gemv-interface.js';
-import type { GemvBuilder, GemvRows } from './legacy-gemv-interface.js';
-import { ROWS, forRows, perRow, vectorNames, type PerRow } from './locals.js';
 import { randomQ6kBlocks } from './gemv-catalog.js';
+import { SECTOR_WORDS, gemvKernel, type GemvBuilder, type GemvStep } from './gemv-interface.js';
+import { four, vectorNames } from './locals.js';
 
 const { blockSize: BLOCK, blockBytes: BLOCK_BYTES } = QUANT_FORMATS.q6_K;
 /** Words per block of each repacked array: ql 128 bytes, qh 64, scales 16 (d is 2 bytes). */
 const [QL_WORDS, QH_WORDS, SCALE_WORDS] = [32, 16, 4];
-/** Lane 8 + k holds the d word of blocks 2k and 2k+1 of 16. */
-const D_LANE = 8;
-/**
- * PTX workgroup sizes: 2 to 12 warps, even counts. The body wants ~56 registers a thread (64 on
- * sm_75); under `.reqntid` ptxas caps registers so that more blocks fit on an SM, and at 96, 416,
- * 480, 512, 608 and 640 threads its cap (40 or 48) is below that: it spills on sm_80, sm_86, sm_89
- * or sm_90 (ptxas 13.0). `pnpm sweep:schedules` finds no spill at any in-bounds schedule.
- */
-const PTX_WORKGROUP_SIZES = { min: 64, max: 384, multipleOf: 64 };
+/** Blocks a warp takes a step: four lanes a block. */
+const STEP_BLOCKS = 8;
+/** Bytes of 4·(q − 32): the 4-bit low part at bits 2-5, the 2-bit high part at bits 6-7. */
+const [LOW_BITS, HIGH_BITS] = [0x3c3c3c3c, 0xc0c0c0c0];
+/** Flips each 2-bit high part h to h ^ 2, so that at bits 6-7 of a byte it reads 64·(h − 2). */
+const HIGH_FLIP = 0xaaaaaaaa;
 
-// Bandwidth plan (layout in quant/LAYOUTS.md): two rows a warp; repacked rows start on a sector.
-// Per row, two blocks a step: lane t takes block 2·step + t/16, half h = (t/8) % 2 and l0 =
-// 4·(t % 8) of it (ql words 16h + t%8 and 16h + 8 + t%8, qh word 8h + t%8): 64 values, every ql
-// and qh byte loaded once by one lane, each load instruction in whole sectors (qh: 128 contiguous
-// bytes). Lanes 0-7 load the step's 8 scale words (a sector); a lane's scales[8h + l0/16 +
-// {0,2,4,6}] come by shuffle from scale words 2(t/8) and 2(t/8) + 1. Every eighth step lanes 8-15
-// load the next 8 d words (16 blocks' d, a sector), so d is loaded once, re-touching no sector; a
-// step's d word comes by shuffle from lane 8 + step % 8. A row's zero padding (< 32 bytes) is never
-// read.
-
-function setup(b: GemvBuilder, blocks: Var<'u32'>) {
-  // Row stride 32·⌈210·nb/32⌉ bytes, in words.
-  const sectors = div(add(mul(blocks, BLOCK_BYTES), 31), 32);
-  const locals = b.let({
-    rowWords: mul(sectors, SECTOR_WORDS),
-    qhStart: mul(blocks, QL_WORDS),
-    scaleStart: mul(blocks, QL_WORDS + QH_WORDS),
-    dStart: mul(blocks, QL_WORDS + QH_WORDS + SCALE_WORDS),
-    dWords: div(add(blocks, 1), 2),
-  });
-  return { blocks, ...locals, ...b.let({ steps: locals.dWords }) };
-}
+// Bandwidth plan (layout in quant/LAYOUTS.md): a step is 8 consecutive blocks of a row; lane t
+// takes block k = t/4, half n = (t/2) % 2 and l0 = 16·(t % 2) of it: 16-byte loads of ql[64n + l0
+// ..+16] (values j = 0, 1 of the half), ql[64n + 32 + l0 ..] (j = 2, 3) and qh[32n + l0 ..], i.e.
+// values 128n + 32j + l0 + 0..15 for j = 0..3. Every ql and qh byte is loaded once and each warp
+// load is whole sectors (lane pairs fill one). The lane's scales sc[8n + l0/16 + 2j] lie in the
+// block's scale words 2n, 2n + 1 (one 8-byte load); its d is half a word of the step's 4 d words.
+// Decoding builds bytes 4·(q − 32) = 4·low + 64·(h − 2), int8 without a carry between bytes, so a
+// group's dot products give Σ (q − 32)·x directly: per j, 4 words meet x_high and x_low in 8 dot4.
 
 function laneSetup(b: GemvBuilder, lane: Var<'u32'>) {
-  const { pair, half, quad } = b.let({
-    pair: shr(lane, 4),
-    half: and(shr(lane, 3), 1),
-    quad: and(lane, 7),
+  const { nb } = b.let({ nb: div(b.param('n_in'), BLOCK) });
+  // Row stride 32·⌈210·nb/32⌉ bytes, in words; ql, qh, scales and d one after another.
+  const { rowWords } = b.let({ rowWords: mul(div(add(mul(nb, BLOCK_BYTES), 31), 32), 8) });
+  const { pairIndex, side, laneBlock } = b.let({
+    pairIndex: shr(lane, 1), // 2k + n
+    side: and(lane, 1), // l0 / 16
+    laneBlock: shr(lane, 2),
   });
-  const rest = b.let({
-    // The lane's ql word in a step: 32·pair + 16·half + quad = 2·lane − quad.
-    qlLane: sub(mul(lane, 2), quad),
-    scaleSource: mul(shr(lane, 3), 2),
-    // Byte of scales[8h + s] in scale word 2h, s = l0/16 = quad/4.
-    scaleShift: mul(shr(quad, 2), 8),
-  });
-  return { pair, half, quad, ...rest };
+  const { subWords } = b.let({ subWords: mul(side, 4) });
+  return {
+    rowWords,
+    laneBlock,
+    ...b.let({
+      qlLane: add(mul(pairIndex, 16), subWords),
+      qhLane: add(add(mul(nb, QL_WORDS), mul(pairIndex, 8)), subWords),
+      // Lane t loads scale word t of the step (word 2n + l0/16 of block k): each once.
+      scaleLane: add(mul(nb, QL_WORDS + QH_WORDS), lane),
+      evenLane: sub(lane, side),
+      oddLane: or(lane, 1),
+      // Lanes 0-3 load the step's 4 d words (blocks 2t, 2t + 1); the rest none (first block 2^32-1).
+      dLane: add(mul(nb, QL_WORDS + QH_WORDS + SCALE_WORDS), lane),
+      dFirstBlock: select(lt(lane, STEP_BLOCKS / 2), mul(lane, 2), 0xffffffff),
+      dSource: shr(laneBlock, 1),
+      dShift: mul(and(laneBlock, 1), 16),
+      xLane: add(mul(pairIndex, 32), subWords),
+      xScaleLane: mul(pairIndex, 4),
+      // Moves scale byte l0/16 (j even) or l0/16 + 2 (j odd) of a scale word to the top byte.
+      scaleShiftEven: sub(24, mul(side, 8)),
+      scaleShiftOdd: sub(8, mul(side, 8)),
+    }),
+  };
+}
+type Lanes = ReturnType<typeof laneSetup>;
+
+/** The 4 words of 4·(q − 32) bytes of value group j from ql words `low` and flipped qh words. */
+function groupWords(j: number, low: readonly Expr<'u32'>[], high: readonly Expr<'u32'>[]) {
+  // Low 4 bits: ql bits 0-3 (j < 2) or 4-7, to bits 2-5; high 2 bits 2j, 2j+1 to bits 6-7.
+  const lowPart = (word: Expr<'u32'>) => and(j < 2 ? shl(word, 2) : shr(word, 2), LOW_BITS);
+  const highPart = (word: Expr<'u32'>) => and(j === 3 ? word : shl(word, 6 - 2 * j), HIGH_BITS);
+  return four((i) => or(lowPart(low[i]!), highPart(high[i]!)));
 }
 
-function row({ rows, live, clamped, lane }: GemvRows<'pair'>, setup: Setup, lanes: Lanes) {
-  const { blocks, rowWords, qhStart, scaleStart, dStart, dWords, steps } = setup;
-  const { pair, half, quad, qlLane, scaleSource, scaleShift } = lanes;
-  const { rowBase } = perRow(rows, { rowBase: (k) => mul(clamped[k], rowWords) });
-  // meta: lanes 0-7 hold this step's scale words, lanes 8-15 d words (reloaded every eighth step).
-  const { total, held: meta } = perRow(rows, { total: () => f32(0), held: () => u32(0) });
-  rows.for('step', { start: 0, end: steps }, (st, step) => {
-    const { block } = st.let({ block: add(mul(step, 2), pair) });
-    const { onBlock } = st.let({ onBlock: lt(block, blocks) });
-    const scaleWord = add(mul(step, 2 * SCALE_WORDS), lane);
-    const isScale = and(lt(lane, D_LANE), lt(scaleWord, mul(blocks, SCALE_WORDS)));
-    const { dWord } = st.let({ dWord: add(step, sub(lane, D_LANE)) });
-    const dLane = and(ge(lane, D_LANE), lt(lane, 16));
-    const isD = and(and(eq(and(step, 7), 0), dLane), lt(dWord, dWords));
-    const metaIndex = select(isScale, add(scaleStart, scaleWord), add(dStart, dWord));
-    const dSource = add(D_LANE, and(step, 7));
-    const words = forRows((k) => {
-      const ql0 = st.let(`ql0_${k}`, u32(0));
-      const ql1 = st.let(`ql1_${k}`, u32(0));
-      const qh = st.let(`qh_${k}`, u32(0));
-      st.if(and(live[k], onBlock), (load) => {
-        const ql = add(rowBase[k], add(mul(step, 2 * QL_WORDS), qlLane));
-        load.assign(ql0, load.load('w', ql));
-        load.assign(ql1, load.load('w', add(ql, SECTOR_WORDS)));
-        const qhIndex = add(add(rowBase[k], qhStart), add(mul(step, 2 * QH_WORDS), lane));
-        load.assign(qh, load.load('w', qhIndex));
-      });
-      const metaAt = add(rowBase[k], metaIndex);
-      st.if(and(live[k], or(isScale, isD)), (load) => load.assign(meta[k], load.load('w', metaAt)));
-      const scaleLow = st.shuffle('idx', `scale_low_${k}`, meta[k], scaleSource);
-      const scaleHigh = st.shuffle('idx', `scale_high_${k}`, meta[k], add(scaleSource, 1));
-      const dPair = st.shuffle('idx', `d_pair_${k}`, meta[k], dSource);
-      return { ql0, ql1, qh, scaleLow, scaleHigh, dPair };
-    });
-    st.if(and(live.a, onBlock), (quants) => {
-      const dOf = (p: Var<'u32'>) => select(eq(pair, 0), unpackHalf(p, 0), unpackHalf(p, 1));
-      const d = forRows((k) => quants.let(`d_${k}`, dOf(words[k].dPair)));
-      const { xIndex } = quants.let({
-        xIndex: add(add(mul(block, BLOCK), mul(half, 128)), mul(quad, 4)),
-      });
-      const acc: PerRow<Expr<'f32'>> = { ...total };
-      // Value group k (+32k): ql word k % 2, nibble k / 2, qh bits 2k, scale byte k % 2 of
-      // scale word k / 2 (scales s, s+2 | s+4, s+6).
-      for (let k = 0; k < 4; k++) {
-        const xs = quants.loadVector('x', add(xIndex, 32 * k), vectorNames(`x${k}_`));
-        const shift = add(scaleShift, 16 * (k % 2));
-        for (const r of ROWS) {
-          const { ql0, ql1, qh, scaleLow, scaleHigh } = words[r];
-          const ql = k % 2 ? ql1 : ql0;
-          const sum = quants.let(`sum${k}_${r}`, f32(0));
-          xs.forEach((x, j) => {
-            const low = and(shr(ql, 8 * j + 4 * (k >> 1)), 15);
-            const high = mul(and(shr(qh, 8 * j + 2 * k), 3), 16);
-            quants.assign(sum, fma(sub(convert('f32', or(low, high)), 32), x, sum));
-          });
-          const word = k < 2 ? scaleLow : scaleHigh;
-          const byte = quants.let(`scale${k}_${r}`, and(shr(word, shift), 255));
-          // int8: bytes of 128 and above are negative.
-          const scale = sub(convert('f32', byte), mul(convert('f32', shr(byte, 7)), 256));
-          acc[r] = fma(mul(d[r], scale), sum, acc[r]);
-        }
-      }
-      for (const r of ROWS) quants.assign(total[r], acc[r]);
-    });
+/** The lane's scale words 2n, 2n + 1 and its block's d word: each loaded once, then shuffled. */
+function meta(step: GemvStep<Lanes>, rowStart: Var<'u32'>, onBlock: Var<'bool'>) {
+  const { b, lanes, live, rowBlock, blocksLeft } = step;
+  const { scaleLane, evenLane, oddLane, dLane, dFirstBlock, dSource } = lanes;
+  const { scaleOwn, dOwn } = b.let({ scaleOwn: u32(0), dOwn: u32(0) });
+  b.if(onBlock, (load) => {
+    const at = add(add(rowStart, mul(rowBlock, SCALE_WORDS)), scaleLane);
+    load.assign(scaleOwn, load.load('w', at));
   });
-  return total;
+  b.if(and(live, lt(dFirstBlock, blocksLeft)), (load) =>
+    load.assign(dOwn, load.load('w', add(add(rowStart, shr(rowBlock, 1)), dLane))),
+  );
+  // Shuffles outside the guards: every lane takes part.
+  const scales = [
+    b.shuffle('idx', 'scales_even', scaleOwn, evenLane),
+    b.shuffle('idx', 'scales_odd', scaleOwn, oddLane),
+  ] as const;
+  return { scales, dWord: b.shuffle('idx', 'd_pair', dOwn, dSource) };
 }
-type Setup = ReturnType<typeof setup>;
-type Lanes = ReturnType<typeof laneSetup>;
+
+function step(context: GemvStep<Lanes>) {
+  const { b, total, row, live, lanes, rowBlock, tileBlock, blocksLeft } = context;
+  const { rowWords, laneBlock, qlLane, qhLane, dShift } = lanes;
+  const { xLane, xScaleLane, scaleShiftEven, scaleShiftOdd } = lanes;
+  const { rowStart, onBlock } = b.let({
+    rowStart: mul(row, rowWords),
+    onBlock: and(live, lt(laneBlock, blocksLeft)),
+  });
+  const { scales, dWord } = meta(context, rowStart, onBlock);
+  b.if(onBlock, (q) => {
+    const { qlWord, qhWord } = q.let({
+      qlWord: add(add(rowStart, mul(rowBlock, QL_WORDS)), qlLane),
+      qhWord: add(add(rowStart, mul(rowBlock, QH_WORDS)), qhLane),
+    });
+    const lowA = q.loadVector('w', qlWord, vectorNames('ql_a'));
+    const lowB = q.loadVector('w', add(qlWord, SECTOR_WORDS), vectorNames('ql_b'));
+    const rawHigh = q.loadVector('w', qhWord, vectorNames('qh_raw'));
+    const high = four((i) => q.let(`qh${i}`, xor(rawHigh[i], HIGH_FLIP)));
+    const { xWord } = q.let({ xWord: add(mul(tileBlock, 64), xLane) });
+    const xScale = q.loadVector('x_scale', add(mul(tileBlock, 8), xScaleLane), vectorNames('xs'));
+    // Group j's Σ 4·(q − 32)·x in f32, times its scale: sc_j · x_scale · (256·Σ q·h + Σ q·l).
+    const group = (j: number) => {
+      const words = groupWords(j, j % 2 ? lowB : lowA, high).map((w, i) => q.let(`q${j}_${i}`, w));
+      const xAt = j === 0 ? xWord : add(xWord, 8 * j);
+      const xHigh = q.loadVector('x_high', xAt, vectorNames(`xh${j}_`));
+      const xLow = q.loadVector('x_low', xAt, vectorNames(`xl${j}_`));
+      const sumHigh = words.reduce<Expr<'i32'> | number>((c, w, i) => dot4I8(w, xHigh[i]!, c), 0);
+      const dotHigh = q.let(`dot_high${j}`, shl(sumHigh as Expr<'i32'>, 8));
+      const dot = words.reduce<Expr<'i32'>>((c, w, i) => dot4I8(w, xLow[i]!, c), dotHigh);
+      // sc int8: its byte moved to the top, then an arithmetic shift back.
+      const top = shl(j < 2 ? scales[0] : scales[1], j % 2 ? scaleShiftOdd : scaleShiftEven);
+      const sc = convert('f32', shr(bitcast('i32', top), 24));
+      return [mul(sc, xScale[j]!), convert('f32', dot)] as const;
+    };
+    const { partial } = q.let({ partial: mul(...group(0)) });
+    for (const j of [1, 2, 3]) q.assign(partial, fma(...group(j), partial));
+    // d / 4: the bytes were 4·(q − 32).
+    const dValue = unpackHalf(shr(dWord, dShift), 0);
+    q.assign(total, fma(mul(dValue, 0.25), partial, total));
+  });
+}
 
 /**
  * Catalog kernel `q6k-soa-gemv`: q6k-gemv's product on rows repacked by `repack` (so every load is
  * aligned; `weights.fromNative` converts GGUF rows); `n_in` must be a multiple of 256.
  */
 export const q6kSoaGemv = gemvKernel(
-  { id: 'q6k-soa-gemv', semanticVersion: 1, type: 'q6_K', rows: 'pair', setup, laneSetup, row },
+  {
+    id: 'q6k-soa-gemv',
+    semanticVersion: 2,
+    type: 'q6_K',
+    blocksPerStep: STEP_BLOCKS,
+    stagingWords: 0,
+    laneSetup,
+    step,
+  },
   'of Q6_K blocks repacked structure-of-arrays',
   {
-    ptxGroupSizes: PTX_WORKGROUP_SIZES,
-    offsetHeadroom: 4 * WARP_SIZE, // a window
+    offsetHeadroom: 4 * SECTOR_WORDS,
     // Rows of 32·⌈210·nb/32⌉ bytes (LAYOUTS.md); plain arithmetic, safe on bad shapes.
     layoutBytes: (nOut, nIn) => nOut * 32 * Math.ceil((BLOCK_BYTES * Math.floor(nIn / BLOCK)) / 32),
     toNative: (...rows) => unpack('q6_K', ...rows),
