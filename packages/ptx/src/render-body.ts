@@ -27,7 +27,7 @@ import { bitcastMnemonic, convertMnemonic, unpackHalfInstructions } from './ops/
 import { globalLoad, globalStore, sharedLoad, sharedStore } from './ops/memory.js';
 import { arithmeticType, bitType, f32Immediate } from './ops/types.js';
 import { FULL_WARP_MASK, SHUFFLE_FORMS } from './ops/warp.js';
-import { RegisterAllocator } from './registers.js';
+import { RegisterAllocator, registerClass } from './registers.js';
 import type { PtxTarget } from './targets.js';
 
 /** An instruction operand: a register, or an immediate the instruction can take inline. */
@@ -348,6 +348,14 @@ export class PtxBodyWriter {
       case 'convert':
       case 'bitcast': {
         const source = expression.args[0];
+        // u32 and i32 share the b32 register class: their bitcast is the same register.
+        if (
+          expression.op === 'bitcast' &&
+          registerClass(source.type) === registerClass(expression.type)
+        ) {
+          const operand = this.expression(source);
+          if (!operand.immediate) return value(operand);
+        }
         const mnemonic = (expression.op === 'convert' ? convertMnemonic : bitcastMnemonic)(
           source.type,
           expression.type,

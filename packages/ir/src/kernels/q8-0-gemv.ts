@@ -61,13 +61,15 @@ function step({
   b.if(and(live, lt(lane, stepBlocks)), (block) => {
     // The lane's block starts `start` bytes into the staged words; its quants 2 bytes later.
     const { start } = block.let({ start: add(and(stepByte, 31), mul(lane, BLOCK_BYTES)) });
+    const { quantByte } = block.let({ quantByte: add(start, 2) });
     const { quants, shift } = block.let({
-      quants: add(stagingBase, shr(add(start, 2), 2)),
-      shift: mul(and(add(start, 2), 2), 8),
+      quants: add(stagingBase, shr(quantByte, 2)),
+      shift: mul(and(quantByte, 2), 8),
     });
     const { dIndex } = block.let({ dIndex: add(stagingBase, shr(start, 2)) });
     const dWord = block.load('staging', dIndex);
-    const { d } = block.let({ d: unpackHalf(shr(dWord, mul(and(start, 2), 8)), 0) });
+    // d is the word's low half when the quants start mid-word (shift 16), else its high half.
+    const { d } = block.let({ d: unpackHalf(shr(dWord, sub(16, shift)), 0) });
     const { carry } = block.let({ carry: sub(24, shift) });
     const raw = Array.from({ length: 9 }, (_, j) =>
       block.let(`raw${j}`, block.load('staging', j === 0 ? quants : add(quants, j))),

@@ -41,16 +41,17 @@ export function stageWords(b: GemvBuilder, span: StagedSpan): void {
     });
     // Load 0 may start before the step (its sector's head), loads from guardFrom on past its end.
     const stage = (block: GemvBuilder, guardFrom: number) => {
-      for (let k = 0; k < loads; k++) {
+      const copies = Array.from({ length: loads }, (_, k) => {
         const word = k === 0 ? source : add(source, k * WARP_SIZE);
         const copyWord = (to: GemvBuilder) =>
           to.store('staging', k === 0 ? slot : add(slot, k * WARP_SIZE), to.load('w', word));
         const head = k === 0 ? ge(word, firstWord) : undefined;
         const tail = k >= guardFrom ? le(word, last) : undefined;
-        const guard = head && tail ? and(head, tail) : (head ?? tail);
-        if (guard === undefined) copyWord(block);
-        else block.if(guard, copyWord);
-      }
+        return { copyWord, guard: head && tail ? and(head, tail) : (head ?? tail) };
+      });
+      // Unguarded copies first: the renderer then reuses their addresses inside the guarded ones.
+      for (const { copyWord, guard } of copies) if (guard === undefined) copyWord(block);
+      for (const { copyWord, guard } of copies) if (guard !== undefined) block.if(guard, copyWord);
     };
     if (full === undefined || unguarded === 0) stage(copy, 0);
     else
