@@ -144,6 +144,8 @@ export class ExpressionGenerator {
         1,
         () => bitcast(type, this.expr(p.one(NUMERIC.filter((t) => t !== type)), d)),
       ]);
+    if (type === 'u32')
+      options.push([1, () => ({ op: 'funnel_shift_right', type, args: [this.expr('u32', d), this.expr('u32', d), this.shiftAmount(d)] })]); // prettier-ignore
     if (type === 'i32')
       options.push([1, () => ({ op: 'dot4_i8', type, args: [this.expr('u32', d), this.expr('u32', d), this.expr('i32', d)] })]); // prettier-ignore
     if (type === 'f32')
@@ -242,6 +244,8 @@ const FOLD_TRAPS = [
   ['int-overflow', () => bin('mul', c('i32', 65536), c('i32', 65536))],
   ['int-overflow', () => bin('add', c('i32', 2147483647), c('i32', 1))],
   ['dot4-i32-wrap', (p) => ({ op: 'dot4_i8', type: 'i32', args: [c('u32', p.one([0x7f7f7f7f, 0x80808080])), c('u32', 0x7f7f7f7f), c('i32', p.one([2147483647, I32_MIN]))] })],
+  ['funnel-const-hi', (p) => ({ op: 'funnel_shift_right', type: 'u32', args: [c('u32', p.one([0, 0x89abcdef])), c('u32', p.one([0xffffffff, 0x80000001])), c('u32', p.one([0, 1, 7, 31]))] })],
+  ['funnel-shift-const-32', (p) => ({ op: 'funnel_shift_right', type: 'u32', args: [{ op: 'builtin', type: 'u32', name: 'local_id' }, c('u32', 1), c('u32', p.one([32, 40]))] })],
   ['i32-min-neg-abs', (p) => un(p.one(['neg', 'abs']), c('i32', I32_MIN))],
   ['i32-min-div-minus-one', (p) => bin(p.one(['div', 'rem']), c('i32', I32_MIN), c('i32', -1))],
   ['nested-const-overflow', () => bin('mul', bin('mul', c('f32', 1e20), c('f32', 1e20)), c('f32', 1))],

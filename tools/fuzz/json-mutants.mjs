@@ -61,6 +61,7 @@ export function mutateJson(p, spec, tag) {
         ...BINARY_OPS,
         'fma',
         'dot4_i8',
+        'funnel_shift_right',
         'select',
         'let',
         'store',

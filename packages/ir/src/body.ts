@@ -138,6 +138,15 @@ export interface Dot4I8Expr {
   readonly type: 'i32';
   readonly args: readonly [Expr, Expr, Expr];
 }
+/**
+ * The low 32 bits of `(args[1] · 2^32 + args[0]) >> args[2]`: u32 `lo`, `hi` and shift amount;
+ * a shift of 0 gives `lo`, one of 32 or more is undefined like every shift.
+ */
+export interface FunnelShiftRightExpr {
+  readonly op: 'funnel_shift_right';
+  readonly type: 'u32';
+  readonly args: readonly [Expr, Expr, Expr];
+}
 /** `args[0] ? args[1] : args[2]`, evaluating both sides. */
 export interface SelectExpr {
   readonly op: 'select';
@@ -185,6 +194,7 @@ export type AnyExpr =
   | BinaryExpr
   | FmaExpr
   | Dot4I8Expr
+  | FunnelShiftRightExpr
   | SelectExpr
   | ConvertExpr
   | BitcastExpr

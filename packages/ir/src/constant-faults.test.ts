@@ -36,3 +36,36 @@ describe('constantFaults of dot4_i8', () => {
     ]);
   });
 });
+
+describe('constantFaults of funnel_shift_right', () => {
+  const word = (value: number): Expr => ({ op: 'const', type: 'u32', value });
+  const funnel = (lo: Expr, hi: Expr, shift: Expr): Expr => ({
+    op: 'funnel_shift_right',
+    type: 'u32',
+    args: [lo, hi, shift],
+  });
+  const stored = (value: Expr) => [{ op: 'store', memory: 'y', index: one, value } as const];
+
+  it('folds a funnel shift of constants, so a shift by its result is checked', () => {
+    // 0x10:0x80000000 >> 31 = 0x21 = 33: a shift amount past 31.
+    const amount = funnel(word(0x80000000), word(0x10), word(31));
+    const value: Expr = { op: 'shr', type: 'u32', args: [one, amount] };
+    expect(constantFaults(stored(value), 'body', new Map())).toEqual([
+      {
+        path: 'body[0].value',
+        message: 'shift by constant 33 (must be below 32) (Tint folds constants)',
+      },
+    ]);
+  });
+
+  it('reports a constant shift amount of 32 or more, whatever lo and hi are', () => {
+    const lo: Expr = { op: 'load', type: 'u32', memory: 'x', args: [one] };
+    expect(constantFaults(stored(funnel(lo, lo, add(word(31), one))), 'body', new Map())).toEqual([
+      {
+        path: 'body[0].value',
+        message: 'funnel shift by constant 32 (must be below 32) (Tint folds constants)',
+      },
+    ]);
+    expect(constantFaults(stored(funnel(lo, lo, word(31))), 'body', new Map())).toEqual([]);
+  });
+});

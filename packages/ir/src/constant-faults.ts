@@ -7,6 +7,7 @@ import {
   bitcastValue,
   convertValue,
   dot4I8Semantics,
+  funnelShiftRightSemantics,
   type Value,
 } from './interpreter/scalar-ops.js';
 import { joinPath } from './json-shape.js';
@@ -144,6 +145,8 @@ class ConstantFolder {
       return this.fault(path, `integer ${op === 'div' ? 'division' : 'remainder'} by constant 0`);
     if ((op === 'shl' || op === 'shr') && number(args[1]) >= 32)
       return this.fault(path, `shift by constant ${number(args[1])} (must be below 32)`);
+    if (op === 'funnel_shift_right' && number(args[2]) >= 32)
+      return this.fault(path, `funnel shift by constant ${number(args[2])} (must be below 32)`);
     if (args.some((arg) => arg === undefined)) return undefined;
     const [a, b, c] = args as Value[];
     if (!expression.args.every((arg) => this.literal.has(arg))) {
@@ -170,6 +173,8 @@ class ConstantFolder {
       }
       case 'dot4_i8':
         return dot4I8Semantics(number(a), number(b), number(c));
+      case 'funnel_shift_right':
+        return funnelShiftRightSemantics(number(a), number(b), number(c));
       case 'convert':
         if (type === 'f16') return this.float(number(a), type, path, `convert of ${show(a)}`);
         return convertValue(number(a), operandType, type);

@@ -203,6 +203,21 @@ export const dot4I8 = <A extends ScalarType, B extends ScalarType, C extends Sca
   }) as Expr<'i32'>;
 
 /**
+ * The low 32 bits of `(hi · 2^32 + lo) >> shift` for u32 words (PTX `shf.r.clamp`): `lo` at a
+ * shift of 0, undefined from 32 on like every shift; numbers become consts.
+ */
+export const funnelShiftRight = <L extends ScalarType, H extends ScalarType, S extends ScalarType>(
+  lo: Operand<'u32', L>,
+  hi: Operand<'u32', H>,
+  shift: Operand<'u32', S>,
+): Expr<'u32'> =>
+  ({
+    op: 'funnel_shift_right',
+    type: 'u32',
+    args: [operand('u32', lo), operand('u32', hi), operand('u32', shift)],
+  }) as Expr<'u32'>;
+
+/**
  * `ifTrue` where the bool `condition` holds, else `ifFalse`; both sides are evaluated and share a
  * type, and one of them may be a plain number.
  */

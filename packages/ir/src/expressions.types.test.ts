@@ -9,6 +9,7 @@ import {
   eq,
   f32,
   fma,
+  funnelShiftRight,
   i32,
   lt,
   mul,
@@ -28,6 +29,7 @@ const untyped: Expr = u32(2);
 
 // Typed results: a wrong annotation here would not compile.
 const sums: readonly Expr<'u32'>[] = [
+  funnelShiftRight(u, 1, 4),
   add(u, u),
   add(u, 256),
   mul(4, u),
@@ -60,6 +62,10 @@ select(u, f, f);
 dot4I8(f, u, 0);
 // @ts-expect-error dot4I8's accumulator is an i32, not a u32.
 dot4I8(u, u, u);
+// @ts-expect-error funnelShiftRight's words are u32, not i32.
+funnelShiftRight(i32(1), u, 0);
+// @ts-expect-error funnelShiftRight's shift amount is a u32, not f32.
+funnelShiftRight(u, u, f);
 
 function declarations(id: string) {
   return {
@@ -130,6 +136,11 @@ describe('typed builder: plain numbers become consts', () => {
     expect(shl(bitcast('i32', u), 3)).toMatchObject({ type: 'i32', args: [{}, u32(3)] });
     expect(fma(f, 2, 0.5)).toMatchObject({ op: 'fma', args: [f, f32(2), f32(0.5)] });
     expect(dot4I8(u, 2, -3)).toEqual({ op: 'dot4_i8', type: 'i32', args: [u, u32(2), i32(-3)] });
+    expect(funnelShiftRight(7, u, 31)).toEqual({
+      op: 'funnel_shift_right',
+      type: 'u32',
+      args: [u32(7), u, u32(31)],
+    });
   });
 
   it('stores, assigns, loads and loop bounds take the declared types; step defaults to 1', () => {
@@ -203,4 +214,4 @@ describe('typed builder: a local is named once', () => {
 });
 
 // Keep the typed arrays above used, so their annotations stay checked.
-expect([sums, floats, bools, ints].flat().length).toBe(14);
+expect([sums, floats, bools, ints].flat().length).toBe(15);

@@ -4,6 +4,7 @@ import {
   BINARY_OPERANDS,
   EXPR_OPS,
   STMT_OPS,
+  WORD_OP_SIGNATURES,
   assertNever,
   isBinaryExpr,
   isExprOp,
@@ -17,7 +18,13 @@ describe('op registry', () => {
     for (const op of UNARY_OPS) expect(EXPR_OPS[op]).toMatchObject({ category: 'unary', arity: 1 });
     for (const op of BINARY_OPS)
       expect(EXPR_OPS[op]).toMatchObject({ category: 'binary', arity: 2 });
-    expect(Object.keys(EXPR_OPS)).toHaveLength(12 + UNARY_OPS.length + BINARY_OPS.length);
+    expect(Object.keys(EXPR_OPS)).toHaveLength(13 + UNARY_OPS.length + BINARY_OPS.length);
+  });
+
+  it('gives exactly the word ops a fixed signature of three operands', () => {
+    const words = Object.entries(EXPR_OPS).filter(([, info]) => info.category === 'word');
+    expect(words.map(([op]) => op)).toEqual(Object.keys(WORD_OP_SIGNATURES));
+    for (const [, info] of words) expect(info.arity).toBe(3);
   });
 
   it('gives each op with operands an `args` field, and leaves none without', () => {

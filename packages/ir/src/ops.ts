@@ -10,6 +10,7 @@ import {
   type UnaryExpr,
   type UnaryOp,
 } from './body.js';
+import type { ScalarType } from './types.js';
 
 /**
  * Marks a switch or chain of checks as exhaustive: the argument's type must be `never`, so a new
@@ -21,9 +22,12 @@ export function assertNever(value: never, what: string): never {
   throw new TypeError(`unhandled ${what}: ${JSON.stringify(op ?? value)}`);
 }
 
-/** What kind of node an expression op is: a leaf without operands, or how it combines its `args`. */
+/**
+ * What kind of node an expression op is: a leaf without operands, or how it combines its `args`
+ * (`word`: integer ops on u32 words with one fixed signature, listed in `WORD_OP_SIGNATURES`).
+ */
 export type ExprCategory =
-  'leaf' | 'unary' | 'binary' | 'fma' | 'dot' | 'select' | 'conversion' | 'unpack' | 'memory';
+  'leaf' | 'unary' | 'binary' | 'fma' | 'word' | 'select' | 'conversion' | 'unpack' | 'memory';
 
 /** One expression op's shape: its JSON fields and argument count. */
 export interface ExprOpInfo<K extends ExprOp = ExprOp> {
@@ -56,7 +60,8 @@ export const EXPR_OPS: { readonly [K in ExprOp]: ExprOpInfo<K> } = {
   load: { category: 'memory', fields: ['op', 'type', 'memory', 'args'], arity: 1 },
   unpack_half: { category: 'unpack', fields: ['op', 'type', 'half', 'args'], arity: 1 },
   fma: { category: 'fma', fields: ['op', 'type', 'args'], arity: 3 },
-  dot4_i8: { category: 'dot', fields: ['op', 'type', 'args'], arity: 3 },
+  dot4_i8: { category: 'word', fields: ['op', 'type', 'args'], arity: 3 },
+  funnel_shift_right: { category: 'word', fields: ['op', 'type', 'args'], arity: 3 },
   select: { category: 'select', fields: ['op', 'type', 'args'], arity: 3 },
   convert: { category: 'conversion', fields: ['op', 'type', 'args'], arity: 1 },
   bitcast: { category: 'conversion', fields: ['op', 'type', 'args'], arity: 1 },
@@ -96,6 +101,19 @@ export const BINARY_OPERANDS: { readonly [K in BinaryOp]: BinaryOperands } = {
   rem: 'integer', and: 'bitwise', or: 'bitwise', xor: 'bitwise', shl: 'shift', shr: 'shift',
   eq: 'comparison', ne: 'comparison', lt: 'comparison', le: 'comparison', gt: 'comparison', ge: 'comparison',
 }; // prettier-ignore
+
+/** An op of the `word` category: fixed operand and result types, whatever the node says. */
+export type WordOp = 'dot4_i8' | 'funnel_shift_right';
+/** The operand and result types of each `word` op; the type checker and the op probes read them. */
+export const WORD_OP_SIGNATURES: {
+  readonly [K in WordOp]: {
+    readonly operands: readonly [ScalarType, ScalarType, ScalarType];
+    readonly result: Extract<Expr, { op: K }>['type'];
+  };
+} = {
+  dot4_i8: { operands: ['u32', 'u32', 'i32'], result: 'i32' },
+  funnel_shift_right: { operands: ['u32', 'u32', 'u32'], result: 'u32' },
+};
 
 /** True for a string naming an expression op (for checking unvalidated JSON). */
 export const isExprOp = (op: unknown): op is ExprOp =>

@@ -33,6 +33,7 @@ export function printExpr(expression: Expr): string {
       return `${expression.op}<${expression.type}>(${printExpr(expression.args[0])})`;
     case 'fma':
     case 'dot4_i8':
+    case 'funnel_shift_right':
     case 'select':
       return `${expression.op}(${expression.args.map(printExpr).join(', ')})`;
     default: {

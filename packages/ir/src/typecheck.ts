@@ -13,6 +13,7 @@ import {
   EXPR_OPS,
   STMT_OPS,
   UNARY_OPERANDS,
+  WORD_OP_SIGNATURES,
   assertNever,
   isBinaryOp,
   isExprOp,
@@ -380,14 +381,15 @@ class BodyChecker {
           return fail(`fma needs three operands of one float type, got ${args.join(', ')}`);
         return a;
       }
-      case 'dot4_i8': {
+      case 'dot4_i8':
+      case 'funnel_shift_right': {
         const args = this.args(node, path, EXPR_OPS[op].arity, scope, depth);
         if (args === undefined || args.includes(undefined)) return undefined;
-        const wanted = ['u32', 'u32', 'i32'] as const;
+        const { operands: wanted, result } = WORD_OP_SIGNATURES[op];
         const wrong = args.findIndex((arg, index) => arg !== wanted[index]);
-        if (wrong === -1) return 'i32';
+        if (wrong === -1) return result;
         const at = joinPath(joinPath(path, 'args'), wrong);
-        return fail(`dot4_i8 operand has type ${args[wrong]} but ${wanted[wrong]} is required`, at);
+        return fail(`${op} operand has type ${args[wrong]} but ${wanted[wrong]} is required`, at);
       }
       case 'convert':
       case 'bitcast': {

@@ -159,6 +159,7 @@ class UniformityAnalysis {
       case 'unpack_half':
       case 'fma':
       case 'dot4_i8':
+      case 'funnel_shift_right':
       case 'select':
       case 'convert':
       case 'bitcast':

@@ -310,6 +310,23 @@ describe('body type errors', () => {
     expect(issueAt(edit(dot, `${at}.args[2]`, undefined), at + '.args')).toMatch(/must have 3/);
   });
 
+  it('reports a funnel_shift_right operand of the wrong type at that operand', () => {
+    const funnel = withBody((b) => {
+      const a = b.let('a', b.localId());
+      b.store('out', a, ir.funnelShiftRight(a, 0x01234567, ir.and(a, 31)));
+    });
+    expect(checkSpec(funnel)).toEqual([]);
+    const at = 'body[1].value';
+    const i32Word = edit(funnel, `${at}.args[1]`, { op: 'const', type: 'i32', value: 1 });
+    expect(issueAt(i32Word, at + '.args[1]')).toBe(
+      'funnel_shift_right operand has type i32 but u32 is required',
+    );
+    const floatShift = edit(funnel, `${at}.args[2]`, { op: 'const', type: 'f32', value: 1 });
+    expect(issueAt(floatShift, at + '.args[2]')).toMatch(/has type f32 but u32 is required/);
+    expect(issueAt(edit(funnel, `${at}.type`, 'i32'), at + '.type')).toMatch(/has type u32/);
+    expect(issueAt(edit(funnel, `${at}.args[2]`, undefined), at + '.args')).toMatch(/must have 3/);
+  });
+
   it('reports an unknown local with the path of its name', () => {
     const unknown = edit(spec, 'body[1].then[0].value.args[0].name', 'b');
     expect(issueAt(unknown, 'body[1].then[0].value.args[0].name')).toMatch(/not a local in scope/);

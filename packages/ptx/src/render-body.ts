@@ -19,6 +19,7 @@ import {
   BINARY_MNEMONICS,
   DOT4_I8_MNEMONIC,
   FMA_MNEMONIC,
+  FUNNEL_SHIFT_RIGHT_MNEMONIC,
   SELECT_MNEMONIC,
   UNARY_MNEMONICS,
   type Mnemonic,
@@ -389,10 +390,13 @@ export class PtxBodyWriter {
         const args = expression.args.map((arg) => this.register(this.expression(arg), arg.type));
         return result((out) => `${mnemonic} ${out}, ${args.join(', ')};`);
       }
-      case 'dot4_i8': {
-        // ptxas takes 32-bit immediates in every dp4a operand, so constants stay inline.
+      case 'dot4_i8':
+      case 'funnel_shift_right': {
+        // ptxas takes 32-bit immediates in every dp4a and shf operand, so constants stay inline.
+        const mnemonic =
+          expression.op === 'dot4_i8' ? DOT4_I8_MNEMONIC : FUNNEL_SHIFT_RIGHT_MNEMONIC;
         const args = expression.args.map((arg) => this.expression(arg).text);
-        return result((out) => `${DOT4_I8_MNEMONIC} ${out}, ${args.join(', ')};`);
+        return result((out) => `${mnemonic} ${out}, ${args.join(', ')};`);
       }
       default: {
         const operandType = expression.args[0].type;

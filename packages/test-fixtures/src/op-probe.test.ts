@@ -21,6 +21,7 @@ function validates(op: ComputeOp, from: ScalarType, to: ScalarType): boolean {
     : op === 'select' ? [one('bool'), one(from), one(from)]
     : op === 'fma' ? [one(from), one(from), one(from)]
     : op === 'dot4_i8' ? [one(from), one(from), one('i32')]
+    : op === 'funnel_shift_right' ? [one(from), one(from), one('u32')]
     : EXPR_OPS[op].arity === 1 ? [one(from)]
     : [one(from), one(from)]; // prettier-ignore
   const expression = { op, type: to, args, ...(op === 'unpack_half' ? { half: 0 } : {}) };
@@ -97,6 +98,21 @@ describe('OP_PROBES', () => {
     expect(at(0x7fffffff, 0x7fffffff)).toBe(0x80003f03);
     // Four (-1) · (-1) onto -1.
     expect(at(0xffffffff, 0xffffffff)).toBe(3);
+  });
+
+  it('give funnel_shift_right its hand-computed results at the pair index & 31 shifts', () => {
+    const u32 = OP_PROBES.find((probe) => probe.type === 'u32');
+    if (u32 === undefined) throw new Error('no u32 probe');
+    const out = interpretOpProbe(u32);
+    const slot = u32.cases.findIndex((c) => c.op === 'funnel_shift_right');
+    const at = (pair: number): number | undefined => out[slot * u32.pairs.length + pair];
+    // Pairs 32 and 96 shift by 0: lo itself (2 under 0x7fffffff, 0x7fffffff under 0).
+    expect([u32.pairs[32], at(32), u32.pairs[96], at(96)]).toEqual([[2, 0x7fffffff], 2, [0x7fffffff, 0], 0x7fffffff]); // prettier-ignore
+    // Pair 105 shifts 0x80000000:0x7fffffff by 9; pair 118 0xfffffffe:0x80000000 by 22.
+    expect([u32.pairs[105], at(105)]).toEqual([[0x7fffffff, 0x80000000], 0x003fffff]);
+    expect([u32.pairs[118], at(118)]).toEqual([[0x80000000, 0xfffffffe], 0xfffffa00]);
+    // Pair 127 shifts 1000:0xfffffffe by 31: hi << 1 plus lo's top bit.
+    expect([u32.pairs[127], at(127)]).toEqual([[0xfffffffe, 1000], 2001]);
   });
 
   it('report a flipped bit as a mismatch naming the op, the inputs and both results', () => {

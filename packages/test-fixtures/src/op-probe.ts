@@ -62,6 +62,8 @@ function caseExpression(c: OpProbeCase, a: Expr, b: Expr, shift: Expr, odd: Expr
   if (op === 'fma') return node(op, to, [a, b, a]);
   // a's bits as the i32 accumulator: 0x7fffffff and 0x80000000 make the sum wrap both ways.
   if (op === 'dot4_i8') return node(op, to, [a, b, ir.bitcast('i32', a)]);
+  // Shift amounts of 32 or more are undefined in the IR: t & 31 covers 0..31 instead.
+  if (op === 'funnel_shift_right') return node(op, to, [a, b, shift]);
   if (op === 'convert' || op === 'bitcast') return node(op, to, [a]);
   if (op === 'unpack_half') {
     // The high half mixes both inputs: a's high bits with b's low bits.

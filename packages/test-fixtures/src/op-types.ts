@@ -3,6 +3,7 @@ import {
   EXPR_OPS,
   SCALAR_TYPES,
   UNARY_OPERANDS,
+  WORD_OP_SIGNATURES,
   assertNever,
   isBinaryOp,
   isFloatType,
@@ -61,8 +62,8 @@ export function binaryTakes(op: keyof typeof BINARY_OPERANDS, type: ScalarType):
 
 /**
  * The operand (source) types `op` takes paired with the type it yields, from the registry: one
- * entry per type for unary/binary/fma/select, one per (from, to) pair for conversions, and u32
- * words to an i32 for the byte dot product.
+ * entry per type for unary/binary/fma/select, one per (from, to) pair for conversions, and a word
+ * op's first operand type to its result (`WORD_OP_SIGNATURES`).
  */
 export function opTypes(op: ComputeOp): readonly (readonly [from: ScalarType, to: ScalarType])[] {
   if (isUnaryOp(op)) return SCALAR_TYPES.filter((t) => unaryTakes(op, t)).map((t) => [t, t]);
@@ -74,8 +75,10 @@ export function opTypes(op: ComputeOp): readonly (readonly [from: ScalarType, to
   switch (category) {
     case 'fma':
       return SCALAR_TYPES.filter(isFloatType).map((t) => [t, t]);
-    case 'dot':
-      return [['u32', 'i32']];
+    case 'word': {
+      const { operands, result } = WORD_OP_SIGNATURES[op as keyof typeof WORD_OP_SIGNATURES];
+      return [[operands[0], result]];
+    }
     case 'select':
       return SCALAR_TYPES.map((t) => [t, t]);
     case 'conversion': {

@@ -91,6 +91,10 @@ export const OP_ZOO = defineKernel(
     );
     b.assign(values.f32 as never, ir.bitcast('f32', values.u32));
     b.store('out_i32', t, ir.dot4I8(values.u32, ir.xor(values.u32, t), values.i32));
+    // Constant hi and shift too: Tint must not see a constant `<<` that shifts out a 1 bit.
+    const funnel = ir.funnelShiftRight(values.u32, ir.xor(values.u32, t), shift);
+    const constantParts = ir.funnelShiftRight(ir.funnelShiftRight(funnel, 0xffffffff, shift), 0x80000001, 7); // prettier-ignore
+    b.assign(values.u32 as never, ir.funnelShiftRight(values.u32, constantParts, 0));
     b.store('out_f32', t, ir.add(ir.unpackHalf(values.u32, 0), ir.unpackHalf(values.u32, 1)));
     const flag = b.let('flag', ir.lt(values.f32, ir.f32(1)));
     const other = b.let('other', ir.ne(values.u32, ir.u32(0)));

@@ -192,6 +192,8 @@ export class WgslBodyWriter {
           expression.args.map((arg) => this.expression(arg)),
           expression.type,
         );
+      case 'funnel_shift_right':
+        throw new EmissionError('wgsl', 'funnel shifts must be expanded before printing');
       case 'select':
         return SELECT_TEMPLATE(
           expression.args.map((arg) => this.expression(arg)),

@@ -535,6 +535,19 @@ describe('interpreter: scalar semantics', () => {
     expect(dot(0x80808080, 0x80808080, -(2 ** 31))).toBe(-(2 ** 31) + 65536);
   });
 
+  it('funnel_shift_right takes the low word of hi:lo shifted right, lo itself at 0', () => {
+    const funnel = (lo: number, hi: number, shift: number): number =>
+      evaluate(ir.funnelShiftRight(lo, hi, shift)) >>> 0;
+    // hi:lo = 0x01234567_89abcdef.
+    expect(funnel(0x89abcdef, 0x01234567, 0)).toBe(0x89abcdef);
+    expect(funnel(0x89abcdef, 0x01234567, 4)).toBe(0x789abcde);
+    expect(funnel(0x89abcdef, 0x01234567, 16)).toBe(0x456789ab);
+    expect(funnel(0x89abcdef, 0x01234567, 31)).toBe(0x02468acf);
+    // Swapped words: hi:lo = 0x89abcdef_01234567, so hi's bits enter from the top.
+    expect(funnel(0x01234567, 0x89abcdef, 4)).toBe(0xf0123456);
+    expect(funnel(0x01234567, 0x89abcdef, 31)).toBe(0x13579bde);
+  });
+
   it('f16 arithmetic rounds to f16', () => {
     expect(evaluate(ir.add(f16(2048), f16(1)))).toBe(2048);
     expect(evaluate(ir.add(f16(2048), f16(2)))).toBe(2050);

@@ -12,6 +12,7 @@ import {
   bitcastValue,
   convertValue,
   dot4I8Semantics,
+  funnelShiftRightSemantics,
   fmaSemantics,
   roundTo,
   type Value,
@@ -368,6 +369,8 @@ function evaluate(expression: Expr, thread: Thread, context: Context): Value {
       return fmaSemantics(...evaluateArgs(expression.args, thread, context), expression.type);
     case 'dot4_i8':
       return dot4I8Semantics(...evaluateArgs(expression.args, thread, context));
+    case 'funnel_shift_right':
+      return funnelShiftRightSemantics(...evaluateArgs(expression.args, thread, context));
     case 'select': {
       const [condition, ifTrue, ifFalse] = evaluateArgs(expression.args, thread, context);
       return condition === true ? ifTrue : ifFalse;

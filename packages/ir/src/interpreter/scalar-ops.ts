@@ -115,6 +115,13 @@ export function dot4I8Semantics(a: Value, b: Value, c: Value): number {
   return sum | 0;
 }
 
+/** The reference funnel shift: the low word of `(hi · 2^32 + lo) >> shift`, for shifts below 32. */
+export function funnelShiftRightSemantics(lo: Value, hi: Value, shift: Value): number {
+  const amount = shiftAmount(num(shift));
+  // `hi << 32 - 0` would shift by 0 in JS, so a zero shift is lo itself.
+  return amount === 0 ? num(lo) >>> 0 : ((num(lo) >>> amount) | (num(hi) << (32 - amount))) >>> 0;
+}
+
 /** Numeric conversion: float to int truncates toward zero and saturates (NaN gives 0). */
 export function convertValue(value: Value, from: ScalarType, to: ScalarType): number {
   const source = num(value);

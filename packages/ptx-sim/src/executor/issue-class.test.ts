@@ -14,6 +14,8 @@ describe('issueClassOf', () => {
     expect(of('mad.lo.s32')).toBe('int');
     // dot4_i8's dp4a issues to the integer pipe.
     expect(of('dp4a.s32.s32')).toBe('int');
+    // funnel_shift_right's shf too.
+    expect(of('shf.r.clamp.b32')).toBe('int');
     expect(of('fma.rn.f16x2')).toBe('fp16');
     expect(of('mul.rn.bf16x2')).toBe('fp16');
     expect(of('fma.rn.f64')).toBe('fp64');

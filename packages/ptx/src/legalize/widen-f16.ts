@@ -28,6 +28,7 @@ export function widenF16(body: readonly Stmt[], target: PtxTarget): Stmt[] {
           return narrow(ir.fma(...(expression.args.map(widen) as [Expr, Expr, Expr])));
         // Conversions, selects and loads move f16 values without f16 arithmetic.
         case 'dot4_i8':
+        case 'funnel_shift_right':
         case 'select':
         case 'convert':
         case 'bitcast':

@@ -94,5 +94,8 @@ export const FMA_MNEMONIC: Mnemonic = (type) =>
 /** `dot4_i8`: signed bytes of both words (sm_61+, so every PTX_ARCHS target has it). */
 export const DOT4_I8_MNEMONIC = 'dp4a.s32.s32';
 
+/** `funnel_shift_right`: `.clamp` and `.wrap` agree on the IR's shifts 0..31 (sm_32+). */
+export const FUNNEL_SHIFT_RIGHT_MNEMONIC = 'shf.r.clamp.b32';
+
 export const SELECT_MNEMONIC: Mnemonic = (type) =>
   type === 'bool' ? undefined : `selp.${bitType(type)}`;

@@ -8,6 +8,7 @@ import {
   type Stmt,
 } from '@forge/ir';
 import { hasFeature } from '../targets.js';
+import { expandFunnelShifts } from './funnel-shift.js';
 import type { WgslTarget } from '../targets.js';
 
 const targetName = (target: WgslTarget): string =>
@@ -59,11 +60,14 @@ export function requireUniformWarpOps(spec: KernelSpec, target: WgslTarget): voi
   }
 }
 
-/** Rewrites applied before printing WGSL: schedule knobs and the workgroup size become constants. */
+/**
+ * Rewrites applied before printing WGSL: funnel shifts become shifts (see expandFunnelShifts), then
+ * schedule knobs and the workgroup size become constants.
+ */
 export function legalizeForWgsl(
   spec: KernelSpec,
   schedule: Schedule,
   workgroupSize: number,
 ): Stmt[] {
-  return bindConstants(spec.body, schedule, workgroupSize, spec.shared);
+  return bindConstants(expandFunnelShifts(spec.body), schedule, workgroupSize, spec.shared);
 }

@@ -27,6 +27,19 @@ describe('op templates', () => {
     expect(emitWgsl(probe.spec, {}, wgslTarget([])).source).not.toMatch(/requires|dot4I8Packed/);
   });
 
+  it('expands funnel shifts with shifts Tint accepts, folding their constant parts', async () => {
+    const zoo = emitWgsl(OP_ZOO, {}, wgslTarget(['f16'])).source;
+    // `(hi << 1) << (31 - s)` is exact at s = 0, where WGSL would take `hi << 32` as `hi << 0`.
+    expect(zoo).toContain('((v_vu >> v_amount) | (((v_vu ^ v_t) << 1u) << (31u - v_amount)))');
+    // Constant hi 0xffffffff becomes 0xfffffffe; 0x80000001 by 7 becomes 0x02000000 outright.
+    expect(zoo).toContain('| (4294967294u << (31u - v_amount))) >> 7u) | 33554432u)');
+    // The unfolded form shifts a 1 bit out of a constant, which Tint rejects (measured).
+    const context = await sharedWebGpu([]);
+    const unfolded = '@compute @workgroup_size(1) fn main() { var x = 3u; x = (x >> 4u) | ((4294967295u << 1u) << (31u - 4u)); }'; // prettier-ignore
+    const [error] = (await wgslDiagnostics(context, unfolded)).filter((d) => d.type === 'error');
+    expect(error?.message).toBe("'4294967295 << 1' cannot be represented as 'u32'");
+  });
+
   it('exchanges warp values through workgroup memory unless subgroups may serve', () => {
     const plain = emitWgsl(OP_ZOO, {}, wgslTarget(['f16'])).source;
     const subgroups = emitWgsl(OP_ZOO, {}, wgslTarget(['f16', 'subgroups'])).source;
