@@ -1,6 +1,18 @@
 import { WARP_SIZE } from '../body.js';
-import { add, and, convert, dot4I8, eq, fma, i32, lt, min, mul, or } from '../expressions.js';
-import { select, shl, shr, sub, unpackHalf } from '../expressions.js';
+import {
+  add,
+  and,
+  convert,
+  dot4I8,
+  eq,
+  fma,
+  funnelShiftRight,
+  i32,
+  lt,
+  min,
+  mul,
+} from '../expressions.js';
+import { select, shr, sub, unpackHalf } from '../expressions.js';
 import { QUANT_FORMATS, quantize } from '../quant/formats.js';
 import { packWords } from '../quant/words.js';
 import { fillUniform } from './random.js';
@@ -70,13 +82,12 @@ function step({
     const dWord = block.load('staging', dIndex);
     // d is the word's low half when the quants start mid-word (shift 16), else its high half.
     const { d } = block.let({ d: unpackHalf(shr(dWord, sub(16, shift)), 0) });
-    const { carry } = block.let({ carry: sub(24, shift) });
     const raw = Array.from({ length: 9 }, (_, j) =>
       block.let(`raw${j}`, block.load('staging', j === 0 ? quants : add(quants, j))),
     );
     // Quant word j: bytes `shift / 8` on of raw j, then of raw j + 1 (nothing of it when aligned).
     // Raw 8 lies past an aligned last block's end, unstaged: word 7 is then raw 7 alone.
-    const funnel = (j: number) => or(shr(raw[j]!, shift), shl(shl(raw[j + 1]!, 8), carry));
+    const funnel = (j: number) => funnelShiftRight(raw[j]!, raw[j + 1]!, shift);
     const word = (j: number) => (j < 7 ? funnel(j) : select(eq(shift, 0), raw[j]!, funnel(j)));
     const { groupIndex } = block.let({ groupIndex: add(tileBlock, lane) });
     const { xWord } = block.let({ xWord: mul(groupIndex, 8) });
