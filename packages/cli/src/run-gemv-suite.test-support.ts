@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
-import { normalizedMse } from '@forge/ir/kernels';
+import { getKernel, normalizedMse } from '@forge/ir/kernels';
 import { opensDawn } from './dawn-log.js';
 import { forgeInProcess } from './in-process.test-support.js';
 
@@ -40,7 +40,7 @@ export const floats = (path: string): Float32Array => {
   return new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length));
 };
 
-/** `forge run KERNEL` on every engine at 512 x 64 passes within 1e-10 and reports the shape. */
+/** `forge run KERNEL` on every engine at 512 x 64 passes within its tolerance and reports the shape. */
 export function itRunsOnEveryEngine(cli: GemvCli, kernelId: string): void {
   it.each(TARGETS)('runs on %s with n_in and n_out shapes', async (target) => {
     const result = await cli.forge('run', kernelId, '--target', target, ...SHAPE, '--json');
@@ -49,7 +49,7 @@ export function itRunsOnEveryEngine(cli: GemvCli, kernelId: string): void {
     const report = JSON.parse(result.stdout) as { pass: boolean; nmse: number; shape: object };
     expect(report.shape).toEqual({ n_in: 512, n_out: 64 });
     expect(report.pass).toBe(true);
-    expect(report.nmse).toBeLessThanOrEqual(1e-10);
+    expect(report.nmse).toBeLessThanOrEqual(getKernel(kernelId).tolerance);
   });
 }
 
@@ -78,7 +78,7 @@ export async function expectOracleY(
     expect(result.code).toBe(0);
     const y = floats(join(cli.work, output));
     expect(normalizedMse(y, floats(join(ORACLE, `${prefix}_64x512.y.f32`)))).toBeLessThanOrEqual(
-      1e-10,
+      getKernel(kernelId).tolerance,
     );
   }
 }
@@ -96,7 +96,7 @@ export async function expectBadInput(
   }
 }
 
-/** The oracle GGUF file's Q6_K tensor `output.weight` (16 x 256) runs on every engine within 1e-10. */
+/** The oracle GGUF file's Q6_K tensor `output.weight` (16 x 256) runs on every engine within tolerance. */
 export async function expectGgufRun(cli: GemvCli, kernelId: string): Promise<void> {
   const gguf = join(ORACLE, 'forge-oracle.gguf');
   for (const target of TARGETS) {
@@ -107,6 +107,6 @@ export async function expectGgufRun(cli: GemvCli, kernelId: string): Promise<voi
     const report = JSON.parse(result.stdout) as { pass: boolean; nmse: number; shape: object };
     expect(report.shape).toEqual({ n_in: 256, n_out: 16 });
     expect(report.pass).toBe(true);
-    expect(report.nmse).toBeLessThanOrEqual(1e-10);
+    expect(report.nmse).toBeLessThanOrEqual(getKernel(kernelId).tolerance);
   }
 }
