@@ -553,6 +553,11 @@ describe('forge sim and the ptx-sim engine', () => {
       'n_out=64',
       '--shape',
       'n_in=256',
+      // One row a workgroup: 64 workgroups doing identical work.
+      '--schedule',
+      'workgroupSize=32',
+      '--schedule',
+      'rowsPerWarp=1',
       '--gpu',
       'H200',
     ];
