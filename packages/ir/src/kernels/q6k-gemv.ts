@@ -1,76 +1,83 @@
 import { WARP_SIZE, type Expr, type VarExpr as Var } from '../body.js';
-import { add, and, bitcast, convert, fma, lt, min, mul, or } from '../expressions.js';
+import { add, and, bitcast, convert, dot4I8, eq, fma, lt, min, mul, or } from '../expressions.js';
+import { select } from '../expressions.js';
 import { shl, shr, sub, unpackHalf } from '../expressions.js';
 import { QUANT_FORMATS } from '../quant/formats.js';
 import { packWords } from '../quant/words.js';
-import { dot4I8 } from './dot4.js';
 import { randomQ6kBlocks } from './gemv-catalog.js';
 import { SECTOR_WORDS, gemvKernel, type GemvBuilder, type GemvStep } from './gemv-interface.js';
 import { vectorNames } from './locals.js';
 import { stageWords } from './staging.js';
 
 const { blockBytes: BLOCK_BYTES } = QUANT_FORMATS.q6_K;
-/** Blocks a warp takes a step: 8 lanes a block. */
-const STEP_BLOCKS = WARP_SIZE / 8;
+/** Lanes a block: each takes one half (128 values) at l = 16u..16u+15, all four j. */
+const BLOCK_LANES = 4;
+/** Blocks a warp takes a step. */
+const STEP_BLOCKS = WARP_SIZE / BLOCK_LANES;
 /**
- * Staged words a step: the step's 4 blocks (840 bytes) from up to 30 bytes into a sector, plus the
- * word after a block's last realigned one, rounded up to whole 32-lane loads: 7 a lane.
+ * Staged words a step: the step's 8 blocks (1680 bytes) from up to 30 bytes into a sector, plus
+ * the word after a block's last realigned one, rounded up to whole 32-lane loads: 14 a lane.
  */
-const STAGING_WORDS = 7 * WARP_SIZE;
+const STAGING_WORDS = 14 * WARP_SIZE;
 const LOW_NIBBLES = 0x0f0f0f0f;
 /** Bits 4-5 of each byte: where a value's two qh bits go. */
 const HIGH_BITS = 0x30303030;
 
-// Bandwidth plan: a step is 4 consecutive 210-byte blocks of a row, 8 lanes a block. The warp
+// Bandwidth plan: a step is 8 consecutive 210-byte blocks of a row, 4 lanes a block. The warp
 // stages the step's bytes from the sector holding its first (128-byte requests, whole sectors);
 // odd blocks start 2 bytes into a word, so each lane realigns its words with one shift for all.
 // Q6_K value 128n + 32j + l (half n, l < 32) is ql[64n + 32(j&1) + l] nibble j>>1, qh[32n + l]
-// bits 2j..2j+1, times d·sc[8n + 2j + l/16]. Lane (n, jj, u) takes j = jj and jj + 2 (one ql
-// chunk's two nibbles) at l = 16u..16u+15: 4 ql, 4 qh words, two scales and 4-word-aligned x, so
-// each (lane, j) is 16 values, 4 quant words in 8 dot4I8. The -32 offset is -32·Σx (exact x_sum).
+// bits 2j..2j+1, times d·sc[8n + 2j + l/16]. Lane (n, u) takes l = 16u..16u+15 of half n for all
+// four j: 4 words each of two ql chunks and of qh, 4 scales from 8 bytes; each j's 16 values are
+// 4 quant words against 4-word-aligned x in 8 dot4I8. The -32 offset is -32·Σx (exact x_sum).
 
 /** The lane's fixed offsets: its block, ql/qh/scale words in the block, and x tile indices. */
 function laneSetup(b: GemvBuilder, lane: Var<'u32'>) {
-  const { block, half, pair, sixteen } = b.let({
-    block: shr(lane, 3),
-    half: and(shr(lane, 2), 1),
-    pair: and(shr(lane, 1), 1),
+  const { block, half, sixteen } = b.let({
+    block: shr(lane, 2),
+    half: and(shr(lane, 1), 1),
     sixteen: and(lane, 1),
   });
   return b.let({
     blockBytes: mul(block, BLOCK_BYTES),
-    qlWord: add(add(shl(half, 4), shl(pair, 3)), shl(sixteen, 2)),
+    qlWord: add(shl(half, 4), shl(sixteen, 2)),
     qhWord: add(add(32, shl(half, 3)), shl(sixteen, 2)),
-    // Scale 8n + 2jj + u is byte 192 + 8n + 2jj + u; that of j = jj + 2 four bytes later.
-    scaleByte: add(add(192, shl(half, 3)), add(shl(pair, 1), sixteen)),
-    qhUp: sub(4, shl(pair, 1)),
-    qhDown: shl(pair, 1),
-    xWordLane: add(add(shl(block, 6), shl(half, 5)), add(shl(pair, 3), shl(sixteen, 2))),
-    xGroupLane: add(add(shl(block, 3), shl(half, 2)), pair),
-    xSumLane: add(add(shl(block, 5), shl(half, 4)), add(shl(pair, 2), shl(sixteen, 1))),
+    scaleWord: add(48, shl(half, 1)),
+    // Scale 8n + 2j + u: byte u (j even) or 2 + u (j odd) of realigned scale word j >> 1.
+    scaleShift: sub(24, shl(sixteen, 3)),
+    scaleShiftOdd: sub(8, shl(sixteen, 3)),
+    xWordLane: add(add(shl(block, 6), shl(half, 5)), shl(sixteen, 2)),
+    xGroupLane: add(shl(block, 3), shl(half, 2)),
+    xSumLane: add(shl(block, 5), shl(half, 4)),
+    secondSixteen: eq(sixteen, 1),
   });
 }
 type Lanes = ReturnType<typeof laneSetup>;
 
 function step(context: GemvStep<Lanes>) {
-  const { b, row, lane, blocks, rowBlock, blocksLeft, stagingBase } = context;
+  const { b, row, live, lane, blocks, rowBlock, blocksLeft, stagingBase } = context;
   // The step's first byte in W, and the staged words: from its sector to the step's last byte.
   const { stepByte, stepBlocks } = b.let({
     stepByte: mul(add(mul(row, blocks), rowBlock), BLOCK_BYTES),
     stepBlocks: min(blocksLeft, STEP_BLOCKS),
   });
-  const { sectorWord, lastWord } = b.let({
+  const { sectorWord, firstWord, lastWord } = b.let({
     sectorWord: shl(shr(stepByte, 5), 3),
+    firstWord: shr(stepByte, 2),
     lastWord: shr(sub(add(stepByte, mul(stepBlocks, BLOCK_BYTES)), 1), 2),
   });
+  // A full step needs 420 words from at most 7 into its sector: loads 0 to 12 stay inside it.
+  const full = eq(stepBlocks, STEP_BLOCKS);
   const loads = STAGING_WORDS / WARP_SIZE;
-  stageWords(b, { sectorWord, lastWord, stagingBase, lane, loads });
-  // Lanes past the step's blocks skip it.
-  b.if(lt(lane, shl(stepBlocks, 3)), (block) => blockStep(context, block, stepByte));
+  const span = { sectorWord, firstWord, lastWord, stagingBase, lane, live, loads };
+  stageWords(b, { ...span, full, unguarded: 13 });
+  // Lanes past the step's blocks skip it, as does a warp past the last row.
+  const active = and(live, lt(lane, shl(stepBlocks, 2)));
+  b.if(active, (block) => blockStep(context, block, stepByte));
   b.barrier();
 }
 
-/** The lane's 32 values of its block: staged words realigned, decoded and met with x. */
+/** The lane's 64 values of its block: staged words realigned, decoded and met with x. */
 function blockStep(context: GemvStep<Lanes>, b: GemvBuilder, stepByte: Var<'u32'>) {
   const { total, lanes, tileBlock, stagingBase } = context;
   // The block starts `start` bytes into the staged words; `odd` (0 or 2) bytes into a word.
@@ -78,59 +85,63 @@ function blockStep(context: GemvStep<Lanes>, b: GemvBuilder, stepByte: Var<'u32'
   const { word, odd } = b.let({ word: add(stagingBase, shr(start, 2)), odd: and(start, 2) });
   // Realigned word i = raw i >> 16 | raw i+1 << 16 when odd, raw i otherwise (by multiplying).
   const { shift, carry } = b.let({ shift: shl(odd, 3), carry: shl(odd, 15) });
-  const words = (name: string, offset: Var<'u32'>) => {
-    const at = b.let(`${name}_at`, add(word, offset));
-    const raw = [0, 1, 2, 3, 4].map((i) =>
-      b.let(`${name}_raw${i}`, b.load('staging', i === 0 ? at : add(at, i))),
+  const staged = (name: string, at: Expr<'u32'>, count: number) => {
+    const base = b.let(`${name}_at`, at);
+    const raw = Array.from({ length: count + 1 }, (_, i) =>
+      b.let(`${name}_raw${i}`, b.load('staging', i === 0 ? base : add(base, i))),
     );
-    return [0, 1, 2, 3].map((i) =>
-      b.let(`${name}${i}`, or(shr(raw[i]!, shift), mul(raw[i + 1]!, carry))),
+    return Array.from({ length: count }, (_, i) =>
+      or(shr(raw[i]!, shift), mul(raw[i + 1]!, carry)),
     );
   };
-  const ql = words('ql', lanes.qlWord);
-  const qh = words('qh', lanes.qhWord);
+  const words = (name: string, at: Expr<'u32'>) =>
+    staged(name, at, 4).map((word, i) => b.let(`${name}${i}`, word));
+  const qlLow = words('qla', add(word, lanes.qlWord));
+  const qlHigh = words('qlb', add(word, add(lanes.qlWord, 8)));
+  const qh = words('qh', add(word, lanes.qhWord));
+  // The 8 scale bytes of the half, as i32 words (scales are int8).
+  const scales = staged('sc', add(word, lanes.scaleWord), 2).map((word, i) =>
+    b.let(`sc${i}`, bitcast('i32', word)),
+  );
   // d: f16 at byte 208 of the block.
   const dWord = b.load('staging', add(word, 52));
   const { d } = b.let({ d: unpackHalf(shr(dWord, shift), 0) });
-  // The scale pair (2 bytes at an even offset) lies within one staged word.
-  const { scaleAt } = b.let({ scaleAt: add(odd, lanes.scaleByte) });
-  const { scaleWord, scaleShift } = b.let({
-    scaleWord: add(word, shr(scaleAt, 2)),
-    scaleShift: sub(24, shl(and(scaleAt, 3), 3)),
-  });
   const { xWordAt, xScaleAt, xSumAt } = b.let({
     xWordAt: add(shl(tileBlock, 6), lanes.xWordLane),
     xScaleAt: add(shl(tileBlock, 3), lanes.xGroupLane),
     xSumAt: add(shl(tileBlock, 5), lanes.xSumLane),
   });
-  const terms = [0, 1].map((high) => {
-    // j = jj + 2·high: ql nibble `high`, qh bits 2j..2j+1 moved to bits 4-5.
-    const quants = [0, 1, 2, 3].map((i) => {
-      const nibble = high === 0 ? ql[i]! : shr(ql[i]!, 4);
-      const bits = high === 0 ? shl(qh[i]!, lanes.qhUp) : shr(qh[i]!, lanes.qhDown);
-      return b.let(`q${high}_${i}`, or(and(nibble, LOW_NIBBLES), and(bits, HIGH_BITS)));
+  const xScales = b.loadVector('x_scale', xScaleAt, vectorNames('x_scale'));
+  let sum: Expr<'f32'> | undefined;
+  for (let j = 0; j < 4; j++) {
+    // ql nibble j >> 1 of chunk j & 1; qh bits 2j..2j+1 moved to bits 4-5.
+    const chunk = j % 2 === 0 ? qlLow : qlHigh;
+    const quants = chunk.map((ql, i) => {
+      const nibble = j < 2 ? ql : shr(ql, 4);
+      const bits = j === 2 ? qh[i]! : j < 2 ? shl(qh[i]!, 4 - 2 * j) : shr(qh[i]!, 2);
+      return b.let(`q${j}_${i}`, or(and(nibble, LOW_NIBBLES), and(bits, HIGH_BITS)));
     });
-    const xAt = high === 0 ? xWordAt : add(xWordAt, 16);
-    const xh = b.loadVector('x_high', xAt, vectorNames(`xh${high}_`));
-    const xl = b.loadVector('x_low', xAt, vectorNames(`xl${high}_`));
+    const xAt = j === 0 ? xWordAt : add(xWordAt, 8 * j);
+    const xh = b.loadVector('x_high', xAt, vectorNames(`xh${j}_`));
+    const xl = b.loadVector('x_low', xAt, vectorNames(`xl${j}_`));
     // One chain per x half: Σ q·h first, then Σ q·l onto 256 times it.
-    const chain = (x: readonly Expr<'u32'>[], start: Expr<'i32'> | number) =>
+    const chain = (x: readonly Expr<'u32'>[], first: Expr<'i32'> | number) =>
       quants
         .slice(1)
-        .reduce((sum, q, i) => dot4I8(q, x[i + 1]!, sum), dot4I8(quants[0]!, x[0]!, start));
-    const sumHigh = b.let(`dot_high${high}`, chain(xh, 0));
-    const dot = chain(xl, shl(sumHigh, 8));
-    const scaleWordJ = high === 0 ? scaleWord : add(scaleWord, 1);
-    const scaleByte = shl(b.load('staging', scaleWordJ), scaleShift);
-    const scale = convert('f32', shr(bitcast('i32', scaleByte), 24));
-    const xScale = b.load('x_scale', high === 0 ? xScaleAt : add(xScaleAt, 2));
-    const sumAt = high === 0 ? xSumAt : add(xSumAt, 8);
-    const xSumPair = add(b.load('x_sum', sumAt), b.load('x_sum', add(xSumAt, 8 * high + 1)));
+        .reduce((acc, q, i) => dot4I8(q, x[i + 1]!, acc), dot4I8(quants[0]!, x[0]!, first));
+    const dotHigh = b.let(`dot_high${j}`, chain(xh, 0));
+    const dot = chain(xl, shl(dotHigh, 8));
+    // Scale 8n + 2j + u, an int8.
+    const scaleByte = shl(scales[j >> 1]!, j % 2 === 0 ? lanes.scaleShift : lanes.scaleShiftOdd);
+    const scale = convert('f32', shr(scaleByte, 24));
+    // The exact sum of the lane's 16 x: x_sum 2u and 2u + 1 of the four of (n, j).
+    const s = b.loadVector('x_sum', j === 0 ? xSumAt : add(xSumAt, 4 * j), vectorNames(`xs${j}_`));
+    const xSum = select(lanes.secondSixteen, add(s[2]!, s[3]!), add(s[0]!, s[1]!));
     // Σ (q - 32)·x ≈ s·(256·Σq·h + Σq·l) - 32·Σx.
-    const exact = fma(xScale, convert('f32', dot), mul(xSumPair, -32));
-    return b.let(`term${high}`, mul(scale, exact));
-  });
-  b.assign(total, fma(d, add(terms[0]!, terms[1]!), total));
+    const exact = fma(xScales[j]!, convert('f32', dot), mul(xSum, -32));
+    sum = b.let(`sum${j}`, sum === undefined ? mul(scale, exact) : fma(scale, exact, sum));
+  }
+  b.assign(total, fma(d, sum!, total));
 }
 
 /** Catalog kernel `q6k-gemv` (`n_in` a multiple of 256). */
