@@ -1,6 +1,5 @@
 import { WARP_SIZE, type Expr, type VarExpr as Var } from '../body.js';
 import { add, and, bitcast, convert, dot4I8, eq, fma, lt, min, mul, or } from '../expressions.js';
-import { select } from '../expressions.js';
 import { shl, shr, sub, unpackHalf } from '../expressions.js';
 import { QUANT_FORMATS } from '../quant/formats.js';
 import { packWords } from '../quant/words.js';
@@ -48,8 +47,7 @@ function laneSetup(b: GemvBuilder, lane: Var<'u32'>) {
     scaleShiftOdd: sub(8, shl(sixteen, 3)),
     xWordLane: add(add(shl(block, 6), shl(half, 5)), shl(sixteen, 2)),
     xGroupLane: add(shl(block, 3), shl(half, 2)),
-    xSumLane: add(shl(block, 5), shl(half, 4)),
-    secondSixteen: eq(sixteen, 1),
+    xSumLane: add(add(shl(block, 5), shl(half, 4)), shl(sixteen, 1)),
   });
 }
 type Lanes = ReturnType<typeof laneSetup>;
@@ -135,8 +133,8 @@ function blockStep(context: GemvStep<Lanes>, b: GemvBuilder, stepByte: Var<'u32'
     const scaleByte = shl(scales[j >> 1]!, j % 2 === 0 ? lanes.scaleShift : lanes.scaleShiftOdd);
     const scale = convert('f32', shr(scaleByte, 24));
     // The exact sum of the lane's 16 x: x_sum 2u and 2u + 1 of the four of (n, j).
-    const s = b.loadVector('x_sum', j === 0 ? xSumAt : add(xSumAt, 4 * j), vectorNames(`xs${j}_`));
-    const xSum = select(lanes.secondSixteen, add(s[2]!, s[3]!), add(s[0]!, s[1]!));
+    const sumAt = (k: number) => b.load('x_sum', k === 0 ? xSumAt : add(xSumAt, k));
+    const xSum = add(sumAt(4 * j), sumAt(4 * j + 1));
     // Σ (q - 32)·x ≈ s·(256·Σq·h + Σq·l) - 32·Σx.
     const exact = fma(xScales[j]!, convert('f32', dot), mul(xSum, -32));
     sum = b.let(`sum${j}`, sum === undefined ? mul(scale, exact) : fma(scale, exact, sum));
