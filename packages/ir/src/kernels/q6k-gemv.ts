@@ -39,15 +39,12 @@ function laneSetup(b: GemvBuilder, lane: Var<'u32'>) {
   });
   return b.let({
     blockBytes: mul(block, BLOCK_BYTES),
+    // Few lane constants (registers are tight on sm_80): the scale word and x indices derive.
     qlWord: add(shl(half, 4), shl(sixteen, 2)),
     qhWord: add(add(32, shl(half, 3)), shl(sixteen, 2)),
-    scaleWord: add(48, shl(half, 1)),
     // Scale 8n + 2j + u: byte u (j even) or 2 + u (j odd) of realigned scale word j >> 1.
     scaleShift: sub(24, shl(sixteen, 3)),
-    scaleShiftOdd: sub(8, shl(sixteen, 3)),
     xWordLane: add(add(shl(block, 6), shl(half, 5)), shl(sixteen, 2)),
-    xGroupLane: add(shl(block, 3), shl(half, 2)),
-    xSumLane: add(add(shl(block, 5), shl(half, 4)), shl(sixteen, 1)),
   });
 }
 type Lanes = ReturnType<typeof laneSetup>;
@@ -83,37 +80,40 @@ function blockStep(context: GemvStep<Lanes>, b: GemvBuilder, stepByte: Var<'u32'
   const { word, odd } = b.let({ word: add(stagingBase, shr(start, 2)), odd: and(start, 2) });
   // Realigned word i = raw i >> 16 | raw i+1 << 16 when odd, raw i otherwise (by multiplying).
   const { shift, carry } = b.let({ shift: shl(odd, 3), carry: shl(odd, 15) });
-  const staged = (name: string, at: Expr<'u32'>, count: number) => {
+  const staged = (name: string, at: Expr<'u32'>, count: number, from = 0) => {
     const base = b.let(`${name}_at`, at);
     const raw = Array.from({ length: count + 1 }, (_, i) =>
-      b.let(`${name}_raw${i}`, b.load('staging', i === 0 ? base : add(base, i))),
+      b.let(`${name}_raw${i}`, b.load('staging', i + from === 0 ? base : add(base, i + from))),
     );
     return Array.from({ length: count }, (_, i) =>
       or(shr(raw[i]!, shift), mul(raw[i + 1]!, carry)),
     );
   };
-  const words = (name: string, at: Expr<'u32'>) =>
-    staged(name, at, 4).map((word, i) => b.let(`${name}${i}`, word));
-  const qlLow = words('qla', add(word, lanes.qlWord));
-  const qlHigh = words('qlb', add(word, add(lanes.qlWord, 8)));
+  const words = (name: string, at: Expr<'u32'>, from = 0) =>
+    staged(name, at, 4, from).map((word, i) => b.let(`${name}${i}`, word));
   const qh = words('qh', add(word, lanes.qhWord));
   // The 8 scale bytes of the half, as i32 words (scales are int8).
-  const scales = staged('sc', add(word, lanes.scaleWord), 2).map((word, i) =>
+  // Scale bytes 192 + 8n..: word 48 + 2n, and 2n = qlWord >> 3.
+  const scales = staged('sc', add(word, shr(lanes.qlWord, 3)), 2, 48).map((word, i) =>
     b.let(`sc${i}`, bitcast('i32', word)),
   );
   // d: f16 at byte 208 of the block.
   const dWord = b.load('staging', add(word, 52));
   const { d } = b.let({ d: unpackHalf(shr(dWord, shift), 0) });
-  const { xWordAt, xScaleAt, xSumAt } = b.let({
-    xWordAt: add(shl(tileBlock, 6), lanes.xWordLane),
-    xScaleAt: add(shl(tileBlock, 3), lanes.xGroupLane),
-    xSumAt: add(shl(tileBlock, 5), lanes.xSumLane),
+  const { xWordAt } = b.let({ xWordAt: add(shl(tileBlock, 6), lanes.xWordLane) });
+  const { xScaleAt, xSumAt, scaleShiftOdd } = b.let({
+    scaleShiftOdd: sub(lanes.scaleShift, 16),
+    xScaleAt: shr(xWordAt, 3), // group 8·block + 4n + j
+    xSumAt: shr(xWordAt, 1), // eight 32·block + 16n + 4j + 2u
   });
   const xScales = b.loadVector('x_scale', xScaleAt, vectorNames('x_scale'));
   let sum: Expr<'f32'> | undefined;
-  for (let j = 0; j < 4; j++) {
-    // ql nibble j >> 1 of chunk j & 1; qh bits 2j..2j+1 moved to bits 4-5.
-    const chunk = j % 2 === 0 ? qlLow : qlHigh;
+  // ql chunk j & 1 (realigned when first needed, to keep fewer words live), nibble j >> 1.
+  let chunk: Var<'u32'>[] = [];
+  for (const j of [0, 2, 1, 3]) {
+    if (j === 0) chunk = words('qla', add(word, lanes.qlWord));
+    if (j === 1) chunk = words('qlb', add(word, lanes.qlWord), 8);
+    // qh bits 2j..2j+1 move to bits 4-5.
     const quants = chunk.map((ql, i) => {
       const nibble = j < 2 ? ql : shr(ql, 4);
       const bits = j === 2 ? qh[i]! : j < 2 ? shl(qh[i]!, 4 - 2 * j) : shr(qh[i]!, 2);
@@ -130,7 +130,7 @@ function blockStep(context: GemvStep<Lanes>, b: GemvBuilder, stepByte: Var<'u32'
     const dotHigh = b.let(`dot_high${j}`, chain(xh, 0));
     const dot = chain(xl, shl(dotHigh, 8));
     // Scale 8n + 2j + u, an int8.
-    const scaleByte = shl(scales[j >> 1]!, j % 2 === 0 ? lanes.scaleShift : lanes.scaleShiftOdd);
+    const scaleByte = shl(scales[j >> 1]!, j % 2 === 0 ? lanes.scaleShift : scaleShiftOdd);
     const scale = convert('f32', shr(scaleByte, 24));
     // The exact sum of the lane's 16 x: x_sum 2u and 2u + 1 of the four of (n, j).
     const sumAt = (k: number) => b.load('x_sum', k === 0 ? xSumAt : add(xSumAt, k));
