@@ -1,6 +1,6 @@
 import { WARP_SIZE, type Expr, type VarExpr as Var } from '../body.js';
 import { add, and, bitcast, convert, dot4I8, eq, fma, lt, min, mul, or } from '../expressions.js';
-import { shl, shr, sub, unpackHalf } from '../expressions.js';
+import { shl, shr, sub, unpackHalf, xor } from '../expressions.js';
 import { QUANT_FORMATS } from '../quant/formats.js';
 import { packWords } from '../quant/words.js';
 import { randomQ6kBlocks } from './gemv-catalog.js';
@@ -18,9 +18,10 @@ const STEP_BLOCKS = WARP_SIZE / BLOCK_LANES;
  * the word after a block's last realigned one, rounded up to whole 32-lane loads: 14 a lane.
  */
 const STAGING_WORDS = 14 * WARP_SIZE;
-const LOW_NIBBLES = 0x0f0f0f0f;
-/** Bits 4-5 of each byte: where a value's two qh bits go. */
-const HIGH_BITS = 0x30303030;
+/** Bytes of 4·(q − 32): the ql nibble at bits 2-5, the 2 qh bits at bits 6-7. */
+const [LOW_BITS, HIGH_BITS] = [0x3c3c3c3c, 0xc0c0c0c0];
+/** Flips each 2-bit qh part h to h ^ 2, so that at bits 6-7 of a byte it reads 64·(h − 2). */
+const HIGH_FLIP = 0xaaaaaaaa;
 
 // Bandwidth plan: a step is 8 consecutive 210-byte blocks of a row, 4 lanes a block. The warp
 // stages the step's bytes from the sector holding its first (128-byte requests, whole sectors);
@@ -28,7 +29,8 @@ const HIGH_BITS = 0x30303030;
 // Q6_K value 128n + 32j + l (half n, l < 32) is ql[64n + 32(j&1) + l] nibble j>>1, qh[32n + l]
 // bits 2j..2j+1, times d·sc[8n + 2j + l/16]. Lane (n, u) takes l = 16u..16u+15 of half n for all
 // four j: 4 words each of two ql chunks and of qh, 4 scales from 8 bytes; each j's 16 values are
-// 4 quant words against 4-word-aligned x in 8 dot4I8. The -32 offset is -32·Σx (exact x_sum).
+// 4 words of bytes 4·(q − 32) = 4·ql + 64·(qh − 2) (int8, no carry between bytes, as in
+// q6k-soa-gemv) against 4-word-aligned x in 8 dot4I8; d / 4 undoes the 4.
 
 /** The lane's fixed offsets: its block, ql/qh/scale words in the block, and x tile indices. */
 function laneSetup(b: GemvBuilder, lane: Var<'u32'>) {
@@ -81,7 +83,7 @@ function blockStep(context: GemvStep<Lanes>, b: GemvBuilder, stepByte: Var<'u32'
   // Realigned word i = raw i >> 16 | raw i+1 << 16 when odd, raw i otherwise (by multiplying).
   const { shift, carry } = b.let({ shift: shl(odd, 3), carry: shl(odd, 15) });
   const staged = (name: string, at: Expr<'u32'>, count: number, from = 0) => {
-    const base = b.let(`${name}_at`, at);
+    const base = at.op === 'var' ? at : b.let(`${name}_at`, at);
     const raw = Array.from({ length: count + 1 }, (_, i) =>
       b.let(`${name}_raw${i}`, b.load('staging', i + from === 0 ? base : add(base, i + from))),
     );
@@ -91,7 +93,9 @@ function blockStep(context: GemvStep<Lanes>, b: GemvBuilder, stepByte: Var<'u32'
   };
   const words = (name: string, at: Expr<'u32'>, from = 0) =>
     staged(name, at, 4, from).map((word, i) => b.let(`${name}${i}`, word));
-  const qh = words('qh', add(word, lanes.qhWord));
+  const qh = staged('qh', add(word, lanes.qhWord), 4).map((word, i) =>
+    b.let(`qh${i}`, xor(word, HIGH_FLIP)),
+  );
   // The 8 scale bytes of the half, as i32 words (scales are int8).
   // Scale bytes 192 + 8n..: word 48 + 2n, and 2n = qlWord >> 3.
   const scales = staged('sc', add(word, shr(lanes.qlWord, 3)), 2, 48).map((word, i) =>
@@ -99,25 +103,25 @@ function blockStep(context: GemvStep<Lanes>, b: GemvBuilder, stepByte: Var<'u32'
   );
   // d: f16 at byte 208 of the block.
   const dWord = b.load('staging', add(word, 52));
-  const { d } = b.let({ d: unpackHalf(shr(dWord, shift), 0) });
+  const { d } = b.let({ d: mul(unpackHalf(shr(dWord, shift), 0), 0.25) });
   const { xWordAt } = b.let({ xWordAt: add(shl(tileBlock, 6), lanes.xWordLane) });
-  const { xScaleAt, xSumAt, scaleShiftOdd } = b.let({
+  const { xScaleAt, scaleShiftOdd } = b.let({
     scaleShiftOdd: sub(lanes.scaleShift, 16),
     xScaleAt: shr(xWordAt, 3), // group 8·block + 4n + j
-    xSumAt: shr(xWordAt, 1), // eight 32·block + 16n + 4j + 2u
   });
   const xScales = b.loadVector('x_scale', xScaleAt, vectorNames('x_scale'));
   let sum: Expr<'f32'> | undefined;
   // ql chunk j & 1 (realigned when first needed, to keep fewer words live), nibble j >> 1.
   let chunk: Var<'u32'>[] = [];
+  const { qlAt } = b.let({ qlAt: add(word, lanes.qlWord) });
   for (const j of [0, 2, 1, 3]) {
-    if (j === 0) chunk = words('qla', add(word, lanes.qlWord));
-    if (j === 1) chunk = words('qlb', add(word, lanes.qlWord), 8);
-    // qh bits 2j..2j+1 move to bits 4-5.
+    if (j === 0) chunk = words('qla', qlAt);
+    if (j === 1) chunk = words('qlb', qlAt, 8);
+    // The nibble moves to bits 2-5, (flipped) qh bits 2j..2j+1 to bits 6-7.
     const quants = chunk.map((ql, i) => {
-      const nibble = j < 2 ? ql : shr(ql, 4);
-      const bits = j === 2 ? qh[i]! : j < 2 ? shl(qh[i]!, 4 - 2 * j) : shr(qh[i]!, 2);
-      return b.let(`q${j}_${i}`, or(and(nibble, LOW_NIBBLES), and(bits, HIGH_BITS)));
+      const low = and(j < 2 ? shl(ql, 2) : shr(ql, 2), LOW_BITS);
+      const high = and(j === 3 ? qh[i]! : shl(qh[i]!, 6 - 2 * j), HIGH_BITS);
+      return b.let(`q${j}_${i}`, or(low, high));
     });
     const xAt = j === 0 ? xWordAt : add(xWordAt, 8 * j);
     const xh = b.loadVector('x_high', xAt, vectorNames(`xh${j}_`));
@@ -132,12 +136,10 @@ function blockStep(context: GemvStep<Lanes>, b: GemvBuilder, stepByte: Var<'u32'
     // Scale 8n + 2j + u, an int8.
     const scaleByte = shl(scales[j >> 1]!, j % 2 === 0 ? lanes.scaleShift : scaleShiftOdd);
     const scale = convert('f32', shr(scaleByte, 24));
-    // The exact sum of the lane's 16 x: x_sum 2u and 2u + 1 of the four of (n, j).
-    const sumAt = (k: number) => b.load('x_sum', k === 0 ? xSumAt : add(xSumAt, k));
-    const xSum = add(sumAt(4 * j), sumAt(4 * j + 1));
-    // Σ (q - 32)·x ≈ s·(256·Σq·h + Σq·l) - 32·Σx.
-    const exact = fma(xScales[j]!, convert('f32', dot), mul(xSum, -32));
-    sum = b.let(`sum${j}`, sum === undefined ? mul(scale, exact) : fma(scale, exact, sum));
+    // Σ 4·(q - 32)·x ≈ s·(256·Σ q·h + Σ q·l), times the scale.
+    const scaled = mul(scale, xScales[j]!);
+    const dotF = convert('f32', dot);
+    sum = b.let(`sum${j}`, sum === undefined ? mul(scaled, dotF) : fma(scaled, dotF, sum));
   }
   b.assign(total, fma(d, sum!, total));
 }
