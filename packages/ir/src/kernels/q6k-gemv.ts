@@ -1,6 +1,6 @@
 import { WARP_SIZE, type Expr, type VarExpr as Var } from '../body.js';
 import { add, and, bitcast, convert, dot4I8, eq, fma, lt, min, mul, or } from '../expressions.js';
-import { shl, shr, sub, unpackHalf, xor } from '../expressions.js';
+import { funnelShiftRight, shl, shr, sub, unpackHalf, xor } from '../expressions.js';
 import { QUANT_FORMATS } from '../quant/formats.js';
 import { packWords } from '../quant/words.js';
 import { randomQ6kBlocks } from './gemv-catalog.js';
@@ -80,16 +80,14 @@ function blockStep(context: GemvStep<Lanes>, b: GemvBuilder, stepByte: Var<'u32'
   // The block starts `start` bytes into the staged words; `odd` (0 or 2) bytes into a word.
   const { start } = b.let({ start: add(and(stepByte, 31), lanes.blockBytes) });
   const { word, odd } = b.let({ word: add(stagingBase, shr(start, 2)), odd: and(start, 2) });
-  // Realigned word i = raw i >> 16 | raw i+1 << 16 when odd, raw i otherwise (by multiplying).
-  const { shift, carry } = b.let({ shift: shl(odd, 3), carry: shl(odd, 15) });
+  // Realigned word i: raw words i, i + 1 funnel-shifted right by 0 or 16 bits.
+  const { shift } = b.let({ shift: shl(odd, 3) });
   const staged = (name: string, at: Expr<'u32'>, count: number, from = 0) => {
     const base = at.op === 'var' ? at : b.let(`${name}_at`, at);
     const raw = Array.from({ length: count + 1 }, (_, i) =>
       b.let(`${name}_raw${i}`, b.load('staging', i + from === 0 ? base : add(base, i + from))),
     );
-    return Array.from({ length: count }, (_, i) =>
-      or(shr(raw[i]!, shift), mul(raw[i + 1]!, carry)),
-    );
+    return Array.from({ length: count }, (_, i) => funnelShiftRight(raw[i]!, raw[i + 1]!, shift));
   };
   const words = (name: string, at: Expr<'u32'>, from = 0) =>
     staged(name, at, 4, from).map((word, i) => b.let(`${name}${i}`, word));
