@@ -1,135 +1,161 @@
-import { WARP_SIZE, type Expr } from '../body.js';
-import { add, and, convert, div, eq, f32, fma, ge, lt, mul, or } from '../expressions.js';
-import { select, shl, shr, sub, u32, unpackHalf } from '../expressions.js';
+import { WARP_SIZE, type Expr, type VarExpr as Var } from '../body.js';
+import { add, and, bitcast, convert, dot4I8, eq, fma, lt, min, mul, or } from '../expressions.js';
+import { funnelShiftRight, shl, shr, sub, unpackHalf, xor } from '../expressions.js';
 import { QUANT_FORMATS } from '../quant/formats.js';
 import { packWords } from '../quant/words.js';
-import { SECTOR_MASK, SECTOR_WORDS, gemvKernel } from './legacy-gemv-interface.js';
-import type { GemvBuilder, GemvRows } from './legacy-gemv-interface.js';
-import { vectorNames } from './locals.js';
 import { randomQ6kBlocks } from './gemv-catalog.js';
+import { SECTOR_WORDS, gemvKernel, type GemvBuilder, type GemvStep } from './gemv-interface.js';
+import { vectorNames } from './locals.js';
+import { stageWords } from './staging.js';
 
-const { blockSize: BLOCK, blockBytes: BLOCK_BYTES } = QUANT_FORMATS.q6_K;
-/** Windows back a lane decodes: a ql chunk's qh, scales and d lie at most 53 words ahead. */
-const LAG = 2;
-type U32 = Expr<'u32'>;
+const { blockBytes: BLOCK_BYTES } = QUANT_FORMATS.q6_K;
+/** Lanes a block: each takes one half (128 values) at l = 16u..16u+15, all four j. */
+const BLOCK_LANES = 4;
+/** Blocks a warp takes a step. */
+const STEP_BLOCKS = WARP_SIZE / BLOCK_LANES;
+/**
+ * Staged words a step: the step's 8 blocks (1680 bytes) from up to 30 bytes into a sector, plus
+ * the word after a block's last realigned one, rounded up to whole 32-lane loads: 14 a lane.
+ */
+const STAGING_WORDS = 14 * WARP_SIZE;
+/** Bytes of 4·(q − 32): the ql nibble at bits 2-5, the 2 qh bits at bits 6-7. */
+const [LOW_BITS, HIGH_BITS] = [0x3c3c3c3c, 0xc0c0c0c0];
+/** Flips each 2-bit qh part h to h ^ 2, so that at bits 6-7 of a byte it reads 64·(h − 2). */
+const HIGH_FLIP = 0xaaaaaaaa;
 
-// Bandwidth plan: one warp per row, in windows (see GEMV_INTERFACE). Every other 210-byte block
-// starts 2 bytes into a word; a lane decodes the block-aligned 4-byte chunk starting in its word
-// (byte 4w or 4w+2) when it is ql, gathering the chunk's second word, its qh chunk (64-128 bytes
-// ahead), two scale chunks and d (up to 209 bytes ahead) by shuffle from its last three windows'
-// words: nothing is loaded twice.
+// Bandwidth plan: a step is 8 consecutive 210-byte blocks of a row, 4 lanes a block. The warp
+// stages the step's bytes from the sector holding its first (128-byte requests, whole sectors);
+// odd blocks start 2 bytes into a word, so each lane realigns its words with one shift for all.
+// Q6_K value 128n + 32j + l (half n, l < 32) is ql[64n + 32(j&1) + l] nibble j>>1, qh[32n + l]
+// bits 2j..2j+1, times d·sc[8n + 2j + l/16]. Lane (n, u) takes l = 16u..16u+15 of half n for all
+// four j: 4 words each of two ql chunks and of qh, 4 scales from 8 bytes; each j's 16 values are
+// 4 words of bytes 4·(q − 32) = 4·ql + 64·(qh − 2) (int8, no carry between bytes, as in
+// q6k-soa-gemv) against 4-word-aligned x in 8 dot4I8; d / 4 undoes the 4.
 
-function setup(b: GemvBuilder, blocks: U32) {
-  const { rowBytes } = b.let({ rowBytes: mul(blocks, BLOCK_BYTES) });
-  // A row starts at most 30 bytes into its first sector.
-  const spanWords = div(add(rowBytes, 30 + 3), 4);
-  const { windows } = b.let({ windows: div(add(spanWords, WARP_SIZE - 1), WARP_SIZE) });
-  return { rowBytes, windows };
+/** The lane's fixed offsets: its block, ql/qh/scale words in the block, and x tile indices. */
+function laneSetup(b: GemvBuilder, lane: Var<'u32'>) {
+  const { block, half, sixteen } = b.let({
+    block: shr(lane, 2),
+    half: and(shr(lane, 1), 1),
+    sixteen: and(lane, 1),
+  });
+  return b.let({
+    blockBytes: mul(block, BLOCK_BYTES),
+    // Few lane constants (registers are tight on sm_80): the scale word and x indices derive.
+    qlWord: add(shl(half, 4), shl(sixteen, 2)),
+    qhWord: add(add(32, shl(half, 3)), shl(sixteen, 2)),
+    // Scale 8n + 2j + u: byte u (j even) or 2 + u (j odd) of realigned scale word j >> 1.
+    scaleShift: sub(24, shl(sixteen, 3)),
+    xWordLane: add(add(shl(block, 6), shl(half, 5)), shl(sixteen, 2)),
+  });
+}
+type Lanes = ReturnType<typeof laneSetup>;
+
+function step(context: GemvStep<Lanes>) {
+  const { b, row, live, lane, blocks, rowBlock, blocksLeft, stagingBase } = context;
+  // The step's first byte in W, and the staged words: from its sector to the step's last byte.
+  const { stepByte, stepBlocks } = b.let({
+    stepByte: mul(add(mul(row, blocks), rowBlock), BLOCK_BYTES),
+    stepBlocks: min(blocksLeft, STEP_BLOCKS),
+  });
+  const { sectorWord, firstWord, lastWord } = b.let({
+    sectorWord: shl(shr(stepByte, 5), 3),
+    firstWord: shr(stepByte, 2),
+    lastWord: shr(sub(add(stepByte, mul(stepBlocks, BLOCK_BYTES)), 1), 2),
+  });
+  // A full step needs 420 words from at most 7 into its sector: loads 0 to 12 stay inside it.
+  const full = eq(stepBlocks, STEP_BLOCKS);
+  const loads = STAGING_WORDS / WARP_SIZE;
+  const span = { sectorWord, firstWord, lastWord, stagingBase, lane, live, loads };
+  stageWords(b, { ...span, full, unguarded: 13 });
+  // Lanes past the step's blocks skip it, as does a warp past the last row.
+  const active = and(live, lt(lane, shl(stepBlocks, 2)));
+  b.if(active, (block) => blockStep(context, block, stepByte));
+  b.barrier();
 }
 
-function row({ rows, live, clamped, lane }: GemvRows<'row'>, { rowBytes, windows }: Setup) {
-  const { rowStart } = rows.let({ rowStart: mul(clamped, rowBytes) });
-  const { firstWord } = rows.let({ firstWord: div(rowStart, 4) });
-  // held0: the window being decoded; held2: the one just loaded.
-  const { endWord, sectorBase, total, held0, held1, held2 } = rows.let({
-    endWord: div(add(add(rowStart, rowBytes), 3), 4),
-    sectorBase: and(firstWord, SECTOR_MASK),
-    total: f32(0),
-    held0: u32(0),
-    held1: u32(0),
-    held2: u32(0),
+/** The lane's 64 values of its block: staged words realigned, decoded and met with x. */
+function blockStep(context: GemvStep<Lanes>, b: GemvBuilder, stepByte: Var<'u32'>) {
+  const { total, lanes, tileBlock, stagingBase } = context;
+  // The block starts `start` bytes into the staged words; `odd` (0 or 2) bytes into a word.
+  const { start } = b.let({ start: add(and(stepByte, 31), lanes.blockBytes) });
+  const { word, odd } = b.let({ word: add(stagingBase, shr(start, 2)), odd: and(start, 2) });
+  // Realigned word i: raw words i, i + 1 funnel-shifted right by 0 or 16 bits.
+  const { shift } = b.let({ shift: shl(odd, 3) });
+  const staged = (name: string, at: Expr<'u32'>, count: number, from = 0) => {
+    const base = at.op === 'var' ? at : b.let(`${name}_at`, at);
+    const raw = Array.from({ length: count + 1 }, (_, i) =>
+      b.let(`${name}_raw${i}`, b.load('staging', i + from === 0 ? base : add(base, i + from))),
+    );
+    return Array.from({ length: count }, (_, i) => funnelShiftRight(raw[i]!, raw[i + 1]!, shift));
+  };
+  const words = (name: string, at: Expr<'u32'>, from = 0) =>
+    staged(name, at, 4, from).map((word, i) => b.let(`${name}${i}`, word));
+  const qh = staged('qh', add(word, lanes.qhWord), 4).map((word, i) =>
+    b.let(`qh${i}`, xor(word, HIGH_FLIP)),
+  );
+  // The 8 scale bytes of the half, as i32 words (scales are int8).
+  // Scale bytes 192 + 8n..: word 48 + 2n, and 2n = qlWord >> 3.
+  const scales = staged('sc', add(word, shr(lanes.qlWord, 3)), 2, 48).map((word, i) =>
+    b.let(`sc${i}`, bitcast('i32', word)),
+  );
+  // d: f16 at byte 208 of the block.
+  const dWord = b.load('staging', add(word, 52));
+  const { d } = b.let({ d: mul(unpackHalf(shr(dWord, shift), 0), 0.25) });
+  const { xWordAt } = b.let({ xWordAt: add(shl(tileBlock, 6), lanes.xWordLane) });
+  const { xScaleAt, scaleShiftOdd } = b.let({
+    scaleShiftOdd: sub(lanes.scaleShift, 16),
+    xScaleAt: shr(xWordAt, 3), // group 8·block + 4n + j
   });
-  rows.for('step', { start: 0, end: add(windows, LAG) }, (st, step) => {
-    const { loadBase, fresh } = st.let({
-      loadBase: add(sectorBase, mul(step, WARP_SIZE)),
-      fresh: u32(0),
+  const xScales = b.loadVector('x_scale', xScaleAt, vectorNames('x_scale'));
+  let sum: Expr<'f32'> | undefined;
+  // ql chunk j & 1 (realigned when first needed, to keep fewer words live), nibble j >> 1.
+  let chunk: Var<'u32'>[] = [];
+  const { qlAt } = b.let({ qlAt: add(word, lanes.qlWord) });
+  for (const j of [0, 2, 1, 3]) {
+    if (j === 0) chunk = words('qla', qlAt);
+    if (j === 1) chunk = words('qlb', qlAt, 8);
+    // The nibble moves to bits 2-5, (flipped) qh bits 2j..2j+1 to bits 6-7.
+    const quants = chunk.map((ql, i) => {
+      const low = and(j < 2 ? shl(ql, 2) : shr(ql, 2), LOW_BITS);
+      const high = and(j === 3 ? qh[i]! : shl(qh[i]!, 6 - 2 * j), HIGH_BITS);
+      return b.let(`q${j}_${i}`, or(low, high));
     });
-    const loadIndex = add(loadBase, lane);
-    const inRow = and(ge(loadIndex, firstWord), lt(loadIndex, endWord));
-    st.if(and(live, inRow), (load) => load.assign(fresh, load.load('w', loadIndex)));
-    st.assign(held0, held1);
-    st.assign(held1, held2);
-    st.assign(held2, fresh);
-    // Decodes the window LAG back (wraps, and is masked, in the first LAG steps).
-    const { base } = st.let({ base: sub(loadBase, LAG * WARP_SIZE) });
-    let fetches = 0;
-    // Word `index` of the three held windows, by shuffle.
-    const fetch = (index: U32) => {
-      const name = `f${fetches++}`;
-      const rel = st.let(`${name}_rel`, sub(index, base));
-      const shuffled = (k: number, held: U32) =>
-        st.shuffle('idx', `${name}_${k}`, held, and(rel, WARP_SIZE - 1));
-      const [w0, w1, w2] = [shuffled(0, held0), shuffled(1, held1), shuffled(2, held2)];
-      const window = shr(rel, 5);
-      return st.let(name, select(eq(window, 0), w0, select(eq(window, 1), w1, w2)));
-    };
-    // The block-aligned 4 bytes at even global byte `at`, from words `low` and `high`.
-    const chunk = (at: U32, low: U32, high: U32) =>
-      select(eq(and(at, 2), 0), low, or(shr(low, 16), shl(high, 16)));
-    const { wordIndex: word } = st.let({ wordIndex: add(base, lane) });
-    // The block of byte 4w + 2 owns the chunk that starts in this word (at 4w or 4w + 2).
-    const { offset } = st.let({ offset: sub(add(mul(word, 4), 2), rowStart) });
-    const { block } = st.let({ block: div(offset, BLOCK_BYTES) });
-    const { inBlock, blockAt } = st.let({
-      inBlock: and(sub(offset, mul(block, BLOCK_BYTES)), ~3 >>> 0),
-      blockAt: add(rowStart, mul(block, BLOCK_BYTES)),
-    });
-    const at = st.let('chunk_at', add(blockAt, inBlock));
-    const qlNext = fetch(add(word, 1));
-    const { half, hi, l } = st.let({
-      half: shr(inBlock, 6),
-      hi: and(shr(inBlock, 5), 1),
-      l: and(inBlock, 31),
-    });
-    const { qhAt } = st.let({ qhAt: add(blockAt, add(128, add(mul(half, 32), l))) });
-    const qhLow = fetch(shr(qhAt, 2));
-    const qhHigh = fetch(add(shr(qhAt, 2), 1));
-    const { scaleAt } = st.let({ scaleAt: add(blockAt, add(192, mul(half, 8))) });
-    const scale0 = fetch(shr(scaleAt, 2));
-    const scale1 = fetch(add(shr(scaleAt, 2), 1));
-    const scale2 = fetch(add(shr(scaleAt, 2), 2));
-    const { dAt } = st.let({ dAt: add(blockAt, 208) });
-    const dWord = fetch(shr(dAt, 2));
-    const isQl = and(and(live, ge(step, LAG)), and(lt(offset, rowBytes), lt(inBlock, 128)));
-    st.if(isQl, (quants) => {
-      const { ql, qh, scalesLow, scalesHigh, d } = quants.let({
-        ql: chunk(at, held0, qlNext),
-        qh: chunk(qhAt, qhLow, qhHigh),
-        scalesLow: chunk(scaleAt, scale0, scale1),
-        scalesHigh: chunk(add(scaleAt, 4), scale1, scale2),
-        d: unpackHalf(shr(dWord, mul(and(dAt, 2), 8)), 0),
-      });
-      // Scale byte s + 2·hi of each scale chunk, s = l / 16; int8, so bytes >= 128 are negative.
-      const scaleShift = mul(add(shr(l, 4), mul(hi, 2)), 8);
-      const at0 = add(add(mul(block, BLOCK), mul(half, 128)), add(l, mul(hi, 32)));
-      const { xIndex } = quants.let({ xIndex: at0 });
-      let acc: Expr<'f32'> = total;
-      for (const nibble of [0, 1] as const) {
-        const scales = nibble === 0 ? scalesLow : scalesHigh;
-        const byte = quants.let(`scale${nibble}`, and(shr(scales, scaleShift), 255));
-        const scale = sub(convert('f32', byte), mul(convert('f32', shr(byte, 7)), 256));
-        const sum = quants.let(`sum${nibble}`, f32(0));
-        const xs = quants.loadVector('x', add(xIndex, 64 * nibble), vectorNames(`x${nibble}_`));
-        xs.forEach((x, j) => {
-          const low = and(shr(ql, 8 * j + 4 * nibble), 15);
-          const bits = and(shr(qh, add(8 * j + 4 * nibble, mul(hi, 2))), 3);
-          quants.assign(sum, fma(sub(convert('f32', or(low, mul(bits, 16))), 32), x, sum));
-        });
-        acc = fma(mul(d, scale), sum, acc);
-      }
-      quants.assign(total, acc);
-    });
-  });
-  return total;
+    const xAt = j === 0 ? xWordAt : add(xWordAt, 8 * j);
+    const xh = b.loadVector('x_high', xAt, vectorNames(`xh${j}_`));
+    const xl = b.loadVector('x_low', xAt, vectorNames(`xl${j}_`));
+    // One chain per x half: Σ q·h first, then Σ q·l onto 256 times it.
+    const chain = (x: readonly Expr<'u32'>[], first: Expr<'i32'> | number) =>
+      quants
+        .slice(1)
+        .reduce((acc, q, i) => dot4I8(q, x[i + 1]!, acc), dot4I8(quants[0]!, x[0]!, first));
+    const dotHigh = b.let(`dot_high${j}`, chain(xh, 0));
+    const dot = chain(xl, shl(dotHigh, 8));
+    // Scale 8n + 2j + u, an int8.
+    const scaleByte = shl(scales[j >> 1]!, j % 2 === 0 ? lanes.scaleShift : scaleShiftOdd);
+    const scale = convert('f32', shr(scaleByte, 24));
+    // Σ 4·(q - 32)·x ≈ s·(256·Σ q·h + Σ q·l), times the scale.
+    const scaled = mul(scale, xScales[j]!);
+    const dotF = convert('f32', dot);
+    sum = b.let(`sum${j}`, sum === undefined ? mul(scaled, dotF) : fma(scaled, dotF, sum));
+  }
+  b.assign(total, fma(d, sum!, total));
 }
-type Setup = ReturnType<typeof setup>;
 
 /** Catalog kernel `q6k-gemv` (`n_in` a multiple of 256). */
 export const q6kGemv = gemvKernel(
-  { id: 'q6k-gemv', semanticVersion: 1, type: 'q6_K', rows: 'row', setup, row },
+  {
+    id: 'q6k-gemv',
+    semanticVersion: 2,
+    type: 'q6_K',
+    blocksPerStep: STEP_BLOCKS,
+    stagingWords: STAGING_WORDS,
+    laneSetup,
+    step,
+  },
   'in native GGUF Q6_K blocks',
   {
-    offsetHeadroom: 4 * ((LAG + 1) * WARP_SIZE + SECTOR_WORDS), // three windows
+    offsetHeadroom: 4 * SECTOR_WORDS,
     // Random blocks: quantizing 8M values is slow; random bytes reach every value and scale.
     generateWeights: (...shape) => packWords(randomQ6kBlocks(...shape)),
   },
