@@ -1,8 +1,7 @@
 import { WARP_SIZE, type Expr, type VarExpr as Var } from '../body.js';
-import { add, and, bitcast, convert, fma, le, min, mul, neg, or } from '../expressions.js';
+import { add, and, bitcast, convert, dot4I8, fma, le, min, mul, neg, or } from '../expressions.js';
 import { shr, sub, unpackHalf } from '../expressions.js';
 import { QUANT_FORMATS } from '../quant/formats.js';
-import { dot4I8 } from './dot4.js';
 import { randomQ4kWords } from './gemv-catalog.js';
 import { SECTOR_WORDS, gemvKernel, type GemvBuilder, type GemvStep } from './gemv-interface.js';
 import { vectorNames } from './locals.js';
@@ -27,7 +26,8 @@ const STAGING_WORDS = STAGING_LOADS * 4 * WARP_SIZE;
 // 6-bit scale is scaled in f32 by its x scale and d, less dmin · min · (its x values' sum, x_sum).
 
 function step(context: GemvStep<undefined>) {
-  const { b, total, row, blocks, rowBlock, tileBlock, blocksLeft, lane, stagingBase } = context;
+  const { b, total, row, live, blocks, rowBlock, tileBlock, blocksLeft, lane, stagingBase } =
+    context;
   const { stepWord, stepBlocks } = b.let({
     stepWord: mul(add(mul(row, blocks), rowBlock), BLOCK_WORDS),
     stepBlocks: min(blocksLeft, STEP_BLOCKS),
@@ -45,20 +45,23 @@ function step(context: GemvStep<undefined>) {
     laneWord: add(stepWord, rel),
     stagingSlot: add(stagingBase, mul(lane, 4)),
   });
-  for (let k = 0; k < STAGING_LOADS; k++) {
-    const at = 4 * WARP_SIZE * k;
-    b.if(le(add(rel, at), span), (load) => {
-      const words = load.loadVector('w', add(laneWord, at), vectorNames(`stage${k}_`));
-      words.forEach((word, j) => load.store('staging', add(stagingSlot, at + j), word));
-    });
-  }
+  // A warp past the last row loads nothing (and adds nothing below).
+  b.if(live, (copy) => {
+    for (let k = 0; k < STAGING_LOADS; k++) {
+      const at = 4 * WARP_SIZE * k;
+      copy.if(le(add(rel, at), span), (load) => {
+        const words = load.loadVector('w', add(laneWord, at), vectorNames(`stage${k}_`));
+        words.forEach((word, j) => load.store('staging', add(stagingSlot, at + j), word));
+      });
+    }
+  });
   b.barrier();
   // Lane places are recomputed each step, not kept from laneSetup: with the 20 staged words in
   // flight, ptxas keeps the loop within 64 registers only so. The lane's block is in the step when
   // its header word is at most the last staged 16 bytes'.
   const { block, half } = b.let({ block: shr(lane, 1), half: and(lane, BLOCK_LANES - 1) });
   const { blockWord } = b.let({ blockWord: mul(block, BLOCK_WORDS) });
-  b.if(le(blockWord, span), (inStep) => {
+  b.if(and(live, le(blockWord, span)), (inStep) => {
     const { header, xWord } = inStep.let({
       header: add(stepStaged, blockWord),
       // Chunk h's first value is 64·block + 16·h words into the tile's x_high/x_low.
