@@ -92,6 +92,9 @@ export function emitPtx(
     parameters.join(',\n'),
     ')',
     `.reqntid ${launch.workgroupSize.join(', ')}`,
+    // As __launch_bounds__(n, 1): without it ptxas caps registers to fit several workgroups an SM
+    // (64 a thread at 256 threads) and spills rather than exceed that.
+    '.minnctapersm 1',
     '{',
     ...writer.registers.declarations().map((line) => `\t${line}`),
     ...shared,
