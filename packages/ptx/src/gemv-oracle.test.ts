@@ -27,55 +27,32 @@ interface OracleGemv {
   readonly layout: (native: Uint8Array) => Uint8Array;
   /** Weight sector efficiency the 64 × 512 row geometry gives, exactly. */
   readonly weightSectorEfficiency: number;
-  /** x bytes the 64 rows load over 64 · |x|: above 1 where neighbouring lanes share an x chunk, below where rows share x loads. */
-  readonly xReadRatio: number;
 }
 
 const CASES: readonly OracleGemv[] = [
-  // 544-byte rows start on 32-byte sectors and are read in whole sectors. Two rows per warp share
-  // each x load (× 1/2); a word holding a d and two quants pairs with 2 x in the chunk its
-  // neighbour loads too (× 17/16).
-  {
-    kernel: q8_0Gemv,
-    oracle: 'Q8_0_64x512',
-    layout: (w) => w,
-    weightSectorEfficiency: 1,
-    xReadRatio: 0.53125,
-  },
-  // 288-byte rows start on 32-byte sectors and are read in whole sectors. A warp streams two rows
-  // at once and loads their x once: 32 · |x| for the 64 rows.
-  {
-    kernel: q4kGemv,
-    oracle: 'Q4_K_64x512',
-    layout: (w) => w,
-    weightSectorEfficiency: 1,
-    xReadRatio: 0.5,
-  },
+  // 544-byte rows start on 32-byte sectors; each step's staging loads are whole sectors.
+  { kernel: q8_0Gemv, oracle: 'Q8_0_64x512', layout: (w) => w, weightSectorEfficiency: 1 },
+  // 288-byte rows start on 32-byte sectors; each step's staging loads are whole sectors.
+  { kernel: q4kGemv, oracle: 'Q4_K_64x512', layout: (w) => w, weightSectorEfficiency: 1 },
   // 420-byte rows start mid-sector (16-byte steps): 15 sectors or 14 for 420 bytes, 93.75% overall.
-  {
-    kernel: q6kGemv,
-    oracle: 'Q6_K_64x512',
-    layout: (w) => w,
-    weightSectorEfficiency: 0.9375,
-    xReadRatio: 1,
-  },
-  // 14 sectors a 448-byte row for its 420 payload bytes: ql 8, qh 4, scales 1 and the d sector.
-  // Two rows per warp share their x loads.
+  { kernel: q6kGemv, oracle: 'Q6_K_64x512', layout: (w) => w, weightSectorEfficiency: 0.9375 },
+  // 448-byte rows for 420 payload bytes: ql and qh in whole sectors, the 32 scale bytes and the 4
+  // d bytes each in a request of their own.
   {
     kernel: q6kSoaGemv,
     oracle: 'Q6_K_64x512',
     layout: (w) => repack('q6_K', w, 64, 512),
     weightSectorEfficiency: 0.9375,
-    xReadRatio: 0.5,
   },
 ];
 
-for (const { kernel, oracle, layout, weightSectorEfficiency, xReadRatio } of CASES) {
+for (const { kernel, oracle, layout, weightSectorEfficiency } of CASES) {
   describe(`${kernel.spec.id} on the PTX simulator against ggml's oracle`, () => {
-    // Once per distinct PTX body; 3 workgroups for the 16 row groups cover the grid-stride loop.
+    // Once per distinct PTX body; 32 rows a workgroup (8 warps of 4), so 1 workgroup for the 2 row
+    // groups covers the grid-stride loop.
     const groups = distinctBodies((arch) => emitPtx(kernel.spec, {}, ptxTarget(arch)));
-    for (const [group, grid] of groups.flatMap((body) => [16, 3].map((g) => [body, g] as const))) {
-      it(`64 x 512 on ${group.archs.join('+')}, ${grid} workgroups: exact y within 1e-10 NMSE, each weight byte loaded once`, () => {
+    for (const [group, grid] of groups.flatMap((body) => [2, 1].map((g) => [body, g] as const))) {
+      it(`64 x 512 on ${group.archs.join('+')}, ${grid} workgroups: y within tolerance, each weight byte loaded once`, () => {
         expect(bodyMismatches(group)).toEqual([]);
         const native = bytes(`${oracle}.w.bin`);
         const w = layout(native);
@@ -84,7 +61,7 @@ for (const { kernel, oracle, layout, weightSectorEfficiency, xReadRatio } of CAS
         const shader = group.shader;
         const result = simulate(parsePtx(shader.source), {
           grid: [grid, 1, 1],
-          block: [128, 1, 1],
+          block: [256, 1, 1],
           args: {
             param_w: { kind: 'buffer', bytes: asBytes(packWords(w)) },
             param_x: { kind: 'buffer', bytes: x.slice() },
@@ -105,9 +82,10 @@ for (const { kernel, oracle, layout, weightSectorEfficiency, xReadRatio } of CAS
         expect(dramBytesRead(counters)).toBeLessThanOrEqual(
           1.02 * w.length + x.length + y.byteLength,
         );
-        expect(counters.buffers['param_x']?.bytesRead).toBe(64 * x.length * xReadRatio);
-        // x comes in 16-byte vectors from adjacent lanes: requests fill whole sectors, or nearly.
-        expect(sectorEfficiency(counters, ['param_x'])).toBeGreaterThanOrEqual(0.95);
+        // Each workgroup loads x once, to quantize it: a thread a 32-value group, so each 16-byte
+        // load of a warp lands in its own sector, half of it used.
+        expect(counters.buffers['param_x']?.bytesRead).toBe(grid * x.length);
+        expect(sectorEfficiency(counters, ['param_x'])).toBe(0.5);
         expect(counters.buffers['param_x']?.dramBytesRead).toBe(x.length);
       });
     }
