@@ -152,7 +152,7 @@ describe('golden PTX files', () => {
           align: 4,
           length: workgroupSize / 32,
           location: {
-            line: 26,
+            line: 27,
             text: `.shared .align 4 .f32 shared_partial[${workgroupSize / 32}];`,
           },
         },
