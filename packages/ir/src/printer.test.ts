@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import type { Stmt } from './body.js';
 import { defineKernel, type KernelDeclarations } from './builder.js';
 import { ForgeError, ValidationError } from './errors.js';
 import * as ir from './expressions.js';
 import { getKernel } from './kernels/catalog.js';
-import { printBody, printExpr, printKernel } from './printer.js';
+import { printBody, printExpr, printKernel, printStatementHeader } from './printer.js';
+import { CATALOG } from './kernels/catalog.js';
 
 const DECLARATIONS: KernelDeclarations = {
   id: 'unit',
@@ -18,6 +20,19 @@ const DECLARATIONS: KernelDeclarations = {
 };
 
 describe('printer', () => {
+  it("prints a statement's header as printBody's first line, for every statement of the catalog", () => {
+    const visit = (statements: readonly Stmt[]): number =>
+      statements.reduce((count, statement) => {
+        expect(printStatementHeader(statement)).toBe(printBody([statement])[0]);
+        const blocks =
+          statement.op === 'if' ? [statement.then, statement.else]
+          : statement.op === 'for' ? [statement.body]
+          : []; // prettier-ignore
+        return count + 1 + blocks.reduce((sum, block) => sum + visit(block), 0);
+      }, 0);
+    for (const { spec } of CATALOG.values()) expect(visit(spec.body)).toBeGreaterThan(5);
+  });
+
   it('prints affine-f32', () => {
     expect(printKernel(getKernel('affine-f32').spec)).toBe(
       [

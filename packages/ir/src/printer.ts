@@ -49,6 +49,18 @@ export function printExpr(expression: Expr): string {
   }
 }
 
+/**
+ * The first line printBody shows for a statement: a block statement's header, without printing its
+ * blocks (renderers comment every statement, so printing whole bodies there would be quadratic).
+ */
+export function printStatementHeader(statement: Stmt): string {
+  const shallow: Stmt =
+    statement.op === 'if' ? { ...statement, then: [], else: [] }
+    : statement.op === 'for' ? { ...statement, body: [] }
+    : statement; // prettier-ignore
+  return printBody([shallow])[0] ?? statement.op;
+}
+
 /** Shows statements one per line, nested blocks indented by two spaces. */
 export function printBody(body: readonly Stmt[], indent = ''): string[] {
   const lines: string[] = [];

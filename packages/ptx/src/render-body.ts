@@ -5,7 +5,7 @@ import {
   f16Bits,
   isBinaryExpr,
   isUnaryExpr,
-  printBody,
+  printStatementHeader,
   type BufferDecl,
   type Expr,
   type ForStmt,
@@ -132,8 +132,8 @@ export class PtxBodyWriter {
   }
 
   private statement(statement: Stmt): void {
-    const [summary] = printBody([statement]);
-    this.lines.push(`\t// ${(summary ?? statement.op).replace(/ \{$/, '')}`);
+    const summary = printStatementHeader(statement);
+    this.lines.push(`\t// ${summary.replace(/ \{$/, '')}`);
     switch (statement.op) {
       case 'let':
         this.expression(statement.value, this.local(statement.name, statement.type));

@@ -3,7 +3,7 @@ import {
   assertNever,
   isBinaryExpr,
   isUnaryExpr,
-  printBody,
+  printStatementHeader,
   type Expr,
   type KernelSpec,
   type Stmt,
@@ -67,8 +67,8 @@ export class WgslBodyWriter {
   private temporary = (): string => `forge_t${++this.temporaries}`;
 
   private statement(statement: Stmt): void {
-    const [summary] = printBody([statement]);
-    this.emit(`// ${(summary ?? statement.op).replace(/ \{$/, '')}`);
+    const summary = printStatementHeader(statement);
+    this.emit(`// ${summary.replace(/ \{$/, '')}`);
     switch (statement.op) {
       case 'let':
         return this.emit(
