@@ -17,6 +17,9 @@ function replay(builder, statements) {
       case 'load_vector':
         builder.loadVector(s.memory, s.index, s.names);
         break;
+      case 'store_vector':
+        builder.storeVector(s.memory, s.index, s.values);
+        break;
       case 'if':
         builder.if(
           s.condition,

@@ -236,9 +236,9 @@ export interface StoreStmt {
   readonly index: Expr;
   readonly value: Expr;
 }
-/** Vector widths a `load_vector` may take: 8 or 16 bytes of 4-byte elements in one access. */
+/** Vector widths a `load_vector` or `store_vector` may take: 8 or 16 bytes of 4-byte elements in one access. */
 export const VECTOR_WIDTHS = [2, 4] as const;
-/** The element counts one `load_vector` may read. */
+/** The element counts one `load_vector` may read or one `store_vector` write. */
 export type VectorWidth = (typeof VECTOR_WIDTHS)[number];
 /**
  * Declares `names[k]` = `memory[index + k]` for every k, read in one aligned access: `index` must be
@@ -250,6 +250,17 @@ export interface LoadVectorStmt {
   readonly type: ScalarType;
   readonly memory: string;
   readonly index: Expr;
+}
+/**
+ * Writes `values[k]` to `memory[index + k]` for every k in one aligned access, the mirror of
+ * `load_vector`: `index` must be a multiple of `values.length` (2 or 4); the memory must be a
+ * `read_write` buffer or a shared array, as for `store`.
+ */
+export interface StoreVectorStmt {
+  readonly op: 'store_vector';
+  readonly memory: string;
+  readonly index: Expr;
+  readonly values: readonly Expr[];
 }
 /**
  * Runs `then` or `else` per thread. A barrier inside needs a condition uniform across the
@@ -313,6 +324,7 @@ export type Stmt =
   | AssignStmt
   | StoreStmt
   | LoadVectorStmt
+  | StoreVectorStmt
   | IfStmt
   | ForStmt
   | BarrierStmt

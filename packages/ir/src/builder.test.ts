@@ -31,6 +31,10 @@ const APPEND: Record<StmtOp, { method: string; append: (b: BodyBuilder) => void 
     method: 'loadVector',
     append: (b) => b.loadVector('data', ir.u32(0), ['v0', 'v1']),
   },
+  store_vector: {
+    method: 'storeVector',
+    append: (b) => b.storeVector('out', ir.u32(0), [ir.f32(1), 2]),
+  },
   if: { method: 'if', append: (b) => b.if(ir.bool(true), () => undefined) },
   for: { method: 'for', append: (b) => b.for('j', range, () => undefined) },
   barrier: { method: 'barrier', append: (b) => b.barrier() },

@@ -32,6 +32,10 @@ export type Lookup<Map, N extends PropertyKey> = string extends keyof Map
     ? Map[N] & ScalarType
     : never;
 
+/** The operand types of a `storeVector`'s 2 or 4 values, inferred per value. */
+export type VectorTypes =
+  readonly [ScalarType, ScalarType] | readonly [ScalarType, ScalarType, ScalarType, ScalarType];
+
 /** A loop index's type: the bounds' type when it is u32 or i32, else (untyped bounds) any. */
 export type IndexType<T extends ScalarType> = [T] extends ['i32']
   ? 'i32'
@@ -226,6 +230,29 @@ export class BodyBuilder<M extends Declared = Declared> {
       memory,
       index: operand('u32', index),
       value: operand(element, value),
+    });
+  }
+
+  /**
+   * Writes `values[k]` to memory[index + k] in one aligned access (index % values.length must be
+   * 0) of a `read_write` buffer or a shared array; plain numbers become consts of the element type.
+   */
+  storeVector<
+    N extends keyof M['memory'] & string,
+    I extends ScalarType,
+    const V extends VectorTypes,
+  >(
+    memory: N,
+    index: Operand<'u32', I>,
+    values: { readonly [K in keyof V]: Operand<Lookup<M['memory'], N>, V[K]> },
+  ): void {
+    this.assertAppendable('storeVector');
+    const element = this.elementOf(memory);
+    this.#statements.push({
+      op: 'store_vector',
+      memory,
+      index: operand('u32', index),
+      values: (values as readonly (Expr | number)[]).map((value) => operand(element, value)),
     });
   }
 

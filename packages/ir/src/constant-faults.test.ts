@@ -69,3 +69,19 @@ describe('constantFaults of funnel_shift_right', () => {
     expect(constantFaults(stored(funnel(lo, lo, word(31))), 'body', new Map())).toEqual([]);
   });
 });
+
+describe('constantFaults of store_vector', () => {
+  it('checks each value at its own path, and the index', () => {
+    const shift = (amount: number): Expr => ({
+      op: 'shl',
+      type: 'u32',
+      args: [one, { op: 'const', type: 'u32', value: amount }],
+    });
+    const index: Expr = { op: 'div', type: 'u32', args: [one, { op: 'const', type: 'u32', value: 0 }] }; // prettier-ignore
+    const store = { op: 'store_vector', memory: 'y', index, values: [one, shift(40)] } as const;
+    expect(constantFaults([store], 'body', new Map()).map((issue) => issue.path)).toEqual([
+      'body[0].index',
+      'body[0].values[1]',
+    ]);
+  });
+});

@@ -59,6 +59,11 @@ class ConstantFolder {
         // WGSL reads a vector through a `let` base index, which Tint does not bound-check.
         this.expression(statement.index, at('index'));
         return;
+      case 'store_vector':
+        // Written through a `let` base index too, as load_vector reads.
+        this.expression(statement.index, at('index'));
+        statement.values.forEach((value, k) => this.expression(value, joinPath(at('values'), k)));
+        return;
       case 'if':
         this.expression(statement.condition, at('condition'));
         this.block(statement.then, at('then'));

@@ -108,6 +108,12 @@ export function typeErrors(b: Parameters<Parameters<typeof build>[0]>[0]): void 
   b.param('cuont');
   // @ts-expect-error no buffer of that name is declared.
   b.load('word', 0);
+  // @ts-expect-error an f32 among the values stored into a u32 buffer.
+  b.storeVector('words', 0, [n, f]);
+  // @ts-expect-error store_vector writes 2 or 4 values, not 3.
+  b.storeVector('out', 0, [total, total, total]);
+  // @ts-expect-error the f32 param `scale` as a vector index.
+  b.storeVector('out', b.param('scale'), [total, 1]);
 }
 
 describe('typed builder: typed params and memory', () => {
@@ -165,6 +171,28 @@ describe('typed builder: plain numbers become consts', () => {
     expect(body[2]).toEqual({ op: 'assign', name: 'total', value: f32(1.5) });
     expect(body[3]).toMatchObject({ op: 'store', index: u32(0), value: { op: 'var' } });
     expect(body[4]).toMatchObject({ op: 'store', index: u32(1), value: f32(2) });
+  });
+
+  it('storeVector takes values of the element type or plain numbers, 2 or 4 of them', () => {
+    const body = statements(
+      build((b) => {
+        const { total } = b.let({ total: f32(0) });
+        b.storeVector('out', 4, [total, 2, total, add(total, 1)]);
+        b.storeVector('out', b.param('count'), [1, total]);
+      }),
+    );
+    const total: VarExpr = { op: 'var', type: 'f32', name: 'total' };
+    expect(body[1]).toEqual({
+      op: 'store_vector',
+      memory: 'out',
+      index: u32(4),
+      values: [total, f32(2), total, add(total, 1)],
+    });
+    expect(body[2]).toMatchObject({
+      op: 'store_vector',
+      index: { op: 'param' },
+      values: [f32(1), total],
+    });
   });
 
   it('still validates the number: a negative u32 const is a ValidationError', () => {

@@ -75,6 +75,7 @@ export const STMT_OPS: { readonly [K in StmtOp]: StmtOpInfo<K> } = {
   assign: { fields: ['op', 'name', 'value'], blocks: [] },
   store: { fields: ['op', 'memory', 'index', 'value'], blocks: [] },
   load_vector: { fields: ['op', 'names', 'type', 'memory', 'index'], blocks: [] },
+  store_vector: { fields: ['op', 'memory', 'index', 'values'], blocks: [] },
   if: { fields: ['op', 'condition', 'then', 'else'], blocks: ['then', 'else'] },
   for: { fields: ['op', 'name', 'type', 'start', 'end', 'step', 'body'], blocks: ['body'] },
   barrier: { fields: ['op'], blocks: [] },

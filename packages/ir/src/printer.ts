@@ -104,6 +104,11 @@ export function printBody(body: readonly Stmt[], indent = ''): string[] {
           `${indent}let (${statement.names.join(', ')}): ${statement.type} = ${statement.memory}[${printExpr(statement.index)} ..+ ${statement.names.length}]`,
         );
         break;
+      case 'store_vector':
+        lines.push(
+          `${indent}${statement.memory}[${printExpr(statement.index)} ..+ ${statement.values.length}] = (${statement.values.map(printExpr).join(', ')})`,
+        );
+        break;
       case 'shuffle':
         lines.push(
           `${indent}let ${statement.name}: ${statement.type} = shuffle_${statement.mode}(${printExpr(statement.value)}, ${printExpr(statement.lane)})`,

@@ -51,6 +51,13 @@ export function rewriteBody(body: readonly Stmt[], rewriter: BodyRewriter): Stmt
       case 'load_vector':
         rebuilt = { ...statement, index: expr(statement.index) };
         break;
+      case 'store_vector':
+        rebuilt = {
+          ...statement,
+          index: expr(statement.index),
+          values: statement.values.map(expr),
+        };
+        break;
       case 'shuffle':
         rebuilt = { ...statement, value: expr(statement.value), lane: expr(statement.lane) };
         break;

@@ -238,6 +238,7 @@ export function usesWarpOps(body: readonly Stmt[]): boolean {
       case 'assign':
       case 'store':
       case 'load_vector':
+      case 'store_vector':
       case 'barrier':
         return false;
       default:

@@ -144,16 +144,29 @@ class BodyChecker {
         return;
       }
       case 'store': {
-        const memory = node['memory'];
-        const target = this.memory(memory, joinPath(path, 'memory'));
-        if (target?.access === 'read' || target?.access === 'uniform') {
-          this.issues.add(
-            joinPath(path, 'memory'),
-            `buffer '${String(memory)}' is ${target.access}-only`,
-          );
-        }
+        const target = this.writableMemory(node['memory'], joinPath(path, 'memory'));
         this.expect(depth, node['index'], joinPath(path, 'index'), scope, 'u32');
         this.expect(depth, node['value'], joinPath(path, 'value'), scope, target?.element);
+        return;
+      }
+      case 'store_vector': {
+        const target = this.writableMemory(node['memory'], joinPath(path, 'memory'));
+        this.expect(depth, node['index'], joinPath(path, 'index'), scope, 'u32');
+        const values = node['values'];
+        if (!Array.isArray(values) || !(VECTOR_WIDTHS as readonly number[]).includes(values.length))
+          return this.issues.add(
+            joinPath(path, 'values'),
+            `must be an array of ${VECTOR_WIDTHS.join(' or ')} values, got ${describeJson(values)}`,
+          );
+        values.forEach((value: unknown, index) =>
+          this.expect(
+            depth,
+            value,
+            joinPath(joinPath(path, 'values'), index),
+            scope,
+            target?.element,
+          ),
+        );
         return;
       }
       case 'load_vector': {
@@ -218,6 +231,17 @@ class BodyChecker {
       default:
         return assertNever(op, 'statement op');
     }
+  }
+
+  /** The memory a store writes; a `read` or `uniform` buffer is an issue at `path`. */
+  private writableMemory(
+    name: unknown,
+    path: string,
+  ): { element: ScalarType; access?: BufferAccess } | undefined {
+    const target = this.memory(name, path);
+    if (target?.access === 'read' || target?.access === 'uniform')
+      this.issues.add(path, `buffer '${String(name)}' is ${target.access}-only`);
+    return target;
   }
 
   private memory(

@@ -123,6 +123,7 @@ class UniformityAnalysis {
               : Uniformity.Thread,
           );
         case 'store':
+        case 'store_vector':
           return;
         default:
           return assertNever(op, 'statement op');

@@ -46,7 +46,7 @@ export function emitPtx(
   );
 
   const used = { params: new Set<string>(), memories: new Set<string>() };
-  // A shared array read by vector loads is aligned to the widest of them.
+  // A shared array accessed by vector loads or stores is aligned to the widest of them.
   const vectorBytes = new Map<string, number>();
   walkBody(body, {
     expression: (expression) => {
@@ -54,10 +54,16 @@ export function emitPtx(
       if (expression.op === 'load') used.memories.add(expression.memory);
     },
     statement: (statement) => {
-      if (statement.op === 'store' || statement.op === 'load_vector')
+      const op = statement.op;
+      if (op === 'store' || op === 'load_vector' || op === 'store_vector')
         used.memories.add(statement.memory);
       if (statement.op === 'load_vector') {
         const bytes = statement.names.length * ELEMENT_BYTES[statement.type as ElementType];
+        vectorBytes.set(statement.memory, Math.max(vectorBytes.get(statement.memory) ?? 0, bytes));
+      }
+      if (statement.op === 'store_vector') {
+        const type = statement.values[0]?.type as ElementType;
+        const bytes = statement.values.length * ELEMENT_BYTES[type];
         vectorBytes.set(statement.memory, Math.max(vectorBytes.get(statement.memory) ?? 0, bytes));
       }
     },

@@ -152,6 +152,8 @@ export class PtxBodyWriter {
         const registers = statement.names.map((name) => this.local(name, statement.type));
         return this.emit(`${instruction} {${registers.join(', ')}}, [${address}];`);
       }
+      case 'store_vector':
+        return this.storeVector(statement.memory, statement.index, statement.values);
       case 'if':
         return this.ifStatement(statement);
       case 'for':
@@ -220,6 +222,16 @@ export class PtxBodyWriter {
     const { address, element, kind } = this.address(memory, indexExpression);
     const instruction = kind === 'global' ? globalStore(element) : sharedStore(element);
     this.emit(`${instruction} [${address}], ${value};`);
+  }
+
+  /** One `st.v2`/`st.v4` of every value, each in a register (vector stores take no immediates). */
+  private storeVector(memory: string, indexExpression: Expr, values: readonly Expr[]): void {
+    const registers = values.map((value) => this.register(this.expression(value), value.type));
+    const { address, element, kind } = this.address(memory, indexExpression);
+    const width = values.length;
+    const instruction =
+      kind === 'global' ? globalStore(element, width) : sharedStore(element, width);
+    this.emit(`${instruction} [${address}], {${registers.join(', ')}};`);
   }
 
   /**

@@ -11,6 +11,7 @@ export * from './gemv-cases.js';
 export * from './gemv-conditioning.js';
 export * from './limit-specs.js';
 export * from './load-vector-probe.js';
+export * from './store-vector-probe.js';
 export { OP_ZOO } from './op-zoo.js';
 export * from './read-counter.js';
 export * from './unpack-half-probe.js';

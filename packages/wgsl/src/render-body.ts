@@ -98,6 +98,22 @@ export class WgslBodyWriter {
           ...names.map((name, k) => `let ${name}: ${type} = ${memory}[${base} + ${k}u];`),
         );
       }
+      case 'store_vector': {
+        const memory = this.memory(statement.memory);
+        const index = this.expression(statement.index);
+        const values = statement.values.map((value) => this.expression(value));
+        const width = values.length;
+        if (this.vectorBuffers.get(statement.memory) === width) {
+          const type = wgslType(statement.values[0]?.type ?? 'u32');
+          return this.emit(
+            `${memory}[(${index}) / ${width}u] = vec${width}<${type}>(${values.join(', ')});`,
+          );
+        }
+        // WGSL has no vector store into an array of scalars: one assignment per element.
+        const base = this.temporary();
+        this.emit(`let ${base}: u32 = ${index};`);
+        return this.emit(...values.map((value, k) => `${memory}[${base} + ${k}u] = ${value};`));
+      }
       case 'if':
         this.emit(`if (${this.expression(statement.condition)}) {`);
         this.nested(statement.then);

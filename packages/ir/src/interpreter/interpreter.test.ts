@@ -308,6 +308,25 @@ describe('interpreter: workgroup semantics', () => {
     expect([...out]).toEqual(Array.from({ length: 64 }, (_, i) => ((i + 37) % 64) * 3));
   });
 
+  it('store_vector writes its values to consecutive elements, each evaluated before any write', () => {
+    const spec = kernel({ launch: { workgroupSize: '2', grid: ['1', '1', '1'] } }, (b) => {
+      const id = b.localId();
+      b.store('out', ir.add(ir.mul(id, u32(4)), u32(1)), u32(9));
+      // The third value reads the element the second overwrites: it must see the old 9.
+      const at = ir.mul(id, u32(4));
+      b.storeVector('out', at, [id, ir.add(id, u32(10)), b.load('out', ir.add(at, u32(1))), 7]);
+      b.storeVector('out', ir.add(u32(8), ir.mul(id, u32(2))), [ir.mul(id, u32(3)), 5]);
+    });
+    expect([...run(spec, 12)]).toEqual([0, 10, 9, 7, 1, 11, 9, 7, 0, 5, 3, 5]);
+  });
+
+  it('a store_vector running past its buffer is an ExecutionError', () => {
+    const spec = kernel({ launch: { workgroupSize: '1', grid: ['1', '1', '1'] } }, (b) => {
+      b.storeVector('out', u32(4), [u32(1), u32(2), u32(3), u32(4)]);
+    });
+    expect(() => run(spec, 6)).toThrow(/out-of-bounds write of 'out' at element 6/);
+  });
+
   it('shared memory is private to each workgroup and starts zeroed', () => {
     const spec = kernel(
       {

@@ -276,6 +276,19 @@ function* execute(
         statement.names.forEach((name, k) => thread.locals.set(name, memory.read(index + k)));
         break;
       }
+      case 'store_vector': {
+        const index = evaluate(statement.index, thread, context) as number;
+        const width = statement.values.length;
+        // A GPU's vector store needs its address aligned to the whole vector, as a vector load does.
+        if (index % width !== 0)
+          throw new ExecutionError(
+            `store_vector of ${width} to '${statement.memory}' at element ${index}, not a multiple of ${width}`,
+          );
+        const values = statement.values.map((value) => evaluate(value, thread, context) as number);
+        const memory = memoryOf(context, statement.memory);
+        values.forEach((value, k) => memory.write(index + k, value));
+        break;
+      }
       case 'if':
         yield* execute(
           evaluate(statement.condition, thread, context) === true ? statement.then : statement.else,

@@ -51,7 +51,7 @@ function step(context: GemvStep<undefined>) {
       const at = 4 * WARP_SIZE * k;
       copy.if(le(add(rel, at), span), (load) => {
         const words = load.loadVector('w', add(laneWord, at), vectorNames(`stage${k}_`));
-        words.forEach((word, j) => load.store('staging', add(stagingSlot, at + j), word));
+        load.storeVector('staging', add(stagingSlot, at), words);
       });
     }
   });

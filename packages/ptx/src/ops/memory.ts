@@ -13,14 +13,14 @@ export function globalLoad(element: ElementType, access: BufferAccess, width = 1
   return `ld.global${access === 'read_write' ? '' : '.nc'}${vector(width)}.${memoryType(element)}`;
 }
 
-export function globalStore(element: ElementType): string {
-  return `st.global.${memoryType(element)}`;
+export function globalStore(element: ElementType, width = 1): string {
+  return `st.global${vector(width)}.${memoryType(element)}`;
 }
 
 export function sharedLoad(element: ElementType, width = 1): string {
   return `ld.shared${vector(width)}.${memoryType(element)}`;
 }
 
-export function sharedStore(element: ElementType): string {
-  return `st.shared.${memoryType(element)}`;
+export function sharedStore(element: ElementType, width = 1): string {
+  return `st.shared${vector(width)}.${memoryType(element)}`;
 }

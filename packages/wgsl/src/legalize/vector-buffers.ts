@@ -1,9 +1,9 @@
 import { walkBody, type KernelSpec, type Stmt } from '@forge/ir';
 
 /**
- * Buffers read only by `load_vector`s of one width W are declared `array<vecW<T>>`, so each such
- * load is one WGSL vector access (one wide load on the GPU); any other access keeps `array<T>`.
- * Returns the width per vector-typed buffer.
+ * Buffers accessed only by `load_vector`s and `store_vector`s of one width W are declared
+ * `array<vecW<T>>`, so each such access is one WGSL vector access (one wide load or store on the
+ * GPU); any other access keeps `array<T>`. Returns the width per vector-typed buffer.
  */
 export function vectorBufferWidths(spec: KernelSpec, body: readonly Stmt[]): Map<string, number> {
   const widths = new Map<string, number>();
@@ -14,8 +14,9 @@ export function vectorBufferWidths(spec: KernelSpec, body: readonly Stmt[]): Map
     },
     statement: (statement) => {
       if (statement.op === 'store') scalar.add(statement.memory);
-      if (statement.op !== 'load_vector') return;
-      const width = statement.names.length;
+      if (statement.op !== 'load_vector' && statement.op !== 'store_vector') return;
+      const width =
+        statement.op === 'load_vector' ? statement.names.length : statement.values.length;
       const seen = widths.get(statement.memory);
       if (seen !== undefined && seen !== width) scalar.add(statement.memory);
       widths.set(statement.memory, width);
