@@ -399,7 +399,11 @@ export class PtxBodyWriter {
       }
       case 'fma': {
         const mnemonic = this.mnemonic(FMA_MNEMONIC, 'fma', expression.type);
-        const args = expression.args.map((arg) => this.register(this.expression(arg), arg.type));
+        // As for the other arithmetic: f16 takes registers only, 32-bit types immediates inline.
+        const args = expression.args.map((arg) => {
+          const operand = this.expression(arg);
+          return arg.type === 'f16' ? this.register(operand, arg.type) : operand.text;
+        });
         return result((out) => `${mnemonic} ${out}, ${args.join(', ')};`);
       }
       case 'dot4_i8':
