@@ -146,6 +146,8 @@ export class ExpressionGenerator {
       ]);
     if (type === 'u32')
       options.push([1, () => ({ op: 'funnel_shift_right', type, args: [this.expr('u32', d), this.expr('u32', d), this.shiftAmount(d)] })]); // prettier-ignore
+    if (type === 'u32')
+      options.push([1, () => ({ op: 'bit_select', type, args: [this.expr('u32', d), this.expr('u32', d), this.expr('u32', d)] })]); // prettier-ignore
     if (type === 'i32')
       options.push([1, () => ({ op: 'dot4_i8', type, args: [this.expr('u32', d), this.expr('u32', d), this.expr('i32', d)] })]); // prettier-ignore
     if (type === 'f32')

@@ -62,6 +62,7 @@ export function mutateJson(p, spec, tag) {
         'fma',
         'dot4_i8',
         'funnel_shift_right',
+        'bit_select',
         'select',
         'let',
         'store',

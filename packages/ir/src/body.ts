@@ -147,6 +147,12 @@ export interface FunnelShiftRightExpr {
   readonly type: 'u32';
   readonly args: readonly [Expr, Expr, Expr];
 }
+/** `(args[1] & args[0]) | (args[2] & ~args[0])`: u32 `mask`, `a` and `b`; a's bits where mask is 1. */
+export interface BitSelectExpr {
+  readonly op: 'bit_select';
+  readonly type: 'u32';
+  readonly args: readonly [Expr, Expr, Expr];
+}
 /** `args[0] ? args[1] : args[2]`, evaluating both sides. */
 export interface SelectExpr {
   readonly op: 'select';
@@ -195,6 +201,7 @@ export type AnyExpr =
   | FmaExpr
   | Dot4I8Expr
   | FunnelShiftRightExpr
+  | BitSelectExpr
   | SelectExpr
   | ConvertExpr
   | BitcastExpr

@@ -85,3 +85,23 @@ describe('constantFaults of store_vector', () => {
     ]);
   });
 });
+
+describe('constantFaults of bit_select', () => {
+  it('folds a bit select of constants, so a shift by its result is checked', () => {
+    const word = (value: number): Expr => ({ op: 'const', type: 'u32', value });
+    // 0x2c's bits under the mask 0xf0 (0x20) with 0x3f's elsewhere (0x0f): 0x2f = 47.
+    const select: Expr = {
+      op: 'bit_select',
+      type: 'u32',
+      args: [word(0xf0), word(0x2c), word(0x3f)],
+    };
+    const value: Expr = { op: 'shl', type: 'u32', args: [one, select] };
+    const store = { op: 'store', memory: 'y', index: one, value } as const;
+    expect(constantFaults([store], 'body', new Map())).toEqual([
+      {
+        path: 'body[0].value',
+        message: 'shift by constant 47 (must be below 32) (Tint folds constants)',
+      },
+    ]);
+  });
+});

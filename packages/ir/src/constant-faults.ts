@@ -8,6 +8,7 @@ import {
   convertValue,
   dot4I8Semantics,
   funnelShiftRightSemantics,
+  bitSelectSemantics,
   type Value,
 } from './interpreter/scalar-ops.js';
 import { joinPath } from './json-shape.js';
@@ -180,6 +181,8 @@ class ConstantFolder {
         return dot4I8Semantics(number(a), number(b), number(c));
       case 'funnel_shift_right':
         return funnelShiftRightSemantics(number(a), number(b), number(c));
+      case 'bit_select':
+        return bitSelectSemantics(number(a), number(b), number(c));
       case 'convert':
         if (type === 'f16') return this.float(number(a), type, path, `convert of ${show(a)}`);
         return convertValue(number(a), operandType, type);

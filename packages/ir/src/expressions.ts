@@ -218,6 +218,21 @@ export const funnelShiftRight = <L extends ScalarType, H extends ScalarType, S e
   }) as Expr<'u32'>;
 
 /**
+ * `(a & mask) | (b & ~mask)` for u32 words (PTX `lop3`, one instruction): `a`'s bits where `mask`
+ * is 1, `b`'s elsewhere; numbers become consts.
+ */
+export const bitSelect = <M extends ScalarType, A extends ScalarType, B extends ScalarType>(
+  mask: Operand<'u32', M>,
+  a: Operand<'u32', A>,
+  b: Operand<'u32', B>,
+): Expr<'u32'> =>
+  ({
+    op: 'bit_select',
+    type: 'u32',
+    args: [operand('u32', mask), operand('u32', a), operand('u32', b)],
+  }) as Expr<'u32'>;
+
+/**
  * `ifTrue` where the bool `condition` holds, else `ifFalse`; both sides are evaluated and share a
  * type, and one of them may be a plain number.
  */

@@ -3,6 +3,7 @@ import type { Expr, Stmt, VarExpr } from './body.js';
 import { defineKernel, localName } from './builder.js';
 import {
   add,
+  bitSelect,
   bitcast,
   convert,
   dot4I8,
@@ -30,6 +31,7 @@ const untyped: Expr = u32(2);
 // Typed results: a wrong annotation here would not compile.
 const sums: readonly Expr<'u32'>[] = [
   funnelShiftRight(u, 1, 4),
+  bitSelect(0xff00, u, 3),
   add(u, u),
   add(u, 256),
   mul(4, u),
@@ -66,6 +68,10 @@ dot4I8(u, u, u);
 funnelShiftRight(i32(1), u, 0);
 // @ts-expect-error funnelShiftRight's shift amount is a u32, not f32.
 funnelShiftRight(u, u, f);
+// @ts-expect-error bitSelect's mask is a u32 word, not an i32.
+bitSelect(i32(-1), u, u);
+// @ts-expect-error bitSelect's words are u32, not f32.
+bitSelect(u, u, f);
 
 function declarations(id: string) {
   return {
@@ -146,6 +152,11 @@ describe('typed builder: plain numbers become consts', () => {
       op: 'funnel_shift_right',
       type: 'u32',
       args: [u32(7), u, u32(31)],
+    });
+    expect(bitSelect(0xff00, u, 3)).toEqual({
+      op: 'bit_select',
+      type: 'u32',
+      args: [u32(0xff00), u, u32(3)],
     });
   });
 
@@ -242,4 +253,4 @@ describe('typed builder: a local is named once', () => {
 });
 
 // Keep the typed arrays above used, so their annotations stay checked.
-expect([sums, floats, bools, ints].flat().length).toBe(15);
+expect([sums, floats, bools, ints].flat().length).toBe(16);

@@ -62,6 +62,7 @@ export const EXPR_OPS: { readonly [K in ExprOp]: ExprOpInfo<K> } = {
   fma: { category: 'fma', fields: ['op', 'type', 'args'], arity: 3 },
   dot4_i8: { category: 'word', fields: ['op', 'type', 'args'], arity: 3 },
   funnel_shift_right: { category: 'word', fields: ['op', 'type', 'args'], arity: 3 },
+  bit_select: { category: 'word', fields: ['op', 'type', 'args'], arity: 3 },
   select: { category: 'select', fields: ['op', 'type', 'args'], arity: 3 },
   convert: { category: 'conversion', fields: ['op', 'type', 'args'], arity: 1 },
   bitcast: { category: 'conversion', fields: ['op', 'type', 'args'], arity: 1 },
@@ -104,7 +105,7 @@ export const BINARY_OPERANDS: { readonly [K in BinaryOp]: BinaryOperands } = {
 }; // prettier-ignore
 
 /** An op of the `word` category: fixed operand and result types, whatever the node says. */
-export type WordOp = 'dot4_i8' | 'funnel_shift_right';
+export type WordOp = 'dot4_i8' | 'funnel_shift_right' | 'bit_select';
 /** The operand and result types of each `word` op; the type checker and the op probes read them. */
 export const WORD_OP_SIGNATURES: {
   readonly [K in WordOp]: {
@@ -114,6 +115,7 @@ export const WORD_OP_SIGNATURES: {
 } = {
   dot4_i8: { operands: ['u32', 'u32', 'i32'], result: 'i32' },
   funnel_shift_right: { operands: ['u32', 'u32', 'u32'], result: 'u32' },
+  bit_select: { operands: ['u32', 'u32', 'u32'], result: 'u32' },
 };
 
 /** True for a string naming an expression op (for checking unvalidated JSON). */

@@ -34,6 +34,7 @@ export function printExpr(expression: Expr): string {
     case 'fma':
     case 'dot4_i8':
     case 'funnel_shift_right':
+    case 'bit_select':
     case 'select':
       return `${expression.op}(${expression.args.map(printExpr).join(', ')})`;
     default: {

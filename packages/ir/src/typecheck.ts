@@ -406,7 +406,8 @@ class BodyChecker {
         return a;
       }
       case 'dot4_i8':
-      case 'funnel_shift_right': {
+      case 'funnel_shift_right':
+      case 'bit_select': {
         const args = this.args(node, path, EXPR_OPS[op].arity, scope, depth);
         if (args === undefined || args.includes(undefined)) return undefined;
         const { operands: wanted, result } = WORD_OP_SIGNATURES[op];

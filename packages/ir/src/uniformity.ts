@@ -161,6 +161,7 @@ class UniformityAnalysis {
       case 'fma':
       case 'dot4_i8':
       case 'funnel_shift_right':
+      case 'bit_select':
       case 'select':
       case 'convert':
       case 'bitcast':

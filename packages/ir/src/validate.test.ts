@@ -327,6 +327,23 @@ describe('body type errors', () => {
     expect(issueAt(edit(funnel, `${at}.args[2]`, undefined), at + '.args')).toMatch(/must have 3/);
   });
 
+  it('reports a bit_select operand of the wrong type at that operand', () => {
+    const select = withBody((b) => {
+      const a = b.let('a', b.localId());
+      b.store('out', a, ir.bitSelect(0xc0c0c0c0, a, ir.shr(a, 2)));
+    });
+    expect(checkSpec(select)).toEqual([]);
+    const at = 'body[1].value';
+    const i32Mask = edit(select, `${at}.args[0]`, { op: 'const', type: 'i32', value: -1 });
+    expect(issueAt(i32Mask, at + '.args[0]')).toBe(
+      'bit_select operand has type i32 but u32 is required',
+    );
+    const floatWord = edit(select, `${at}.args[2]`, { op: 'const', type: 'f32', value: 1 });
+    expect(issueAt(floatWord, at + '.args[2]')).toMatch(/has type f32 but u32 is required/);
+    expect(issueAt(edit(select, `${at}.type`, 'i32'), at + '.type')).toMatch(/has type u32/);
+    expect(issueAt(edit(select, `${at}.args[2]`, undefined), at + '.args')).toMatch(/must have 3/);
+  });
+
   it('reports an unknown local with the path of its name', () => {
     const unknown = edit(spec, 'body[1].then[0].value.args[0].name', 'b');
     expect(issueAt(unknown, 'body[1].then[0].value.args[0].name')).toMatch(/not a local in scope/);

@@ -17,6 +17,8 @@ import {
 } from '@forge/ir';
 import {
   BINARY_MNEMONICS,
+  BIT_SELECT_LUT,
+  BIT_SELECT_MNEMONIC,
   DOT4_I8_MNEMONIC,
   FMA_MNEMONIC,
   FUNNEL_SHIFT_RIGHT_MNEMONIC,
@@ -413,6 +415,13 @@ export class PtxBodyWriter {
           expression.op === 'dot4_i8' ? DOT4_I8_MNEMONIC : FUNNEL_SHIFT_RIGHT_MNEMONIC;
         const args = expression.args.map((arg) => this.expression(arg).text);
         return result((out) => `${mnemonic} ${out}, ${args.join(', ')};`);
+      }
+      case 'bit_select': {
+        // ptxas takes immediates in every lop3 operand too (measured), so masks stay inline.
+        const args = expression.args.map((arg) => this.expression(arg).text);
+        return result(
+          (out) => `${BIT_SELECT_MNEMONIC} ${out}, ${args.join(', ')}, ${BIT_SELECT_LUT};`,
+        );
       }
       default: {
         const operandType = expression.args[0].type;

@@ -22,6 +22,7 @@ function validates(op: ComputeOp, from: ScalarType, to: ScalarType): boolean {
     : op === 'fma' ? [one(from), one(from), one(from)]
     : op === 'dot4_i8' ? [one(from), one(from), one('i32')]
     : op === 'funnel_shift_right' ? [one(from), one(from), one('u32')]
+    : op === 'bit_select' ? [one(from), one(from), one('u32')]
     : EXPR_OPS[op].arity === 1 ? [one(from)]
     : [one(from), one(from)]; // prettier-ignore
   const expression = { op, type: to, args, ...(op === 'unpack_half' ? { half: 0 } : {}) };
@@ -113,6 +114,21 @@ describe('OP_PROBES', () => {
     expect([u32.pairs[118], at(118)]).toEqual([[0x80000000, 0xfffffffe], 0xfffffa00]);
     // Pair 127 shifts 1000:0xfffffffe by 31: hi << 1 plus lo's top bit.
     expect([u32.pairs[127], at(127)]).toEqual([[0xfffffffe, 1000], 2001]);
+  });
+
+  it('give bit_select its hand-computed results: b under mask a, ~(index & 31) elsewhere', () => {
+    const u32 = OP_PROBES.find((probe) => probe.type === 'u32');
+    if (u32 === undefined) throw new Error('no u32 probe');
+    const out = interpretOpProbe(u32);
+    const slot = u32.cases.findIndex((c) => c.op === 'bit_select');
+    const at = (pair: number): number | undefined => out[slot * u32.pairs.length + pair];
+    // Pairs 0 and 11 have mask 0: ~0 and ~11, whatever b is.
+    expect([u32.pairs[0], at(0), u32.pairs[11], at(11)]).toEqual([[0, 0], 0xffffffff, [0, 0xffffffff], 0xfffffff4]); // prettier-ignore
+    // Pair 139: mask 0xffffffff, all of b (1000); pair 103: bit 31 from ~7, the rest from b.
+    expect([u32.pairs[139], at(139)]).toEqual([[0xffffffff, 1000], 1000]);
+    expect([u32.pairs[103], at(103)]).toEqual([[0x7fffffff, 1000], 0x800003e8]);
+    // Pair 69: b's low five bits (0) under mask 31, then ~5's bits from bit 5 up.
+    expect([u32.pairs[69], at(69)]).toEqual([[31, 0x80000000], 0xffffffe0]);
   });
 
   it('report a flipped bit as a mismatch naming the op, the inputs and both results', () => {

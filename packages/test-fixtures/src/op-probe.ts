@@ -64,6 +64,8 @@ function caseExpression(c: OpProbeCase, a: Expr, b: Expr, shift: Expr, odd: Expr
   if (op === 'dot4_i8') return node(op, to, [a, b, ir.bitcast('i32', a)]);
   // Shift amounts of 32 or more are undefined in the IR: t & 31 covers 0..31 instead.
   if (op === 'funnel_shift_right') return node(op, to, [a, b, shift]);
+  // Mask a picks b's bits over ~(t & 31)'s: high bits set, the low five varying with the pair.
+  if (op === 'bit_select') return node(op, to, [a, b, ir.not(shift as Expr<'u32'>)]);
   if (op === 'convert' || op === 'bitcast') return node(op, to, [a]);
   if (op === 'unpack_half') {
     // The high half mixes both inputs: a's high bits with b's low bits.

@@ -95,6 +95,9 @@ export const OP_ZOO = defineKernel(
     const funnel = ir.funnelShiftRight(values.u32, ir.xor(values.u32, t), shift);
     const constantParts = ir.funnelShiftRight(ir.funnelShiftRight(funnel, 0xffffffff, shift), 0x80000001, 7); // prettier-ignore
     b.assign(values.u32 as never, ir.funnelShiftRight(values.u32, constantParts, 0));
+    // A constant mask (WGSL folds its complement) and a computed one.
+    const merged = ir.bitSelect(0xc0c0c0c0, ir.shl(values.u32, 2), constantParts);
+    b.assign(values.u32 as never, ir.bitSelect(ir.xor(values.u32, t), merged, values.u32));
     b.store('out_f32', t, ir.add(ir.unpackHalf(values.u32, 0), ir.unpackHalf(values.u32, 1)));
     const flag = b.let('flag', ir.lt(values.f32, ir.f32(1)));
     const other = b.let('other', ir.ne(values.u32, ir.u32(0)));

@@ -210,6 +210,8 @@ export class WgslBodyWriter {
         );
       case 'funnel_shift_right':
         throw new EmissionError('wgsl', 'funnel shifts must be expanded before printing');
+      case 'bit_select':
+        throw new EmissionError('wgsl', 'bit selects must be expanded before printing');
       case 'select':
         return SELECT_TEMPLATE(
           expression.args.map((arg) => this.expression(arg)),

@@ -567,6 +567,17 @@ describe('interpreter: scalar semantics', () => {
     expect(funnel(0x01234567, 0x89abcdef, 31)).toBe(0x13579bde);
   });
 
+  it('bit_select takes the bits of a where the mask is 1 and those of b elsewhere', () => {
+    const pick = (mask: number, a: number, b: number): number =>
+      evaluate(ir.bitSelect(mask, a, b)) >>> 0;
+    expect(pick(0xffff0000, 0x12345678, 0x9abcdef0)).toBe(0x1234def0);
+    expect(pick(0, 0x12345678, 0x9abcdef0)).toBe(0x9abcdef0);
+    expect(pick(0xffffffff, 0x12345678, 0x9abcdef0)).toBe(0x12345678);
+    // Bit 31 of the mask selects a's top bit: the result stays an unsigned word.
+    expect(pick(0xc0c0c0c0, 0xffffffff, 0x3c3c3c3c)).toBe(0xfcfcfcfc);
+    expect(pick(0x0f0f0f0f, 0xa5a5a5a5, 0x5a5a5a5a)).toBe(0x55555555);
+  });
+
   it('f16 arithmetic rounds to f16', () => {
     expect(evaluate(ir.add(f16(2048), f16(1)))).toBe(2048);
     expect(evaluate(ir.add(f16(2048), f16(2)))).toBe(2050);

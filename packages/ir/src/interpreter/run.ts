@@ -13,6 +13,7 @@ import {
   convertValue,
   dot4I8Semantics,
   funnelShiftRightSemantics,
+  bitSelectSemantics,
   fmaSemantics,
   roundTo,
   type Value,
@@ -384,6 +385,8 @@ function evaluate(expression: Expr, thread: Thread, context: Context): Value {
       return dot4I8Semantics(...evaluateArgs(expression.args, thread, context));
     case 'funnel_shift_right':
       return funnelShiftRightSemantics(...evaluateArgs(expression.args, thread, context));
+    case 'bit_select':
+      return bitSelectSemantics(...evaluateArgs(expression.args, thread, context));
     case 'select': {
       const [condition, ifTrue, ifFalse] = evaluateArgs(expression.args, thread, context);
       return condition === true ? ifTrue : ifFalse;

@@ -122,6 +122,11 @@ export function funnelShiftRightSemantics(lo: Value, hi: Value, shift: Value): n
   return amount === 0 ? num(lo) >>> 0 : ((num(lo) >>> amount) | (num(hi) << (32 - amount))) >>> 0;
 }
 
+/** The reference bit select: `a`'s bits where `mask` is 1, `b`'s where it is 0, as a u32. */
+export function bitSelectSemantics(mask: Value, a: Value, b: Value): number {
+  return ((num(a) & num(mask)) | (num(b) & ~num(mask))) >>> 0;
+}
+
 /** Numeric conversion: float to int truncates toward zero and saturates (NaN gives 0). */
 export function convertValue(value: Value, from: ScalarType, to: ScalarType): number {
   const source = num(value);

@@ -1,5 +1,17 @@
 import { WARP_SIZE, type Expr, type VarExpr as Var } from '../body.js';
-import { add, and, bitcast, convert, dot4I8, fma, le, min, mul, neg, or } from '../expressions.js';
+import {
+  add,
+  and,
+  bitcast,
+  bitSelect,
+  convert,
+  dot4I8,
+  fma,
+  le,
+  min,
+  mul,
+  neg,
+} from '../expressions.js';
 import { shr, sub, unpackHalf } from '../expressions.js';
 import { QUANT_FORMATS } from '../quant/formats.js';
 import { randomQ4kWords } from './gemv-catalog.js';
@@ -98,8 +110,9 @@ function blockHalf(b: GemvBuilder, { header, half, xWord }: LaneBlock, total: Va
   const factors = b.let({
     scalesLow: bitcast('i32', and(s1, 0x3f3f)),
     minsLow: and(s2, 0x3f3f),
-    scalesHigh: bitcast('i32', or(and(s3, 0x0f0f), tops(s1))),
-    minsHigh: or(and(shr(s3, 4), 0x0f0f), tops(s2)),
+    // The nibbles under the top bits, which are zero outside 0x3030.
+    scalesHigh: bitcast('i32', bitSelect(0x0f0f, s3, tops(s1))),
+    minsHigh: bitSelect(0x0f0f, shr(s3, 4), tops(s2)),
   });
   const chunks = [
     { scales: factors.scalesLow, mins: factors.minsLow },

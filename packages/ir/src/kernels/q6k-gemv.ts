@@ -1,5 +1,17 @@
 import { WARP_SIZE, type Expr, type VarExpr as Var } from '../body.js';
-import { add, and, bitcast, convert, dot4I8, eq, fma, lt, min, mul, or } from '../expressions.js';
+import {
+  add,
+  and,
+  bitcast,
+  bitSelect,
+  convert,
+  dot4I8,
+  eq,
+  fma,
+  lt,
+  min,
+  mul,
+} from '../expressions.js';
 import { funnelShiftRight, shl, shr, sub, unpackHalf, xor } from '../expressions.js';
 import { QUANT_FORMATS } from '../quant/formats.js';
 import { packWords } from '../quant/words.js';
@@ -18,8 +30,10 @@ const STEP_BLOCKS = WARP_SIZE / BLOCK_LANES;
  * the word after a block's last realigned one, rounded up to whole 32-lane loads: 14 a lane.
  */
 const STAGING_WORDS = 14 * WARP_SIZE;
-/** Bytes of 4·(q − 32): the ql nibble at bits 2-5, the 2 qh bits at bits 6-7. */
-const [LOW_BITS, HIGH_BITS] = [0x3c3c3c3c, 0xc0c0c0c0];
+/** Bytes of 4·(q − 32): the ql nibble at bits 2-5 (these), the 2 qh bits at bits 6-7. */
+const LOW_BITS = 0x3c3c3c3c;
+/** The qh parts j = 0, 2 (bits 0-1, 4-5 of each byte) and j = 1, 3 (bits 2-3, 6-7). */
+const [EVEN_PARTS, ODD_PARTS] = [0x33333333, 0xcccccccc];
 /** Flips each 2-bit qh part h to h ^ 2, so that at bits 6-7 of a byte it reads 64·(h − 2). */
 const HIGH_FLIP = 0xaaaaaaaa;
 
@@ -111,15 +125,22 @@ function blockStep(context: GemvStep<Lanes>, b: GemvBuilder, stepByte: Var<'u32'
   let sum: Expr<'f32'> | undefined;
   // ql chunk j & 1 (realigned when first needed, to keep fewer words live), nibble j >> 1.
   let chunk: Var<'u32'>[] = [];
+  // qh parts of j's parity: every other part cleared, so bits 0-1 of a byte shift in as 0.
+  let parts: Var<'u32'>[] = [];
   const { qlAt } = b.let({ qlAt: add(word, lanes.qlWord) });
   for (const j of [0, 2, 1, 3]) {
     if (j === 0) chunk = words('qla', qlAt);
     if (j === 1) chunk = words('qlb', qlAt, 8);
-    // The nibble moves to bits 2-5, (flipped) qh bits 2j..2j+1 to bits 6-7.
+    if (j < 2) {
+      const [name, mask] = j === 0 ? ['qh_even', EVEN_PARTS] : ['qh_odd', ODD_PARTS];
+      parts = qh.map((h, i) => b.let(`${name}${i}`, and(h, mask)));
+    }
+    // The nibble moves to bits 2-5, (flipped) qh part j to bits 6-7 over zeros at bits 0-1; the
+    // other part of the parity lands at bits 2-3, where the nibble is selected instead.
     const quants = chunk.map((ql, i) => {
-      const low = and(j < 2 ? shl(ql, 2) : shr(ql, 2), LOW_BITS);
-      const high = and(j === 3 ? qh[i]! : shl(qh[i]!, 6 - 2 * j), HIGH_BITS);
-      return b.let(`q${j}_${i}`, or(low, high));
+      const low = j < 2 ? shl(ql, 2) : shr(ql, 2);
+      const high = j === 3 ? parts[i]! : shl(parts[i]!, 6 - 2 * j);
+      return b.let(`q${j}_${i}`, bitSelect(LOW_BITS, low, high));
     });
     const xAt = j === 0 ? xWordAt : add(xWordAt, 8 * j);
     const xh = b.loadVector('x_high', xAt, vectorNames(`xh${j}_`));

@@ -3,6 +3,7 @@ import {
   add,
   and,
   bitcast,
+  bitSelect,
   convert,
   div,
   dot4I8,
@@ -26,8 +27,10 @@ const { blockSize: BLOCK, blockBytes: BLOCK_BYTES } = QUANT_FORMATS.q6_K;
 const [QL_WORDS, QH_WORDS, SCALE_WORDS] = [32, 16, 4];
 /** Blocks a warp takes a step: four lanes a block. */
 const STEP_BLOCKS = 8;
-/** Bytes of 4·(q − 32): the 4-bit low part at bits 2-5, the 2-bit high part at bits 6-7. */
-const [LOW_BITS, HIGH_BITS] = [0x3c3c3c3c, 0xc0c0c0c0];
+/** Bytes of 4·(q − 32): the 4-bit low part at bits 2-5 (these), the 2-bit high part at bits 6-7. */
+const LOW_BITS = 0x3c3c3c3c;
+/** The high parts j = 0, 2 (bits 0-1, 4-5 of each byte) and j = 1, 3 (bits 2-3, 6-7). */
+const [EVEN_PARTS, ODD_PARTS] = [0x33333333, 0xcccccccc];
 /** Flips each 2-bit high part h to h ^ 2, so that at bits 6-7 of a byte it reads 64·(h − 2). */
 const HIGH_FLIP = 0xaaaaaaaa;
 
@@ -75,12 +78,16 @@ function laneSetup(b: GemvBuilder, lane: Var<'u32'>) {
 }
 type Lanes = ReturnType<typeof laneSetup>;
 
-/** The 4 words of 4·(q − 32) bytes of value group j from ql words `low` and flipped qh words. */
-function groupWords(j: number, low: readonly Expr<'u32'>[], high: readonly Expr<'u32'>[]) {
-  // Low 4 bits: ql bits 0-3 (j < 2) or 4-7, to bits 2-5; high 2 bits 2j, 2j+1 to bits 6-7.
-  const lowPart = (word: Expr<'u32'>) => and(j < 2 ? shl(word, 2) : shr(word, 2), LOW_BITS);
-  const highPart = (word: Expr<'u32'>) => and(j === 3 ? word : shl(word, 6 - 2 * j), HIGH_BITS);
-  return four((i) => or(lowPart(low[i]!), highPart(high[i]!)));
+/**
+ * The 4 words of 4·(q − 32) bytes of value group j from ql words `low` and the flipped qh words'
+ * parts of j's parity (`parts`: the other parity cleared, so bits 0-1 of a byte shift in as 0).
+ */
+function groupWords(j: number, low: readonly Expr<'u32'>[], parts: readonly Expr<'u32'>[]) {
+  // Low 4 bits: ql bits 0-3 (j < 2) or 4-7, to bits 2-5; high 2 bits 2j, 2j+1 to bits 6-7 (the
+  // other part of the parity lands at bits 2-3, where the low part is selected instead).
+  const lowPart = (word: Expr<'u32'>) => (j < 2 ? shl(word, 2) : shr(word, 2));
+  const highPart = (word: Expr<'u32'>) => (j === 3 ? word : shl(word, 6 - 2 * j));
+  return four((i) => bitSelect(LOW_BITS, lowPart(low[i]!), highPart(parts[i]!)));
 }
 
 /** The lane's scale words 2n, 2n + 1 and its block's d word: each loaded once, then shuffled. */
@@ -124,8 +131,13 @@ function step(context: GemvStep<Lanes>) {
     const { xWord } = q.let({ xWord: add(mul(tileBlock, 64), xLane) });
     const xScale = q.loadVector('x_scale', add(mul(tileBlock, 8), xScaleLane), vectorNames('xs'));
     // Group j's Σ 4·(q − 32)·x in f32, times its scale: sc_j · x_scale · (256·Σ q·h + Σ q·l).
+    const parity = (name: string, mask: number) =>
+      four((i) => q.let(`${name}${i}`, and(high[i], mask)));
+    let parts: readonly Var<'u32'>[] = [];
     const group = (j: number) => {
-      const words = groupWords(j, j % 2 ? lowB : lowA, high).map((w, i) => q.let(`q${j}_${i}`, w));
+      // Odd parts replace the even ones once j = 0, 2 are done.
+      if (j < 2) parts = j === 0 ? parity('qh_even', EVEN_PARTS) : parity('qh_odd', ODD_PARTS);
+      const words = groupWords(j, j % 2 ? lowB : lowA, parts).map((w, i) => q.let(`q${j}_${i}`, w));
       const xAt = j === 0 ? xWord : add(xWord, 8 * j);
       const xHigh = q.loadVector('x_high', xAt, vectorNames(`xh${j}_`));
       const xLow = q.loadVector('x_low', xAt, vectorNames(`xl${j}_`));
@@ -138,7 +150,7 @@ function step(context: GemvStep<Lanes>) {
       return [mul(sc, xScale[j]!), convert('f32', dot)] as const;
     };
     const { partial } = q.let({ partial: mul(...group(0)) });
-    for (const j of [1, 2, 3]) q.assign(partial, fma(...group(j), partial));
+    for (const j of [2, 1, 3]) q.assign(partial, fma(...group(j), partial));
     // d / 4: the bytes were 4·(q − 32).
     const dValue = unpackHalf(shr(dWord, dShift), 0);
     q.assign(total, fma(mul(dValue, 0.25), partial, total));

@@ -1,6 +1,6 @@
 import type { Expr, VarExpr as Var } from '../body.js';
-import { abs, add, and, bitcast, div, fma, gt, max, mul } from '../expressions.js';
-import { or, select, shl, shr, xor } from '../expressions.js';
+import { abs, add, bitcast, div, fma, gt, max, mul } from '../expressions.js';
+import { bitSelect, select, shl, shr, xor } from '../expressions.js';
 import type { GemvBuilder } from './gemv-interface.js';
 
 /** x values a workgroup quantizes into shared memory at a time (a multiple of every block size). */
@@ -50,13 +50,16 @@ export function quantizeXTile(b: GemvBuilder, tileStart: Var<'u32'>, tileValues:
         q.let(`x_bits${k}_${i}`, bitcast('u32', fma(x, inverse, ROUNDING))),
       );
       const [b0, b1, b2, b3] = bits as [Var<'u32'>, Var<'u32'>, Var<'u32'>, Var<'u32'>];
-      const high = or(
-        or(and(shr(b0, 8), 0xff), and(b1, 0xff00)),
-        or(and(shl(b2, 8), 0xff0000), and(shl(b3, 16), 0xff000000)),
+      // Byte i of each word from u_i moved into place: pairs of bytes, then the two halves.
+      const high = bitSelect(
+        0xffff0000,
+        bitSelect(0xff000000, shl(b3, 16), shl(b2, 8)),
+        bitSelect(0xff00, b1, shr(b0, 8)),
       );
-      const low = or(
-        or(and(b0, 0xff), and(shl(b1, 8), 0xff00)),
-        or(and(shl(b2, 16), 0xff0000), shl(b3, 24)),
+      const low = bitSelect(
+        0xffff0000,
+        bitSelect(0xff000000, shl(b3, 24), shl(b2, 16)),
+        bitSelect(0xff00, shl(b1, 8), b0),
       );
       q.store('x_high', add(mul(group, 8), k), xor(high, 0x80808080));
       q.store('x_low', add(mul(group, 8), k), xor(low, 0x80808080));

@@ -16,6 +16,8 @@ describe('issueClassOf', () => {
     expect(of('dp4a.s32.s32')).toBe('int');
     // funnel_shift_right's shf too.
     expect(of('shf.r.clamp.b32')).toBe('int');
+    // bit_select's lop3 too.
+    expect(of('lop3.b32')).toBe('int');
     expect(of('fma.rn.f16x2')).toBe('fp16');
     expect(of('mul.rn.bf16x2')).toBe('fp16');
     expect(of('fma.rn.f64')).toBe('fp64');

@@ -29,6 +29,7 @@ export function widenF16(body: readonly Stmt[], target: PtxTarget): Stmt[] {
         // Conversions, selects and loads move f16 values without f16 arithmetic.
         case 'dot4_i8':
         case 'funnel_shift_right':
+        case 'bit_select':
         case 'select':
         case 'convert':
         case 'bitcast':

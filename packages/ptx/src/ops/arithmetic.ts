@@ -97,5 +97,12 @@ export const DOT4_I8_MNEMONIC = 'dp4a.s32.s32';
 /** `funnel_shift_right`: `.clamp` and `.wrap` agree on the IR's shifts 0..31 (sm_32+). */
 export const FUNNEL_SHIFT_RIGHT_MNEMONIC = 'shf.r.clamp.b32';
 
+/**
+ * `bit_select(mask, a, b)` as `lop3.b32 d, mask, a, b, immLut` (sm_50+): immLut is F(0xF0, 0xCC,
+ * 0xAA) for the operands in order, and (a & mask) | (b & ~mask) there is 0xCC & 0xF0 | 0xAA & 0x0F.
+ */
+export const BIT_SELECT_MNEMONIC = 'lop3.b32';
+export const BIT_SELECT_LUT = '0xCA';
+
 export const SELECT_MNEMONIC: Mnemonic = (type) =>
   type === 'bool' ? undefined : `selp.${bitType(type)}`;

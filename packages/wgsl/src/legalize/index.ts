@@ -8,6 +8,7 @@ import {
   type Stmt,
 } from '@forge/ir';
 import { hasFeature } from '../targets.js';
+import { expandBitSelects } from './bit-select.js';
 import { expandFunnelShifts } from './funnel-shift.js';
 import type { WgslTarget } from '../targets.js';
 
@@ -61,13 +62,14 @@ export function requireUniformWarpOps(spec: KernelSpec, target: WgslTarget): voi
 }
 
 /**
- * Rewrites applied before printing WGSL: funnel shifts become shifts (see expandFunnelShifts), then
- * schedule knobs and the workgroup size become constants.
+ * Rewrites applied before printing WGSL: funnel shifts become shifts and bit selects masks (see
+ * expandFunnelShifts, expandBitSelects), then schedule knobs and the workgroup size constants.
  */
 export function legalizeForWgsl(
   spec: KernelSpec,
   schedule: Schedule,
   workgroupSize: number,
 ): Stmt[] {
-  return bindConstants(expandFunnelShifts(spec.body), schedule, workgroupSize, spec.shared);
+  const expanded = expandBitSelects(expandFunnelShifts(spec.body));
+  return bindConstants(expanded, schedule, workgroupSize, spec.shared);
 }

@@ -40,6 +40,15 @@ describe('op templates', () => {
     expect(error?.message).toBe("'4294967295 << 1' cannot be represented as 'u32'");
   });
 
+  it('expands bit selects to masks, folding the complement of a constant mask', () => {
+    const zoo = emitWgsl(OP_ZOO, {}, wgslTarget(['f16'])).source;
+    // 0xc0c0c0c0 picks the shifted word's bits; its complement 0x3f3f3f3f is one literal.
+    expect(zoo).toMatch(/\(\(\(v_vu << 2u\) & 3233857728u\) \| \(.* & 1061109567u\)\)/);
+    expect(zoo).not.toContain('~3233857728u');
+    // A computed mask is complemented in the shader.
+    expect(zoo).toContain('& (v_vu ^ v_t)) | (v_vu & (~(v_vu ^ v_t))))');
+  });
+
   it('exchanges warp values through workgroup memory unless subgroups may serve', () => {
     const plain = emitWgsl(OP_ZOO, {}, wgslTarget(['f16'])).source;
     const subgroups = emitWgsl(OP_ZOO, {}, wgslTarget(['f16', 'subgroups'])).source;
