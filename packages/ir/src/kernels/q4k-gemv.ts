@@ -58,14 +58,19 @@ function step(context: GemvStep<undefined>) {
     stagingSlot: add(stagingBase, mul(lane, 4)),
   });
   // A warp past the last row loads nothing (and adds nothing below).
+  // Loads 1 on nest (each runs only if the one before did: rel + 128k does not wrap for k >= 1), so
+  // their addresses are computed once, in load 1's block.
+  const stage = (block: GemvBuilder, k: number): void => {
+    const at = 4 * WARP_SIZE * k;
+    block.if(le(add(rel, at), span), (load) => {
+      const words = load.loadVector('w', add(laneWord, at), vectorNames(`stage${k}_`));
+      load.storeVector('staging', add(stagingSlot, at), words);
+      if (k >= 1 && k + 1 < STAGING_LOADS) stage(load, k + 1);
+    });
+  };
   b.if(live, (copy) => {
-    for (let k = 0; k < STAGING_LOADS; k++) {
-      const at = 4 * WARP_SIZE * k;
-      copy.if(le(add(rel, at), span), (load) => {
-        const words = load.loadVector('w', add(laneWord, at), vectorNames(`stage${k}_`));
-        load.storeVector('staging', add(stagingSlot, at), words);
-      });
-    }
+    stage(copy, 0);
+    stage(copy, 1);
   });
   b.barrier();
   // Lane places are recomputed each step, not kept from laneSetup: with the 20 staged words in
