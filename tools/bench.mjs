@@ -198,12 +198,13 @@ function gemvInputs(kernel, schedule, shape) {
 // Decode-speed figures per gemv kernel (issue #12's table): at 256 x 4096 on sm_80, warp
 // instructions per weight byte, DRAM read over W + x + y, weight sector efficiency and NMSE
 // against the exact y; and the A100/H100/H200 estimates at 4096 x 4096 (time, fraction of DRAM
-// bandwidth, bound) from 4 sampled workgroups. ggml's mmvq figures (nvcc -O3 sm_80, same shape,
-// its x->q8_1 pass included) are the reference lines.
+// bandwidth, bound) from 4 sampled workgroups. ggml's mmvq figures are the reference lines: its
+// mul_mat_vec_q (ggml d99724f2, nvcc 13.0 -O3 sm_80, ncols_dst 1, grid 256 x block 32x4) on the
+// simulator, same shape and data, plus its quantize_q8_1 pass over x (15,488 warp instructions).
 {
   const { GPUS, estimate, sampleMismatch, scaleSample } =
     await import('../packages/ptx-sim/dist/index.js');
-  const GGML = { 'q4k-gemv': 0.52, 'q6k-gemv': 0.54, 'q6k-soa-gemv': 0.54, 'q8_0-gemv': 0.21 };
+  const GGML = { 'q4k-gemv': 0.514, 'q6k-gemv': 0.541, 'q6k-soa-gemv': 0.541, 'q8_0-gemv': 0.211 };
   console.log('decode-speed gemv (sm_80 PTX; ggml mmvq + q8_1 pass, warp instr / weight byte):');
   for (const kernelId of Object.keys(GGML)) {
     const kernel = kernels.getKernel(kernelId);
