@@ -15,3 +15,8 @@ export { q6kGemv } from './q6k-gemv.js';
 export { q6kSoaGemv } from './q6k-soa-gemv.js';
 export * from './case-inputs.js';
 export * from './random.js';
+export * from './sdpa-shape.js';
+export * from './sdpa-reference.js';
+export * from './sdpa-inputs.js';
+export * from './half-words.js';
+export * from './sdpa-catalog.js';

@@ -1,0 +1,52 @@
+// What the two decode-attention catalog kernels share besides their spec and tolerance.
+import type { CatalogKernel, Shape } from './catalog-kernel.js';
+import { sdpaGenerateInput } from './sdpa-inputs.js';
+import { sdpaReference } from './sdpa-reference.js';
+import {
+  SDPA_SHAPE_NAMES,
+  checkSdpaShape,
+  sdpaBufferLengths,
+  sdpaParams,
+  type SdpaCache,
+} from './sdpa-shape.js';
+
+/** Decode attention's default shape: 8 query heads over 2 KV heads of 128, 257 of 4096 positions. */
+export const SDPA_DEFAULT_SHAPE: Shape = {
+  n_head: 8,
+  n_kv_head: 2,
+  head_dim: 128,
+  n_kv: 257,
+  max_ctx: 4096,
+  window: 0,
+};
+
+/** The parts of a decode-attention `CatalogKernel` other than its spec and tolerance. */
+export type SdpaCatalogParts = Pick<
+  CatalogKernel,
+  | 'shapeNames'
+  | 'defaultShape'
+  | 'params'
+  | 'bufferLengths'
+  | 'outputs'
+  | 'reference'
+  | 'checkShape'
+  | 'generateInput'
+>;
+
+/**
+ * Shapes, params (scale 1/√head_dim), buffer lengths, the float64 reference, shape checks and
+ * uniform input generation for decode attention over a `cache` of that type, for a catalog entry
+ * to spread next to its spec: buffers `q`, `k`, `v` (inputs, in that order) and `out`.
+ */
+export function sdpaCatalogParts(cache: SdpaCache): SdpaCatalogParts {
+  return {
+    shapeNames: SDPA_SHAPE_NAMES,
+    defaultShape: SDPA_DEFAULT_SHAPE,
+    params: (shape) => sdpaParams(shape),
+    bufferLengths: (shape) => sdpaBufferLengths(shape, cache),
+    outputs: ['out'],
+    reference: sdpaReference(cache),
+    checkShape: (shape) => void checkSdpaShape(shape, cache),
+    generateInput: sdpaGenerateInput(cache),
+  };
+}
