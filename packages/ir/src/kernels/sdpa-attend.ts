@@ -1,0 +1,323 @@
+// The body of decode attention: a workgroup's pass over a range of cached positions.
+import { WARP_SIZE, type Expr, type VarExpr as Var } from '../body.js';
+import type { BodyBuilder, Declared } from '../builder.js';
+import {
+  add,
+  and,
+  div,
+  exp2,
+  fma,
+  lt,
+  max,
+  min,
+  mul,
+  select,
+  shl,
+  shr,
+  sub,
+  unpackHalf,
+  xor,
+} from '../expressions.js';
+import { four } from './locals.js';
+import type { SdpaCache } from './sdpa-shape.js';
+
+export type SdpaBuilder = BodyBuilder<Declared>;
+
+/** Query heads a workgroup carries in registers; a GQA group of more takes several workgroups. */
+export const SDPA_HEADS = 4;
+/** Positions a warp takes a tile: one a lane for the scores. */
+export const SDPA_TILE = WARP_SIZE;
+/** Words of a position's row a chunk stages (64 halves or 32 f32), one 128-byte line. */
+export const SDPA_CHUNK_WORDS = 32;
+/** Staged K words a warp holds: a chunk of its tile's 32 positions. */
+export const SDPA_STAGE_WORDS = SDPA_TILE * SDPA_CHUNK_WORDS;
+/** q's row stride in shared memory: the largest head_dim. */
+export const SDPA_Q_STRIDE = 256;
+/**
+ * The running max before any position: finite, so masked lanes give exp2(sentinel − m) = 0 and a
+ * warp that saw nothing rescales by exp2(0) = 1 instead of exp2(−inf + inf) = NaN.
+ */
+export const SDPA_NO_SCORE = -3e38;
+
+/** Per query head of the pass: running max m, this lane's share of the sum l, and its dims of acc. */
+export interface SdpaState {
+  readonly m: readonly Var<'f32'>[];
+  readonly l: readonly Var<'f32'>[];
+  /** acc[h][c][e]: head h, chunk c, value e of the lane's word in that chunk. */
+  readonly acc: readonly (readonly (readonly Var<'f32'>[])[])[];
+}
+
+/** What the attention pass over one position range needs. */
+export interface SdpaRange {
+  readonly cache: SdpaCache;
+  readonly lane: Var<'u32'>;
+  readonly warp: Var<'u32'>;
+  readonly warps: Expr<'u32'>;
+  /** Words of one position of one KV head (head_dim halves or values). */
+  readonly headWords: Var<'u32'>;
+  /** Words between consecutive positions (all KV heads). */
+  readonly rowWords: Var<'u32'>;
+  /** This KV head's first word in a position's row. */
+  readonly headBase: Var<'u32'>;
+  /** Staged chunks a position's head row takes: ceil(headWords / 32). */
+  readonly chunks: Var<'u32'>;
+  /** The positions [start, end) this workgroup attends to. */
+  readonly start: Var<'u32'>;
+  readonly end: Var<'u32'>;
+}
+
+/** Values a cached word holds: two halves, or one f32. */
+export const valuesPerWord = (cache: SdpaCache): number => (cache === 'f16' ? 2 : 1);
+/** Chunks of the largest head. */
+export const maxChunks = (cache: SdpaCache): number =>
+  SDPA_Q_STRIDE / valuesPerWord(cache) / SDPA_CHUNK_WORDS;
+
+/** The values of a cached word (unpacked halves for f16). */
+function wordValues(b: SdpaBuilder, cache: SdpaCache, word: Expr, name: string): Var<'f32'>[] {
+  if (cache === 'f32') return [b.let(name, word as Expr<'f32'>)];
+  return [0, 1].map((half) =>
+    b.let(`${name}_${half}`, unpackHalf(word as Expr<'u32'>, half as 0 | 1)),
+  );
+}
+
+/**
+ * For c = 0, 1, …: `body(c)` in the lanes whose word of chunk c exists (lane + 32c < headWords),
+ * nested so that a head's missing chunks cost one test.
+ */
+export function forLaneChunks(
+  b: SdpaBuilder,
+  range: Pick<SdpaRange, 'cache' | 'lane' | 'headWords'>,
+  body: (block: SdpaBuilder, c: number) => void,
+  c = 0,
+): void {
+  if (c === maxChunks(range.cache)) return;
+  const word = c === 0 ? range.lane : add(range.lane, c * SDPA_CHUNK_WORDS);
+  b.if(lt(word, range.headWords), (inside) => {
+    body(inside, c);
+    forLaneChunks(inside, range, body, c + 1);
+  });
+}
+
+/** Fresh state: max at the sentinel, sums and accumulators zero. */
+export function sdpaState(b: SdpaBuilder, cache: SdpaCache): SdpaState {
+  const heads = Array.from({ length: SDPA_HEADS }, (_, h) => h);
+  const chunks = Array.from({ length: maxChunks(cache) }, (_, c) => c);
+  const values = Array.from({ length: valuesPerWord(cache) }, (_, e) => e);
+  return {
+    m: heads.map((h) => b.let(`m${h}`, SDPA_NO_SCORE, 'f32')),
+    l: heads.map((h) => b.let(`l${h}`, 0, 'f32')),
+    acc: heads.map((h) =>
+      chunks.map((c) => values.map((e) => b.let(`acc${h}_${c}_${e}`, 0, 'f32'))),
+    ),
+  };
+}
+
+/**
+ * Attends the pass's query heads (q·scale·log2e in shared `q_scaled`) to positions [start, end):
+ * the warps take interleaved tiles of 32 positions; per tile the warp stages K a chunk at a time,
+ * each lane dots its position with the heads, the online softmax folds the tile in, and the lanes
+ * (each owning words lane + 32c of the head) add p·V. Every loop is workgroup-uniform: a warp
+ * without a tile runs the barriers and the softmax (all lanes masked: alpha 1, p 0) only.
+ */
+export function attendRange(b: SdpaBuilder, range: SdpaRange, state: SdpaState): void {
+  const { cache, lane, warp, warps, start, end, chunks } = range;
+  const span = sub(end, start);
+  const { tiles } = b.let({ tiles: shr(add(span, SDPA_TILE - 1), 5) });
+  const { rounds } = b.let({ rounds: div(add(tiles, sub(warps, 1)), warps) });
+  const { laneRow, lanePiece, swizzle, stageBase, probBase } = b.let({
+    laneRow: shr(lane, 3),
+    lanePiece: and(lane, 7),
+    // Lane p reads row p: rotating its 16-byte pieces by p mod 8 keeps 8 lanes on 32 banks.
+    swizzle: shl(and(lane, 7), 2),
+    stageBase: mul(warp, SDPA_STAGE_WORDS),
+    probBase: mul(warp, SDPA_TILE * SDPA_HEADS),
+  });
+  b.for('round', { start: 0, end: rounds }, (loop, round) => {
+    const { tileStart } = loop.let({
+      tileStart: add(start, shl(add(mul(round, warps), warp), 5)),
+    });
+    const { live, position } = loop.let({
+      live: lt(tileStart, end),
+      position: add(tileStart, lane),
+    });
+    const { visible } = loop.let({ visible: lt(position, end) });
+    const scores = Array.from({ length: SDPA_HEADS }, (_, h) => loop.let(`s${h}`, 0, 'f32'));
+    loop.for('chunk', { start: 0, end: chunks }, (inner, chunk) => {
+      stageChunk(inner, range, { tileStart, live, chunk, laneRow, lanePiece, stageBase });
+      inner.if(live, (compute) =>
+        dotChunk(compute, cache, { chunk, scores, stageBase, lane, swizzle }),
+      );
+      inner.barrier();
+    });
+    foldTile(loop, { visible, scores, state, probBase, lane });
+    loop.barrier();
+    loop.if(live, (compute) => addValues(compute, range, { tileStart, probBase, state }));
+  });
+}
+
+interface StageAt {
+  readonly tileStart: Var<'u32'>;
+  readonly live: Var<'bool'>;
+  readonly chunk: Var<'u32'>;
+  readonly laneRow: Var<'u32'>;
+  readonly lanePiece: Var<'u32'>;
+  readonly stageBase: Var<'u32'>;
+}
+
+/**
+ * Copies chunk `chunk` of the tile's K rows into the warp's stage: 8 loads of 16 bytes a lane, 4
+ * positions of 128 contiguous bytes each a load (whole sectors). Slots of positions past the end
+ * or words past the head get zeros, so the dots never meet stale or poisoned words.
+ */
+function stageChunk(b: SdpaBuilder, range: SdpaRange, at: StageAt): void {
+  const { headWords, rowWords, headBase, end } = range;
+  const { tileStart, live, chunk, laneRow, lanePiece, stageBase } = at;
+  b.if(live, (copy) => {
+    const { pieceWord } = copy.let({
+      pieceWord: add(shl(chunk, 5), shl(lanePiece, 2)),
+    });
+    const { pieceLive, firstRow, source } = copy.let({
+      pieceLive: lt(pieceWord, headWords),
+      firstRow: add(tileStart, laneRow),
+      source: add(add(mul(add(tileStart, laneRow), rowWords), headBase), pieceWord),
+    });
+    for (let k = 0; k < SDPA_TILE / 4; k++) {
+      // Position p = 4k + laneRow; p mod 8 = 4(k mod 2) + laneRow.
+      const row = (k % 2) * 4;
+      const slot = copy.let(
+        `stage_slot${k}`,
+        add(
+          add(stageBase, mul(add(laneRow, 4 * k), SDPA_CHUNK_WORDS)),
+          xor(shl(lanePiece, 2), shl(add(laneRow, row), 2)),
+        ),
+      );
+      const inRange = and(pieceLive, lt(add(firstRow, 4 * k), end));
+      copy.if(
+        inRange,
+        (load) => {
+          const from = k === 0 ? source : add(source, mul(rowWords, 4 * k));
+          const words = load.loadVector(
+            'k',
+            from,
+            [0, 1, 2, 3].map((i) => `kw${k}_${i}`),
+          );
+          load.storeVector(
+            'k_stage',
+            slot,
+            four((i) => words[i]!),
+          );
+        },
+        (zero) => zero.storeVector('k_stage', slot, [0, 0, 0, 0]),
+      );
+    }
+  });
+  b.barrier();
+}
+
+interface DotAt {
+  readonly chunk: Var<'u32'>;
+  readonly scores: readonly Var<'f32'>[];
+  readonly stageBase: Var<'u32'>;
+  readonly lane: Var<'u32'>;
+  readonly swizzle: Var<'u32'>;
+}
+
+/** Adds the chunk's part of q_h · K[position] into each head's score, the lane's own position. */
+function dotChunk(b: SdpaBuilder, cache: SdpaCache, at: DotAt): void {
+  const { chunk, scores, stageBase, lane, swizzle } = at;
+  const perWord = valuesPerWord(cache);
+  const { rowSlot, qChunk } = b.let({
+    rowSlot: add(stageBase, mul(lane, SDPA_CHUNK_WORDS)),
+    qChunk: mul(chunk, SDPA_CHUNK_WORDS * perWord),
+  });
+  for (let k = 0; k < SDPA_CHUNK_WORDS / 4; k++) {
+    const words = b.loadVector(
+      'k_stage',
+      add(rowSlot, xor(swizzle, 4 * k)),
+      [0, 1, 2, 3].map((i) => `ks${k}_${i}`),
+    );
+    const keys = words.flatMap((word, i) => wordValues(b, cache, word, `key${k}_${i}`));
+    for (let h = 0; h < SDPA_HEADS; h++) {
+      const qIndex = add(qChunk, h * SDPA_Q_STRIDE + 4 * perWord * k);
+      for (let v = 0; v < keys.length; v += 4) {
+        const queries = b.loadVector(
+          'q_scaled',
+          v === 0 ? qIndex : add(qIndex, v),
+          [0, 1, 2, 3].map((i) => `q${k}_${h}_${v + i}`),
+        );
+        queries.forEach((query, i) => {
+          const key = keys[v + i];
+          const score = scores[h];
+          if (key !== undefined && score !== undefined) b.assign(score, fma(query, key, score));
+        });
+      }
+    }
+  }
+}
+
+interface FoldAt {
+  readonly visible: Var<'bool'>;
+  readonly scores: readonly Var<'f32'>[];
+  readonly state: SdpaState;
+  readonly probBase: Var<'u32'>;
+  readonly lane: Var<'u32'>;
+}
+
+/**
+ * The online softmax over the tile (scores already in log2 units): new max, rescale of the sum and
+ * accumulators, and each lane's p = exp2(s − m) (0 when masked) to the warp's `probs` row.
+ */
+function foldTile(b: SdpaBuilder, at: FoldAt): void {
+  const { visible, scores, state, probBase, lane } = at;
+  const probs = scores.map((score, h) => {
+    const { m, l, acc } = { m: state.m[h]!, l: state.l[h]!, acc: state.acc[h]! };
+    const masked = b.let(`masked${h}`, select(visible, score, SDPA_NO_SCORE));
+    const tileMax = b.reduce('max', `tile_max${h}`, masked);
+    const { newMax } = { newMax: b.let(`new_max${h}`, max(m, tileMax)) };
+    const alpha = b.let(`alpha${h}`, exp2(sub(m, newMax)));
+    const prob = b.let(`p${h}`, select(visible, exp2(sub(masked, newMax)), 0));
+    b.assign(l, fma(l, alpha, prob));
+    b.assign(m, newMax);
+    for (const values of acc) for (const value of values) b.assign(value, mul(value, alpha));
+    return prob;
+  });
+  b.storeVector(
+    'probs',
+    add(probBase, mul(lane, SDPA_HEADS)),
+    four((h) => probs[h]!),
+  );
+}
+
+interface AddAt {
+  readonly tileStart: Var<'u32'>;
+  readonly probBase: Var<'u32'>;
+  readonly state: SdpaState;
+}
+
+/** acc_h += p_h(t) · V[t] over the tile's visible positions, lane owning words lane + 32c. */
+function addValues(b: SdpaBuilder, range: SdpaRange, at: AddAt): void {
+  const { cache, lane, rowWords, headBase, end } = range;
+  const { tileStart, probBase, state } = at;
+  const { tileEnd, laneWord } = b.let({
+    tileEnd: min(add(tileStart, SDPA_TILE), end),
+    laneWord: add(headBase, lane),
+  });
+  b.for('t', { start: tileStart, end: tileEnd }, (loop, t) => {
+    const probs = loop.loadVector(
+      'probs',
+      add(probBase, mul(sub(t, tileStart), SDPA_HEADS)),
+      Array.from({ length: SDPA_HEADS }, (_, h) => `pv${h}`),
+    );
+    const { vRow } = loop.let({ vRow: add(mul(t, rowWords), laneWord) });
+    forLaneChunks(loop, range, (inside, c) => {
+      const word = inside.load('v', c === 0 ? vRow : add(vRow, c * SDPA_CHUNK_WORDS));
+      const values = wordValues(inside, cache, word, `val${c}`);
+      probs.forEach((prob, h) =>
+        values.forEach((value, e) => {
+          const target = state.acc[h]?.[c]?.[e];
+          if (target !== undefined) inside.assign(target, fma(prob, value, target));
+        }),
+      );
+    });
+  });
+}

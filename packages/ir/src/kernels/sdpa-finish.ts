@@ -1,0 +1,140 @@
+// Folds the warps' partial softmaxes of one workgroup and writes out = acc / l.
+import type { Expr, VarExpr as Var } from '../body.js';
+import { add, div, eq, exp2, gt, lt, max, mul, select, sub } from '../expressions.js';
+import { four } from './locals.js';
+import {
+  SDPA_CHUNK_WORDS,
+  SDPA_HEADS,
+  SDPA_NO_SCORE,
+  SDPA_Q_STRIDE,
+  forLaneChunks,
+  valuesPerWord,
+  type SdpaBuilder,
+  type SdpaRange,
+  type SdpaState,
+} from './sdpa-attend.js';
+
+/** Words of `stats` a warp writes: m then l of each head. */
+export const SDPA_STATS_WORDS = 2 * SDPA_HEADS;
+
+/** Where the pass's output goes. */
+export interface SdpaOutput {
+  /** The pass's first query head. */
+  readonly firstHead: Var<'u32'>;
+  /** Query heads of the pass that exist (1 to SDPA_HEADS). */
+  readonly headsHere: Var<'u32'>;
+  readonly headDim: Expr<'u32'>;
+}
+
+/**
+ * Each warp's (m, l, acc) over its tiles becomes its share of the normalized output:
+ * factor = exp2(m_w − M) / L with M the heads' max over warps and L = Σ_w l_w·exp2(m_w − M). The
+ * shares are summed through shared `q_scaled` (free once the tiles are done), one warp a round, and
+ * the last warp writes out.
+ */
+export function finishWorkgroup(
+  b: SdpaBuilder,
+  range: SdpaRange,
+  state: SdpaState,
+  output: SdpaOutput,
+): void {
+  const { lane, warp, warps, cache } = range;
+  const heads = Array.from({ length: SDPA_HEADS }, (_, h) => h);
+  const sums = heads.map((h) => b.reduce('add', `l_sum${h}`, state.l[h]!));
+  b.if(eq(lane, 0), (first) => {
+    const base = mul(warp, SDPA_STATS_WORDS);
+    first.storeVector(
+      'stats',
+      base,
+      four((h) => state.m[h]!),
+    );
+    first.storeVector(
+      'stats',
+      add(base, SDPA_HEADS),
+      four((h) => sums[h]!),
+    );
+  });
+  b.barrier();
+  const most = heads.map((h) => b.let(`most${h}`, SDPA_NO_SCORE, 'f32'));
+  b.for('w_max', { start: 0, end: warps }, (loop, w) => {
+    const ms = loop.loadVector(
+      'stats',
+      mul(w, SDPA_STATS_WORDS),
+      heads.map((h) => `wm${h}`),
+    );
+    heads.forEach((h) => loop.assign(most[h]!, max(most[h]!, ms[h]!)));
+  });
+  const total = heads.map((h) => b.let(`total${h}`, 0, 'f32'));
+  b.for('w_sum', { start: 0, end: warps }, (loop, w) => {
+    const base = mul(w, SDPA_STATS_WORDS);
+    const ms = loop.loadVector(
+      'stats',
+      base,
+      heads.map((h) => `sm${h}`),
+    );
+    const ls = loop.loadVector(
+      'stats',
+      add(base, SDPA_HEADS),
+      heads.map((h) => `sl${h}`),
+    );
+    heads.forEach((h) =>
+      loop.assign(total[h]!, add(total[h]!, mul(ls[h]!, exp2(sub(ms[h]!, most[h]!))))),
+    );
+  });
+  const factor = heads.map((h) =>
+    b.let(`factor${h}`, div(exp2(sub(state.m[h]!, most[h]!)), total[h]!)),
+  );
+  const perWord = valuesPerWord(cache);
+  // The first dim of the lane's word in chunk c, and its slot in head h's shared row.
+  const dim = (c: number): Expr<'u32'> =>
+    c === 0 ? mul(lane, perWord) : add(mul(lane, perWord), c * SDPA_CHUNK_WORDS * perWord);
+  const slot = (h: number, c: number): Expr<'u32'> =>
+    h === 0 ? dim(c) : add(dim(c), h * SDPA_Q_STRIDE);
+  const share = (h: number, c: number, e: number): Expr<'f32'> =>
+    mul(state.acc[h]![c]![e]!, factor[h]!);
+  b.for('w_add', { start: 0, end: sub(warps, 1) }, (loop, w) => {
+    loop.barrier();
+    loop.if(eq(warp, w), (mine) =>
+      forLaneChunks(mine, range, (inside, c) =>
+        heads.forEach((h) => {
+          const at = inside.let(`sum_slot${h}_${c}`, slot(h, c));
+          const earlier = readShares(inside, at, perWord, `prev${h}_${c}`);
+          const values = earlier.map((prev, e) => add(select(eq(w, 0), 0, prev), share(h, c, e)));
+          writeShares(inside, 'q_scaled', at, values);
+        }),
+      ),
+    );
+  });
+  b.barrier();
+  const { firstHead, headsHere, headDim } = output;
+  b.if(eq(warp, sub(warps, 1)), (last) =>
+    forLaneChunks(last, range, (inside, c) =>
+      heads.forEach((h) =>
+        inside.if(lt(h, headsHere), (head) => {
+          const at = head.let(`out_slot${h}_${c}`, slot(h, c));
+          const earlier = readShares(head, at, perWord, `last${h}_${c}`);
+          const values = earlier.map((prev, e) =>
+            add(select(gt(warps, 1), prev, 0), share(h, c, e)),
+          );
+          const outAt = add(mul(add(firstHead, h), headDim), dim(c));
+          writeShares(head, 'out', head.let(`out_at${h}_${c}`, outAt), values);
+        }),
+      ),
+    ),
+  );
+}
+
+function readShares(b: SdpaBuilder, at: Expr<'u32'>, count: number, name: string): Var<'f32'>[] {
+  if (count === 1) return [b.let(name, b.load('q_scaled', at) as Expr<'f32'>)];
+  return b.loadVector('q_scaled', at, [`${name}_0`, `${name}_1`]) as Var<'f32'>[];
+}
+
+function writeShares(
+  b: SdpaBuilder,
+  memory: 'q_scaled' | 'out',
+  at: Expr<'u32'>,
+  values: readonly Expr<'f32'>[],
+): void {
+  if (values.length === 1) b.store(memory, at, values[0]!);
+  else b.storeVector(memory, at, values as [Expr<'f32'>, Expr<'f32'>]);
+}
