@@ -1,6 +1,6 @@
 // Folds the warps' partial softmaxes of one workgroup and writes out = acc / l.
-import type { Expr, VarExpr as Var } from '../body.js';
-import { add, div, eq, exp2, gt, lt, max, mul, select, sub } from '../expressions.js';
+import { WARP_SIZE, type Expr, type VarExpr as Var } from '../body.js';
+import { add, and, div, eq, exp2, lt, max, mul, select, shr, sub } from '../expressions.js';
 import { four } from './locals.js';
 import {
   SDPA_CHUNK_WORDS,
@@ -92,7 +92,7 @@ export function finishWorkgroup(
     h === 0 ? dim(c) : add(dim(c), h * SDPA_Q_STRIDE);
   const share = (h: number, c: number, e: number): Expr<'f32'> =>
     mul(state.acc[h]![c]![e]!, factor[h]!);
-  b.for('w_add', { start: 0, end: sub(warps, 1) }, (loop, w) => {
+  b.for('w_add', { start: 0, end: warps }, (loop, w) => {
     loop.barrier();
     loop.if(eq(warp, w), (mine) =>
       forLaneChunks(mine, range, (inside, c) =>
@@ -100,28 +100,28 @@ export function finishWorkgroup(
           const at = inside.let(`sum_slot${h}_${c}`, slot(h, c));
           const earlier = readShares(inside, at, perWord, `prev${h}_${c}`);
           const values = earlier.map((prev, e) => add(select(eq(w, 0), 0, prev), share(h, c, e)));
-          writeShares(inside, 'q_scaled', at, values);
+          writeShares(inside, at, values);
         }),
       ),
     );
   });
   b.barrier();
+  // The whole workgroup copies the heads that exist out, head_dim values each.
   const { firstHead, headsHere, headDim } = output;
-  b.if(eq(warp, sub(warps, 1)), (last) =>
-    forLaneChunks(last, range, (inside, c) =>
-      heads.forEach((h) =>
-        inside.if(lt(h, headsHere), (head) => {
-          const at = head.let(`out_slot${h}_${c}`, slot(h, c));
-          const earlier = readShares(head, at, perWord, `last${h}_${c}`);
-          const values = earlier.map((prev, e) =>
-            add(select(gt(warps, 1), prev, 0), share(h, c, e)),
-          );
-          const outAt = add(mul(add(firstHead, h), headDim), dim(c));
-          writeShares(head, 'out', head.let(`out_at${h}_${c}`, outAt), values);
-        }),
+  const rows = SDPA_HEADS * SDPA_Q_STRIDE;
+  b.for('oi', { start: b.localId(), end: rows, step: mul(warps, WARP_SIZE) }, (loop, i) => {
+    const { outHead, outDim } = loop.let({
+      outHead: shr(i, Math.log2(SDPA_Q_STRIDE)),
+      outDim: and(i, SDPA_Q_STRIDE - 1),
+    });
+    loop.if(and(lt(outHead, headsHere), lt(outDim, headDim)), (write) =>
+      write.store(
+        'out',
+        add(mul(add(firstHead, outHead), headDim), outDim),
+        write.load('q_scaled', i),
       ),
-    ),
-  );
+    );
+  });
 }
 
 function readShares(b: SdpaBuilder, at: Expr<'u32'>, count: number, name: string): Var<'f32'>[] {
@@ -129,12 +129,7 @@ function readShares(b: SdpaBuilder, at: Expr<'u32'>, count: number, name: string
   return b.loadVector('q_scaled', at, [`${name}_0`, `${name}_1`]) as Var<'f32'>[];
 }
 
-function writeShares(
-  b: SdpaBuilder,
-  memory: 'q_scaled' | 'out',
-  at: Expr<'u32'>,
-  values: readonly Expr<'f32'>[],
-): void {
-  if (values.length === 1) b.store(memory, at, values[0]!);
-  else b.storeVector(memory, at, values as [Expr<'f32'>, Expr<'f32'>]);
+function writeShares(b: SdpaBuilder, at: Expr<'u32'>, values: readonly Expr<'f32'>[]): void {
+  if (values.length === 1) b.store('q_scaled', at, values[0]!);
+  else b.storeVector('q_scaled', at, values as [Expr<'f32'>, Expr<'f32'>]);
 }
