@@ -72,9 +72,9 @@ export const valuesPerWord = (cache: SdpaCache): number => (cache === 'f16' ? 2 
 export const maxChunks = (cache: SdpaCache): number =>
   SDPA_Q_STRIDE / valuesPerWord(cache) / SDPA_CHUNK_WORDS;
 
-/** The values of a cached word (unpacked halves for f16). */
-function wordValues(b: SdpaBuilder, cache: SdpaCache, word: Expr, name: string): Var<'f32'>[] {
-  if (cache === 'f32') return [b.let(name, word as Expr<'f32'>)];
+/** The values of a cached word held in a local (unpacked halves for f16). */
+function wordValues(b: SdpaBuilder, cache: SdpaCache, word: Var, name: string): Var<'f32'>[] {
+  if (cache === 'f32') return [word as Var<'f32'>];
   return [0, 1].map((half) =>
     b.let(`${name}_${half}`, unpackHalf(word as Expr<'u32'>, half as 0 | 1)),
   );
@@ -239,11 +239,12 @@ function dotChunk(b: SdpaBuilder, cache: SdpaCache, at: DotAt): void {
       qPiece: add(qChunk, perWord === 1 ? piece : mul(piece, perWord)),
     });
     for (let h = 0; h < SDPA_HEADS; h++) {
-      const qIndex = h === 0 ? qPiece : add(qPiece, h * SDPA_Q_STRIDE);
       for (let v = 0; v < keys.length; v += 4) {
+        // One constant offset from qPiece, so PTX folds it into the load's address.
+        const offset = h * SDPA_Q_STRIDE + v;
         const queries = loop.loadVector(
           'q_scaled',
-          v === 0 ? qIndex : add(qIndex, v),
+          offset === 0 ? qPiece : add(qPiece, offset),
           [0, 1, 2, 3].map((i) => `q${h}_${v + i}`),
         );
         queries.forEach((query, i) => {
@@ -299,20 +300,21 @@ interface AddAt {
 function addValues(b: SdpaBuilder, range: SdpaRange, at: AddAt): void {
   const { cache, lane, rowWords, headBase, end } = range;
   const { tileStart, probBase, state } = at;
-  const { tileEnd, laneWord } = b.let({
-    tileEnd: min(add(tileStart, SDPA_TILE), end),
-    laneWord: add(headBase, lane),
+  // The loop walks the tile's probs rows; V's row advances by rowWords a position.
+  const { probEnd, vRow } = b.let({
+    probEnd: add(probBase, mul(sub(min(add(tileStart, SDPA_TILE), end), tileStart), SDPA_HEADS)),
+    vRow: add(add(mul(tileStart, rowWords), headBase), lane),
   });
-  b.for('t', { start: tileStart, end: tileEnd }, (loop, t) => {
+  b.for('prob_at', { start: probBase, end: probEnd, step: SDPA_HEADS }, (loop, probAt) => {
     const probs = loop.loadVector(
       'probs',
-      add(probBase, mul(sub(t, tileStart), SDPA_HEADS)),
+      probAt,
       Array.from({ length: SDPA_HEADS }, (_, h) => `pv${h}`),
     );
-    const { vRow } = loop.let({ vRow: add(mul(t, rowWords), laneWord) });
     forLaneChunks(loop, range, (inside, c) => {
       const word = inside.load('v', c === 0 ? vRow : add(vRow, c * SDPA_CHUNK_WORDS));
-      const values = wordValues(inside, cache, word, `val${c}`);
+      // A local first, so that both halves come from one load.
+      const values = wordValues(inside, cache, inside.let(`v_word${c}`, word), `val${c}`);
       probs.forEach((prob, h) =>
         values.forEach((value, e) => {
           const target = state.acc[h]?.[c]?.[e];
@@ -320,5 +322,6 @@ function addValues(b: SdpaBuilder, range: SdpaRange, at: AddAt): void {
         }),
       );
     });
+    loop.assign(vRow, add(vRow, rowWords));
   });
 }
