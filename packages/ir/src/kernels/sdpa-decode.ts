@@ -16,7 +16,7 @@ import {
   type SdpaRange,
 } from './sdpa-attend.js';
 import { sdpaCatalogParts } from './sdpa-catalog.js';
-import { SDPA_STATS_WORDS, finishWorkgroup } from './sdpa-finish.js';
+import { SDPA_STATS_WORDS, foldWarps, writeOut } from './sdpa-finish.js';
 import type { SdpaCache } from './sdpa-shape.js';
 
 // Bandwidth plan. Decode attention reads the cache once and does little arithmetic per byte, so
@@ -132,7 +132,7 @@ function body(b: SdpaBuilder, cache: SdpaCache): void {
   };
   const state = sdpaState(b, cache);
   attendRange(b, range, state);
-  finishWorkgroup(b, range, state, { firstHead, headsHere, headDim });
+  writeOut(b, range, foldWarps(b, range, state), { firstHead, headsHere, headDim });
 }
 
 interface QueryAt {

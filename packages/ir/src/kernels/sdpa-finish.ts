@@ -1,4 +1,4 @@
-// Folds the warps' partial softmaxes of one workgroup and writes out = acc / l.
+// Folds the warps' partial softmaxes of one workgroup, then writes out = acc / l.
 import { WARP_SIZE, type Expr, type VarExpr as Var } from '../body.js';
 import { add, and, div, eq, exp2, lt, max, mul, select, shr, sub } from '../expressions.js';
 import { four } from './locals.js';
@@ -26,18 +26,19 @@ export interface SdpaOutput {
   readonly headDim: Expr<'u32'>;
 }
 
+/** The workgroup's softmax over its range, per head of the pass: max M and sum L (log2 units). */
+export interface SdpaFolded {
+  readonly most: readonly Var<'f32'>[];
+  readonly total: readonly Var<'f32'>[];
+}
+
 /**
- * Each warp's (m, l, acc) over its tiles becomes its share of the normalized output:
- * factor = exp2(m_w − M) / L with M the heads' max over warps and L = Σ_w l_w·exp2(m_w − M). The
- * shares are summed through shared `q_scaled` (free once the tiles are done), one warp a round, and
- * the last warp writes out.
+ * Folds the warps' (m, l, acc) into the workgroup's: M = the heads' max over warps,
+ * L = Σ_w l_w·exp2(m_w − M), and in shared `q_scaled` (free once the tiles are done) the
+ * unnormalized acc = Σ_w acc_w·exp2(m_w − M), summed one warp a round. A split of the KV range
+ * would store (M, L, acc) as its partial; a single workgroup over the whole range calls writeOut.
  */
-export function finishWorkgroup(
-  b: SdpaBuilder,
-  range: SdpaRange,
-  state: SdpaState,
-  output: SdpaOutput,
-): void {
+export function foldWarps(b: SdpaBuilder, range: SdpaRange, state: SdpaState): SdpaFolded {
   const { lane, warp, warps, cache } = range;
   const heads = Array.from({ length: SDPA_HEADS }, (_, h) => h);
   const sums = heads.map((h) => b.reduce('add', `l_sum${h}`, state.l[h]!));
@@ -81,9 +82,7 @@ export function finishWorkgroup(
       loop.assign(total[h]!, add(total[h]!, mul(ls[h]!, exp2(sub(ms[h]!, most[h]!))))),
     );
   });
-  const factor = heads.map((h) =>
-    b.let(`factor${h}`, div(exp2(sub(state.m[h]!, most[h]!)), total[h]!)),
-  );
+  const factor = heads.map((h) => b.let(`factor${h}`, exp2(sub(state.m[h]!, most[h]!))));
   const perWord = valuesPerWord(cache);
   // The first dim of the lane's word in chunk c, and its slot in head h's shared row.
   const dim = (c: number): Expr<'u32'> =>
@@ -106,21 +105,35 @@ export function finishWorkgroup(
     );
   });
   b.barrier();
-  // The whole workgroup copies the heads that exist out, head_dim values each.
+  return { most, total };
+}
+
+/** out = acc / L for the heads of the pass that exist, head_dim values each, by the whole workgroup. */
+export function writeOut(
+  b: SdpaBuilder,
+  range: SdpaRange,
+  folded: SdpaFolded,
+  output: SdpaOutput,
+): void {
   const { firstHead, headsHere, headDim } = output;
+  const { total } = folded;
   const rows = SDPA_HEADS * SDPA_Q_STRIDE;
-  b.for('oi', { start: b.localId(), end: rows, step: mul(warps, WARP_SIZE) }, (loop, i) => {
+  b.for('oi', { start: b.localId(), end: rows, step: mul(range.warps, WARP_SIZE) }, (loop, i) => {
     const { outHead, outDim } = loop.let({
       outHead: shr(i, Math.log2(SDPA_Q_STRIDE)),
       outDim: and(i, SDPA_Q_STRIDE - 1),
     });
-    loop.if(and(lt(outHead, headsHere), lt(outDim, headDim)), (write) =>
-      write.store(
-        'out',
-        add(mul(add(firstHead, outHead), headDim), outDim),
-        write.load('q_scaled', i),
-      ),
-    );
+    loop.if(and(lt(outHead, headsHere), lt(outDim, headDim)), (write) => {
+      // The head's sum, picked from the four in registers.
+      const sum = total
+        .slice(1)
+        .reduce<Expr<'f32'>>(
+          (picked, value, k) => select(eq(outHead, k + 1), value, picked),
+          total[0]!,
+        );
+      const at = add(mul(add(firstHead, outHead), headDim), outDim);
+      write.store('out', at, div(write.load('q_scaled', i) as Expr<'f32'>, sum));
+    });
   });
 }
 
