@@ -35,8 +35,12 @@ import type { SdpaCache } from './sdpa-shape.js';
 //    the end) and writes its p to shared for the PV step.
 //  - PV: lane l owns words l + 32c of the head (coalesced 128-byte rows); per visible position it
 //    reads the 4 heads' p in one broadcast and adds p·v to its accumulators.
-// At the end the warps' (m, l, acc) fold through shared memory into out = acc / l. The pass over
-// [start, end) is the unit a split of the KV range will reuse, writing (m, l, acc) for a combine.
+// At the end the warps' (m, l, acc) fold through shared memory into the workgroup's (M, L, acc)
+// and out = acc / L. The pass over [start, end) and the fold are the unit a split of the KV range
+// will reuse, storing (M, L, acc) for a combine stage instead of writing out.
+// Measured on the simulator (sm_80, 8/2 heads, n_kv 256-4096, f16): 0.19-0.22 warp instructions
+// per visible K+V byte at head_dim 128, 0.23-0.27 at 64; K and V read once, 100% sector efficiency.
+// One workgroup per KV head leaves most SMs idle at few heads: that is what the split is for.
 
 /** Warps per workgroup; beyond 6 the stages no longer fit WGSL's 32 KiB of workgroup memory. */
 const WARPS = { ptx: { min: 1, max: 8 }, wgsl: { min: 1, max: 6 } };
@@ -86,16 +90,19 @@ function declarations(cache: SdpaCache): KernelDeclarations {
   };
 }
 
+/** A u32 param (the builder types params loosely over both caches' declarations). */
+const u32Param = (b: SdpaBuilder, name: string): Expr<'u32'> => b.param(name) as Expr<'u32'>;
+
 function body(b: SdpaBuilder, cache: SdpaCache): void {
   const warps = b.schedule('warps');
-  const headDim = b.param('head_dim') as ReturnType<typeof b.schedule>;
-  const nKvHead = b.param('n_kv_head') as ReturnType<typeof b.schedule>;
-  const nKv = b.param('n_kv') as ReturnType<typeof b.schedule>;
-  const window = b.param('window') as ReturnType<typeof b.schedule>;
+  const headDim = u32Param(b, 'head_dim');
+  const nKvHead = u32Param(b, 'n_kv_head');
+  const nKv = u32Param(b, 'n_kv');
+  const window = u32Param(b, 'window');
   const { lane, warp, group } = b.let({
     lane: b.laneId(),
     warp: b.warpId(),
-    group: div(b.param('n_head') as typeof warps, nKvHead),
+    group: div(u32Param(b, 'n_head'), nKvHead),
   });
   const { passes } = b.let({ passes: div(add(group, SDPA_HEADS - 1), SDPA_HEADS) });
   const { kvHead, headPass } = b.let({
@@ -114,7 +121,7 @@ function body(b: SdpaBuilder, cache: SdpaCache): void {
     chunks: div(add(headWords, SDPA_CHUNK_WORDS - 1), SDPA_CHUNK_WORDS),
     // The last `window` positions, or all of them: the range is never empty (n_kv ≥ 1).
     start: select(and(gt(window, 0), gt(nKv, window)), sub(nKv, window), 0),
-    qScale: mul(b.param('scale') as ReturnType<typeof f32>, f32(Math.fround(Math.LOG2E))),
+    qScale: mul(b.param('scale') as Expr<'f32'>, f32(Math.fround(Math.LOG2E))),
   });
   const { end } = b.let({ end: nKv });
   stageQueries(b, { warps, headDim, firstHead, headsHere, qScale });
@@ -136,10 +143,10 @@ function body(b: SdpaBuilder, cache: SdpaCache): void {
 }
 
 interface QueryAt {
-  readonly warps: ReturnType<SdpaBuilder['schedule']>;
-  readonly headDim: ReturnType<SdpaBuilder['schedule']>;
-  readonly firstHead: ReturnType<SdpaBuilder['schedule']>;
-  readonly headsHere: ReturnType<SdpaBuilder['schedule']>;
+  readonly warps: Expr<'u32'>;
+  readonly headDim: Expr<'u32'>;
+  readonly firstHead: Expr<'u32'>;
+  readonly headsHere: Expr<'u32'>;
   readonly qScale: Expr<'f32'>;
 }
 
@@ -156,7 +163,7 @@ function stageQueries(b: SdpaBuilder, at: QueryAt): void {
       and(lt(qHead, headsHere), lt(qDim, headDim)),
       (read) => {
         const value = read.load('q', add(mul(add(firstHead, qHead), headDim), qDim));
-        read.store('q_scaled', i, mul(value as ReturnType<typeof f32>, qScale));
+        read.store('q_scaled', i, mul(value as Expr<'f32'>, qScale));
       },
       (zero) => zero.store('q_scaled', i, 0),
     );
