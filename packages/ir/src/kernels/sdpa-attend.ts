@@ -43,7 +43,7 @@ export const SDPA_NO_SCORE = -3e38;
 export interface SdpaState {
   readonly m: readonly Var<'f32'>[];
   readonly l: readonly Var<'f32'>[];
-  /** acc[h][c][e]: head h, chunk c, value e of the lane's word in that chunk. */
+  /** acc[h][c][e]: head h, dim 64c + 2·lane + e (column c of the output). */
   readonly acc: readonly (readonly (readonly Var<'f32'>[])[])[];
 }
 
@@ -59,6 +59,8 @@ export interface SdpaRange {
   readonly rowWords: Var<'u32'>;
   /** This KV head's first word in a position's row. */
   readonly headBase: Var<'u32'>;
+  /** Dim pairs of a head: head_dim / 2; lane l owns pairs l + 32c in p·V and the fold. */
+  readonly pairs: Var<'u32'>;
   /** Staged chunks a position's head row takes: ceil(headWords / 32). */
   readonly chunks: Var<'u32'>;
   /** The positions [start, end) this workgroup attends to. */
@@ -68,9 +70,9 @@ export interface SdpaRange {
 
 /** Values a cached word holds: two halves, or one f32. */
 export const valuesPerWord = (cache: SdpaCache): number => (cache === 'f16' ? 2 : 1);
-/** Chunks of the largest head. */
-export const maxChunks = (cache: SdpaCache): number =>
-  SDPA_Q_STRIDE / valuesPerWord(cache) / SDPA_CHUNK_WORDS;
+/** Dims a lane owns of each 64-dim column of the output, and the columns of the largest head. */
+export const SDPA_LANE_DIMS = 2;
+export const SDPA_COLUMNS = SDPA_Q_STRIDE / (SDPA_LANE_DIMS * WARP_SIZE);
 
 /** The values of a cached word held in a local (unpacked halves for f16). */
 function wordValues(b: SdpaBuilder, cache: SdpaCache, word: Var, name: string): Var<'f32'>[] {
@@ -81,28 +83,28 @@ function wordValues(b: SdpaBuilder, cache: SdpaCache, word: Var, name: string): 
 }
 
 /**
- * For c = 0, 1, …: `body(c)` in the lanes whose word of chunk c exists (lane + 32c < headWords),
- * nested so that a head's missing chunks cost one test.
+ * For columns c = 0, 1, …: `body(c)` in the lanes whose dims 64c + 2·lane + {0, 1} exist,
+ * nested so that a head's missing columns cost one test.
  */
-export function forLaneChunks(
+export function forLaneColumns(
   b: SdpaBuilder,
-  range: Pick<SdpaRange, 'cache' | 'lane' | 'headWords'>,
+  range: Pick<SdpaRange, 'lane' | 'pairs'>,
   body: (block: SdpaBuilder, c: number) => void,
   c = 0,
 ): void {
-  if (c === maxChunks(range.cache)) return;
-  const word = c === 0 ? range.lane : add(range.lane, c * SDPA_CHUNK_WORDS);
-  b.if(lt(word, range.headWords), (inside) => {
+  if (c === SDPA_COLUMNS) return;
+  const pair = c === 0 ? range.lane : add(range.lane, c * WARP_SIZE);
+  b.if(lt(pair, range.pairs), (inside) => {
     body(inside, c);
-    forLaneChunks(inside, range, body, c + 1);
+    forLaneColumns(inside, range, body, c + 1);
   });
 }
 
 /** Fresh state: max at the sentinel, sums and accumulators zero. */
-export function sdpaState(b: SdpaBuilder, cache: SdpaCache): SdpaState {
+export function sdpaState(b: SdpaBuilder): SdpaState {
   const heads = Array.from({ length: SDPA_HEADS }, (_, h) => h);
-  const chunks = Array.from({ length: maxChunks(cache) }, (_, c) => c);
-  const values = Array.from({ length: valuesPerWord(cache) }, (_, e) => e);
+  const chunks = Array.from({ length: SDPA_COLUMNS }, (_, c) => c);
+  const values = Array.from({ length: SDPA_LANE_DIMS }, (_, e) => e);
   return {
     m: heads.map((h) => b.let(`m${h}`, SDPA_NO_SCORE, 'f32')),
     l: heads.map((h) => b.let(`l${h}`, 0, 'f32')),
@@ -116,7 +118,7 @@ export function sdpaState(b: SdpaBuilder, cache: SdpaCache): SdpaState {
  * Attends the pass's query heads (q·scale·log2e in shared `q_scaled`) to positions [start, end):
  * the warps take interleaved tiles of 32 positions; per tile the warp stages K a chunk at a time,
  * each lane dots its position with the heads, the online softmax folds the tile in, and the lanes
- * (each owning words lane + 32c of the head) add p·V. Every loop is workgroup-uniform: a warp
+ * (each owning dims 64c + 2·lane + {0, 1} of the head) add p·V. Every loop is workgroup-uniform: a warp
  * without a tile runs the barriers and the softmax (all lanes masked: alpha 1, p 0) only.
  */
 export function attendRange(b: SdpaBuilder, range: SdpaRange, state: SdpaState): void {
@@ -290,20 +292,30 @@ function foldTile(b: SdpaBuilder, at: FoldAt): void {
   );
 }
 
+/** The lane's two V values of column c: one f16 word unpacked, or two f32 words in one load. */
+function columnValues(b: SdpaBuilder, cache: SdpaCache, vRow: Var<'u32'>, c: number): Var<'f32'>[] {
+  const wordsPerColumn = (SDPA_LANE_DIMS * WARP_SIZE) / valuesPerWord(cache);
+  const at = c === 0 ? vRow : add(vRow, c * wordsPerColumn);
+  if (cache === 'f32') return b.loadVector('v', at, [`val${c}_0`, `val${c}_1`]) as Var<'f32'>[];
+  // A local first, so that both halves come from one load.
+  return wordValues(b, cache, b.let(`v_word${c}`, b.load('v', at)), `val${c}`);
+}
+
 interface AddAt {
   readonly tileStart: Var<'u32'>;
   readonly probBase: Var<'u32'>;
   readonly state: SdpaState;
 }
 
-/** acc_h += p_h(t) · V[t] over the tile's visible positions, lane owning words lane + 32c. */
+/** acc_h += p_h(t) · V[t] over the tile's visible positions, dims 64c + 2·lane + e a lane. */
 function addValues(b: SdpaBuilder, range: SdpaRange, at: AddAt): void {
   const { cache, lane, rowWords, headBase, end } = range;
   const { tileStart, probBase, state } = at;
   // The loop walks the tile's probs rows; V's row advances by rowWords a position.
   const { probEnd, vRow } = b.let({
     probEnd: add(probBase, mul(sub(min(add(tileStart, SDPA_TILE), end), tileStart), SDPA_HEADS)),
-    vRow: add(add(mul(tileStart, rowWords), headBase), lane),
+    // The lane's first word: its dim pair is one f16 word, or two f32 words.
+    vRow: add(add(mul(tileStart, rowWords), headBase), cache === 'f16' ? lane : shl(lane, 1)),
   });
   b.for('prob_at', { start: probBase, end: probEnd, step: SDPA_HEADS }, (loop, probAt) => {
     const probs = loop.loadVector(
@@ -311,10 +323,8 @@ function addValues(b: SdpaBuilder, range: SdpaRange, at: AddAt): void {
       probAt,
       Array.from({ length: SDPA_HEADS }, (_, h) => `pv${h}`),
     );
-    forLaneChunks(loop, range, (inside, c) => {
-      const word = inside.load('v', c === 0 ? vRow : add(vRow, c * SDPA_CHUNK_WORDS));
-      // A local first, so that both halves come from one load.
-      const values = wordValues(inside, cache, inside.let(`v_word${c}`, word), `val${c}`);
+    forLaneColumns(loop, range, (inside, c) => {
+      const values = columnValues(inside, cache, vRow, c);
       probs.forEach((prob, h) =>
         values.forEach((value, e) => {
           const target = state.acc[h]?.[c]?.[e];

@@ -33,8 +33,9 @@ import type { SdpaCache } from './sdpa-shape.js';
 //    accumulators, p = exp2(s − m_new); masked lanes (past n_kv) take a finite sentinel score and
 //    p = 0, so no −inf − (−inf) arises. Each lane keeps its own share of the sum (one reduction at
 //    the end) and writes its p to shared for the PV step.
-//  - PV: lane l owns words l + 32c of the head (coalesced 128-byte rows); per visible position it
-//    reads the 4 heads' p in one broadcast and adds p·v to its accumulators.
+//  - PV: lane l owns dims 64c + 2l and 64c + 2l + 1 of the head (one f16 word or two f32 a lane,
+//    so each warp load is 128 or 256 contiguous bytes); per visible position it reads the 4
+//    heads' p in one broadcast and adds p·v to its accumulators.
 // At the end the warps' (m, l, acc) fold through shared memory into the workgroup's (M, L, acc)
 // and out = acc / L. The pass over [start, end) and the fold are the unit a split of the KV range
 // will reuse, storing (M, L, acc) for a combine stage instead of writing out.
@@ -115,9 +116,10 @@ function body(b: SdpaBuilder, cache: SdpaCache): void {
     headsHere: min(sub(group, passHead), SDPA_HEADS),
     headWords: cache === 'f16' ? shr(headDim, 1) : headDim,
   });
-  const { rowWords, headBase, chunks, start, qScale } = b.let({
+  const { rowWords, headBase, pairs, chunks, start, qScale } = b.let({
     rowWords: mul(nKvHead, headWords),
     headBase: mul(kvHead, headWords),
+    pairs: shr(headDim, 1),
     chunks: div(add(headWords, SDPA_CHUNK_WORDS - 1), SDPA_CHUNK_WORDS),
     // The last `window` positions, or all of them: the range is never empty (n_kv ≥ 1).
     start: select(and(gt(window, 0), gt(nKv, window)), sub(nKv, window), 0),
@@ -131,13 +133,14 @@ function body(b: SdpaBuilder, cache: SdpaCache): void {
     warp,
     warps,
     headWords,
+    pairs,
     rowWords,
     headBase,
     chunks,
     start,
     end,
   };
-  const state = sdpaState(b, cache);
+  const state = sdpaState(b);
   attendRange(b, range, state);
   writeOut(b, range, foldWarps(b, range, state), { firstHead, headsHere, headDim });
 }

@@ -1,14 +1,13 @@
 // Folds the warps' partial softmaxes of one workgroup, then writes out = acc / l.
 import { WARP_SIZE, type Expr, type VarExpr as Var } from '../body.js';
-import { add, and, div, eq, exp2, lt, max, mul, select, shr, sub } from '../expressions.js';
+import { add, and, div, eq, exp2, lt, max, mul, select, shl, shr, sub } from '../expressions.js';
 import { four } from './locals.js';
 import {
-  SDPA_CHUNK_WORDS,
   SDPA_HEADS,
+  SDPA_LANE_DIMS,
   SDPA_NO_SCORE,
   SDPA_Q_STRIDE,
-  forLaneChunks,
-  valuesPerWord,
+  forLaneColumns,
   type SdpaBuilder,
   type SdpaRange,
   type SdpaState,
@@ -39,7 +38,7 @@ export interface SdpaFolded {
  * would store (M, L, acc) as its partial; a single workgroup over the whole range calls writeOut.
  */
 export function foldWarps(b: SdpaBuilder, range: SdpaRange, state: SdpaState): SdpaFolded {
-  const { lane, warp, warps, cache } = range;
+  const { lane, warp, warps } = range;
   const heads = Array.from({ length: SDPA_HEADS }, (_, h) => h);
   const sums = heads.map((h) => b.reduce('add', `l_sum${h}`, state.l[h]!));
   b.if(eq(lane, 0), (first) => {
@@ -83,10 +82,9 @@ export function foldWarps(b: SdpaBuilder, range: SdpaRange, state: SdpaState): S
     );
   });
   const factor = heads.map((h) => b.let(`factor${h}`, exp2(sub(state.m[h]!, most[h]!))));
-  const perWord = valuesPerWord(cache);
-  // The first dim of the lane's word in chunk c, and its slot in head h's shared row.
+  // The lane's first dim of column c (64 dims a column, 2 a lane), and its slot in head h's row.
   const dim = (c: number): Expr<'u32'> =>
-    c === 0 ? mul(lane, perWord) : add(mul(lane, perWord), c * SDPA_CHUNK_WORDS * perWord);
+    c === 0 ? shl(lane, 1) : add(shl(lane, 1), c * SDPA_LANE_DIMS * WARP_SIZE);
   const slot = (h: number, c: number): Expr<'u32'> =>
     h === 0 ? dim(c) : add(dim(c), h * SDPA_Q_STRIDE);
   const share = (h: number, c: number, e: number): Expr<'f32'> =>
@@ -94,10 +92,10 @@ export function foldWarps(b: SdpaBuilder, range: SdpaRange, state: SdpaState): S
   b.for('w_add', { start: 0, end: warps }, (loop, w) => {
     loop.barrier();
     loop.if(eq(warp, w), (mine) =>
-      forLaneChunks(mine, range, (inside, c) =>
+      forLaneColumns(mine, range, (inside, c) =>
         heads.forEach((h) => {
           const at = inside.let(`sum_slot${h}_${c}`, slot(h, c));
-          const earlier = readShares(inside, at, perWord, `prev${h}_${c}`);
+          const earlier = readShares(inside, at, `prev${h}_${c}`);
           const values = earlier.map((prev, e) => add(select(eq(w, 0), 0, prev), share(h, c, e)));
           writeShares(inside, at, values);
         }),
@@ -137,12 +135,10 @@ export function writeOut(
   });
 }
 
-function readShares(b: SdpaBuilder, at: Expr<'u32'>, count: number, name: string): Var<'f32'>[] {
-  if (count === 1) return [b.let(name, b.load('q_scaled', at) as Expr<'f32'>)];
+function readShares(b: SdpaBuilder, at: Expr<'u32'>, name: string): Var<'f32'>[] {
   return b.loadVector('q_scaled', at, [`${name}_0`, `${name}_1`]) as Var<'f32'>[];
 }
 
 function writeShares(b: SdpaBuilder, at: Expr<'u32'>, values: readonly Expr<'f32'>[]): void {
-  if (values.length === 1) b.store('q_scaled', at, values[0]!);
-  else b.storeVector('q_scaled', at, values as [Expr<'f32'>, Expr<'f32'>]);
+  b.storeVector('q_scaled', at, values as [Expr<'f32'>, Expr<'f32'>]);
 }
