@@ -3,7 +3,7 @@ import { emitPtx } from './emit.js';
 import { assemblePtx } from './ptxas.js';
 import { simulateShader, simulateShaderDispatches } from './simulate.js';
 import { ptxTarget } from './targets.js';
-import { TWO_STAGE_SUM } from './two-stage.test-support.js';
+import { TWO_STAGE_SUM } from '@forge/test-fixtures';
 
 function xs(n: number): Float32Array {
   return Float32Array.from({ length: n }, (_, index) => (index % 7) - 3 + index / 8);

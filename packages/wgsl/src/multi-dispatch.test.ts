@@ -4,7 +4,7 @@ import { emitWgsl } from './emit.js';
 import { wgslDiagnostics } from './runner/compile.js';
 import { closeSharedWebGpu, runWgsl, sharedWebGpu } from './runner/index.js';
 import { wgslTarget, type WgslFeature } from './targets.js';
-import { TWO_STAGE_SUM } from './two-stage.test-support.js';
+import { TWO_STAGE_SUM } from '@forge/test-fixtures';
 
 afterAll(closeSharedWebGpu);
 

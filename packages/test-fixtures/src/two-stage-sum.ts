@@ -1,6 +1,5 @@
 import { defineKernel, ir, type KernelSpec } from '@forge/ir';
 
-// A copy of @forge/ir's two-stage.test-support.ts (test files are not published).
 /**
  * A toy two-dispatch op for tests (not in the catalog): `partial_sums` adds each workgroup's chunk
  * of `x` into the scratch buffer `partials`, then `combine` (one 32-thread workgroup) adds the

@@ -1,16 +1,21 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { defineKernel } from './builder.js';
-import { isMultiDispatch, kernelDispatches, launchScratch } from './dispatch.js';
-import { ValidationError } from './errors.js';
-import * as ir from './expressions.js';
-import { ready, semanticHash } from './hash.js';
-import { interpret } from './interpreter/run.js';
-import { getKernel } from './kernels/catalog.js';
-import { printKernel } from './printer.js';
-import { resolveSchedule } from './schedule.js';
-import type { KernelSpec } from './spec.js';
-import { TWO_STAGE_SUM } from './two-stage.test-support.js';
-import { checkSpec } from './validate.js';
+import {
+  ValidationError,
+  checkSpec,
+  defineKernel,
+  interpret,
+  ir,
+  isMultiDispatch,
+  kernelDispatches,
+  launchScratch,
+  printKernel,
+  ready,
+  resolveSchedule,
+  semanticHash,
+  type KernelSpec,
+} from '@forge/ir';
+import { getKernel } from '@forge/ir/kernels';
+import { TWO_STAGE_SUM } from '../two-stage-sum.js';
 
 type JsonObject = { [key: string]: unknown };
 
