@@ -1,6 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
+  BuilderScopeError,
   ValidationError,
+  type BodyBuilder,
   checkSpec,
   defineKernel,
   interpret,
@@ -146,6 +148,29 @@ describe('multi-dispatch kernels', () => {
     ).toThrow("no buffer or shared array named 'tile'");
   });
 
+  it("throws BuilderScopeError at a stage's path for its builder used after its callback", () => {
+    let kept: BodyBuilder | undefined;
+    defineKernel(
+      {
+        ...getKernel('affine-f32').spec,
+        id: 'kept',
+        stages: [
+          {
+            entryPoint: 'second',
+            shared: [],
+            launch: { workgroupSize: '32', grid: ['1', '1', '1'] },
+            body: (b) => {
+              kept = b;
+            },
+          },
+        ],
+      },
+      () => {},
+    );
+    expect(() => kept?.barrier()).toThrow(BuilderScopeError);
+    expect(() => kept?.barrier()).toThrow(/stages\[0\]\.body.*after defineKernel returned/);
+  });
+
   it('names the path of every new validation error', () => {
     const cases: [JsonObject, string][] = [
       [
@@ -225,6 +250,12 @@ describe('multi-dispatch kernels', () => {
     expect(error).toBeInstanceOf(ValidationError);
     const paths = (error as ValidationError).issues.map((issue) => issue.path);
     expect(paths).toEqual(['stages[0].launch.workgroupSize', 'stages[0].shared']);
+    const ragged = variant((c) => {
+      (c.stages[0]!['launch'] as { workgroupSize: string }).workgroupSize = '48';
+    });
+    expect(() => resolveSchedule(ragged as unknown as KernelSpec, 'ptx')).toThrow(
+      /stages\[0\]\.launch\.workgroupSize: 48 is not a multiple of the 32-lane warp/,
+    );
     const zero = variant((c) => (c.scratch[0]!['length'] = 'n * (chunk - 65)'));
     expect(() => resolveSchedule(zero as unknown as KernelSpec, 'ptx')).toThrow(
       /scratch\[0\]\.length/,
