@@ -36,12 +36,12 @@ export type DeclaredBy<D extends Pick<KernelDeclarations, 'buffers' | 'params' |
 };
 
 /** Element types by name of some buffers, scratch buffers and shared arrays. */
-type MemoryMap<B extends { readonly name: string; readonly element: ElementType }> = {
+export type MemoryMap<B extends { readonly name: string; readonly element: ElementType }> = {
   readonly [X in B as X['name']]: X['element'];
 };
 
 /** The scratch buffers `D` declares, or never. */
-type ScratchOf<D> = D extends { readonly scratch: readonly (infer S extends ScratchDecl)[] }
+export type ScratchOf<D> = D extends { readonly scratch: readonly (infer S extends ScratchDecl)[] }
   ? S
   : never;
 

@@ -1,7 +1,6 @@
 import { memoizeSealed } from './sealed.js';
 import {
   bindSizeExpression,
-  evaluateSizeExpression,
   formatSizeExpression,
   parseSizeExpression,
 } from './size-expression.js';
@@ -67,14 +66,4 @@ export function launchScratch(specInput: KernelSpec, schedule: Schedule): Launch
       bytes: bind(`${ELEMENT_BYTES[scratch.element]} * (${length})`),
     };
   });
-}
-
-/** The element count of each scratch buffer at these params (and the launch's bound schedule). */
-export function scratchLengths(
-  scratch: readonly LaunchScratch[],
-  sizes: Readonly<Record<string, number>>,
-): Map<string, number> {
-  return new Map(
-    scratch.map((buffer) => [buffer.name, evaluateSizeExpression(buffer.length, sizes)]),
-  );
 }
