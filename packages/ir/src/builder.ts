@@ -17,6 +17,7 @@ export interface StageDeclaration<M extends Declared = Declared> {
   readonly entryPoint: string;
   readonly shared: readonly SharedDecl[];
   readonly launch: LaunchSpec;
+  /** Fills the stage's body, as defineKernel's `build` fills the first dispatch's. */
   readonly body: (body: BodyBuilder<M>) => void;
 }
 
