@@ -12,6 +12,7 @@ export * from './gemv-conditioning.js';
 export * from './limit-specs.js';
 export * from './load-vector-probe.js';
 export * from './store-vector-probe.js';
+export * from './two-stage-sum.js';
 export { OP_ZOO } from './op-zoo.js';
 export * from './read-counter.js';
 export * from './unpack-half-probe.js';
