@@ -1,12 +1,25 @@
 import type { Axis, Expr, Reduction, ShuffleMode, Stmt, VarExpr } from './body.js';
 import { BuilderScopeError, ForgeError } from './errors.js';
 import { builtin, operand, type Operand } from './expressions.js';
-import type { KernelSpec } from './spec.js';
+import type { KernelSpec, LaunchSpec, ScratchDecl, SharedDecl, StageSpec } from './spec.js';
 import type { ElementType, ParamType, ScalarType } from './types.js';
 import { validateSpec } from './validate.js';
+import { scratchAsBuffer } from './dispatch.js';
 
-/** Everything of a KernelSpec except its body. */
-export type KernelDeclarations = Omit<KernelSpec, 'body'>;
+/** Everything of a KernelSpec except its body and stages (whose bodies are built too). */
+export type KernelDeclarations = Omit<KernelSpec, 'body' | 'stages'>;
+
+/**
+ * A stage as defineKernel takes it: its body built by a callback, as the main body is (a built
+ * StageSpec is taken as it is). Its builder checks names when the spec is validated, not in types.
+ */
+export interface StageDeclaration<M extends Declared = Declared> {
+  readonly entryPoint: string;
+  readonly shared: readonly SharedDecl[];
+  readonly launch: LaunchSpec;
+  /** Fills the stage's body, as defineKernel's `build` fills the first dispatch's. */
+  readonly body: (body: BodyBuilder<M>) => void;
+}
 
 /**
  * The element type of each buffer and shared array and the type of each param, by name, as a
@@ -19,11 +32,19 @@ export interface Declared {
 
 /** What declarations `D` declare, typed by name when D's names are literal (inferred by defineKernel). */
 export type DeclaredBy<D extends Pick<KernelDeclarations, 'buffers' | 'params' | 'shared'>> = {
-  readonly memory: {
-    readonly [B in D['buffers'][number] | D['shared'][number] as B['name']]: B['element'];
-  };
+  readonly memory: MemoryMap<D['buffers'][number] | D['shared'][number] | ScratchOf<D>>;
   readonly params: { readonly [P in D['params'][number] as P['name']]: P['type'] };
 };
+
+/** Element types by name of some buffers, scratch buffers and shared arrays. */
+export type MemoryMap<B extends { readonly name: string; readonly element: ElementType }> = {
+  readonly [X in B as X['name']]: X['element'];
+};
+
+/** The scratch buffers `D` declares, or never. */
+export type ScratchOf<D> = D extends { readonly scratch: readonly (infer S extends ScratchDecl)[] }
+  ? S
+  : never;
 
 /** `Map[N]`, or any ScalarType when the map's names are not known (plain KernelDeclarations). */
 export type Lookup<Map, N extends PropertyKey> = string extends keyof Map
@@ -83,13 +104,22 @@ export class BodyBuilder<M extends Declared = Declared> {
     return [...this.#statements];
   }
   // Set by the enclosing builder for a nested block; messages name the block by it.
-  private scope: BlockScope = { label: 'the kernel body', path: 'body' };
+  private scope: BlockScope;
   // The nested builder whose callback is running: appending here then would misplace the statement.
   private open: BodyBuilder<M> | undefined;
   // Set once the callback (or defineKernel) that owns this builder has returned.
   private finished = false;
 
-  constructor(private readonly declarations: KernelDeclarations) {}
+  constructor(
+    private readonly declarations: KernelDeclarations,
+    /** The body's JSON path: `body`, or `stages[i].body` for a stage. */
+    path = 'body',
+  ) {
+    this.scope = {
+      label: path === 'body' ? 'the kernel body' : `the body of ${path.replace(/\.body$/, '')}`,
+      path,
+    };
+  }
 
   /** Reads the scalar param `name`, typed as declared; throws ForgeError if the declarations have none. */
   param<N extends keyof M['params'] & string>(name: N): Expr<Lookup<M['params'], N>> {
@@ -365,7 +395,9 @@ export class BodyBuilder<M extends Declared = Declared> {
   private assertAppendable(method: string): void {
     const own = `builder: \`${method}\` on the builder of ${describe(this.scope)}`;
     if (this.finished) {
-      const owner = this.scope.path === 'body' ? 'defineKernel' : 'its callback';
+      const owner = /^(body|stages\[\d+\]\.body)$/.test(this.scope.path)
+        ? 'defineKernel'
+        : 'its callback';
       throw new BuilderScopeError(
         this.scope.path,
         undefined,
@@ -403,16 +435,41 @@ function describe(scope: BlockScope): string {
  * ValidationError. The builder types params and memory by the declarations' literal names.
  */
 export function defineKernel<const D extends KernelDeclarations>(
-  declarations: D,
+  declarations: D & { readonly stages?: readonly (StageDeclaration | StageSpec)[] },
   build: (body: BodyBuilder<DeclaredBy<D>>) => void,
 ): KernelSpec {
-  const builder = new BodyBuilder<DeclaredBy<D>>(declarations);
-  try {
-    build(builder);
-  } finally {
-    builder.finish();
-  }
-  const spec: KernelSpec = { ...declarations, body: builder.statements };
+  const { stages, ...rest } = declarations as KernelDeclarations & {
+    readonly stages?: readonly (StageDeclaration | StageSpec)[];
+  };
+  const buildBody = <M extends Declared>(
+    shared: readonly SharedDecl[],
+    path: string,
+    fill: (body: BodyBuilder<M>) => void,
+  ): readonly Stmt[] => {
+    // Scratch buffers are memory to the builder; a stage sees its own shared arrays only.
+    const { scratch = [], ...own } = rest;
+    const builder = new BodyBuilder<M>(
+      { ...own, shared, buffers: [...own.buffers, ...scratch.map(scratchAsBuffer)] },
+      path,
+    );
+    try {
+      fill(builder);
+    } finally {
+      builder.finish();
+    }
+    return builder.statements;
+  };
+  const body = buildBody(rest.shared, 'body', build);
+  const built = stages?.map((stage, index) => ({
+    entryPoint: stage.entryPoint,
+    shared: stage.shared,
+    launch: stage.launch,
+    body:
+      typeof stage.body === 'function'
+        ? buildBody(stage.shared, `stages[${index}].body`, stage.body)
+        : stage.body,
+  }));
+  const spec: KernelSpec = { ...rest, body, ...(built === undefined ? {} : { stages: built }) };
   // The snapshot is frozen, so its validation and hash are computed once however many targets emit it.
   return validateSpec(spec);
 }

@@ -10,12 +10,14 @@ import { takeSnapshot } from './snapshot.js';
 import type { BufferAccess, KernelSpec, Schedule, Target } from './spec.js';
 import { validateSpec } from './validate.js';
 import { ELEMENT_BYTES, type ElementType } from './types.js';
+import { isMultiDispatch, launchScratch, type LaunchScratch } from './dispatch.js';
 
 /** One kernel parameter as the engine passes it, in order. */
 export interface LaunchParameter {
   /** The spec's name of the buffer or param. */
   readonly name: string;
-  readonly kind: 'buffer' | 'scalar';
+  /** `scratch`: a buffer the engine allocates itself (see LaunchInfo.scratch). */
+  readonly kind: 'buffer' | 'scalar' | 'scratch';
   /** The parameter's name in the emitted source (PTX `.param` name or WGSL struct member). */
   readonly sourceName: string;
   /** Type in the source: `u64` (a buffer's global address), `u32`, `i32`, `f32`. */
@@ -35,14 +37,30 @@ export interface LaunchBinding {
   readonly binding: number;
   /** The spec's buffer name, or `params` for the uniform struct. */
   readonly name: string;
-  readonly kind: 'buffer' | 'params';
+  /** `scratch`: a buffer the engine allocates itself (see LaunchInfo.scratch). */
+  readonly kind: 'buffer' | 'params' | 'scratch';
   /** The variable's name in the WGSL source. */
   readonly sourceName: string;
   readonly access: BufferAccess;
   readonly element?: ElementType;
 }
 
-/** How to launch a generated kernel; every number an engine needs, machine-readable. */
+/** One dispatch of a multi-dispatch launch. */
+export interface LaunchDispatch {
+  readonly entryPoint: string;
+  readonly workgroupSize: readonly [number, number, number];
+  /** Size expressions over the params. */
+  readonly grid: readonly [string, string, string];
+  /** Static shared (workgroup) memory of this entry point in bytes. */
+  readonly sharedBytes: number;
+}
+
+/**
+ * How to launch a generated kernel; every number an engine needs, machine-readable. A multi-dispatch
+ * kernel also lists `dispatches` (to run in order, the first being the top-level fields) and the
+ * `scratch` buffers to allocate before the first; every entry point takes the same parameters or
+ * bindings.
+ */
 export interface LaunchInfo {
   readonly entryPoint: string;
   readonly workgroupSize: readonly [number, number, number];
@@ -57,6 +75,10 @@ export interface LaunchInfo {
   readonly bindings?: readonly LaunchBinding[];
   /** WGSL only: device features the source enables (`shader-f16`, `subgroups`). */
   readonly requiredFeatures?: readonly string[];
+  /** Multi-dispatch kernels only: every dispatch in order, the first included. */
+  readonly dispatches?: readonly LaunchDispatch[];
+  /** Multi-dispatch kernels only: the scratch buffers, allocated per launch. */
+  readonly scratch?: readonly LaunchScratch[];
 }
 
 /**
@@ -94,6 +116,45 @@ export function launchGeometry(
     workgroupSize: [evaluateSizeExpression(spec.launch.workgroupSize, schedule), 1, 1],
     grid,
     sharedBytes,
+  };
+}
+
+/**
+ * The launch metadata of a whole spec from that of each of its dispatches (see kernelDispatches):
+ * the first dispatch's, with scratch parameters and bindings marked `scratch`, every dispatch's
+ * geometry and the scratch buffers. A single-dispatch spec's launch is returned as it is.
+ */
+export function sequenceLaunch(
+  specInput: KernelSpec,
+  schedule: Schedule,
+  launches: readonly LaunchInfo[],
+): LaunchInfo {
+  const spec = validateSpec(specInput);
+  const [first] = launches;
+  if (first === undefined) throw new RangeError('sequenceLaunch: no dispatches');
+  if (!isMultiDispatch(spec)) return first;
+  const scratch = new Set((spec.scratch ?? []).map((buffer) => buffer.name));
+  const parameters = first.parameters.map((parameter) =>
+    parameter.kind === 'buffer' && scratch.has(parameter.name)
+      ? { ...parameter, kind: 'scratch' as const }
+      : parameter,
+  );
+  const bindings = first.bindings?.map((binding) =>
+    binding.kind === 'buffer' && scratch.has(binding.name)
+      ? { ...binding, kind: 'scratch' as const }
+      : binding,
+  );
+  return {
+    ...first,
+    parameters,
+    ...(bindings === undefined ? {} : { bindings }),
+    dispatches: launches.map(({ entryPoint, workgroupSize, grid, sharedBytes }) => ({
+      entryPoint,
+      workgroupSize,
+      grid,
+      sharedBytes,
+    })),
+    scratch: launchScratch(spec, schedule),
   };
 }
 

@@ -36,5 +36,6 @@ export { allocateElements, type ElementArray } from './interpreter/memory.js';
 export * from './interpreter/scalar-ops.js';
 export * from './rewrite.js';
 export * from './generated-shader.js';
+export * from './dispatch.js';
 export * from './bind-constants.js';
 export { BUILD_INFO as IR_PACKAGE } from './build-info.js';

@@ -127,7 +127,7 @@ export function printBody(body: readonly Stmt[], indent = ''): string[] {
   return lines;
 }
 
-/** The whole kernel as readable text: signature, shared arrays, body. */
+/** The whole kernel as readable text: signature, scratch and shared arrays, body, then each stage. */
 export function printKernel(specInput: KernelSpec): string {
   // Read once, so the text describes one consistent spec whatever getters the input has.
   const spec = takeSnapshot(specInput) as KernelSpec;
@@ -139,8 +139,19 @@ export function printKernel(specInput: KernelSpec): string {
   const lines = [
     `kernel ${spec.id} v${spec.semanticVersion} ${spec.entryPoint}(${[...buffers, ...params].join(', ')})`,
     `  workgroup ${spec.launch.workgroupSize}, grid (${spec.launch.grid.join(', ')})`,
+    ...(spec.scratch ?? []).map(
+      (buffer) =>
+        `  scratch ${buffer.name}: ${buffer.element}[${buffer.length}] @${buffer.group}:${buffer.binding}`,
+    ),
     ...spec.shared.map((array) => `  shared ${array.name}: ${array.element}[${array.length}]`),
     ...printBody(spec.body, '  '),
+    // Each further dispatch, in launch order, over the same buffers, scratch and params.
+    ...(spec.stages ?? []).flatMap((stage) => [
+      `then ${stage.entryPoint}`,
+      `  workgroup ${stage.launch.workgroupSize}, grid (${stage.launch.grid.join(', ')})`,
+      ...stage.shared.map((array) => `  shared ${array.name}: ${array.element}[${array.length}]`),
+      ...printBody(stage.body, '  '),
+    ]),
   ];
   return `${lines.join('\n')}\n`;
 }

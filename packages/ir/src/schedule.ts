@@ -112,46 +112,57 @@ export function resolveSchedule(
       return Number.NaN;
     }
   };
-  const workgroupSize = evaluate(spec.launch.workgroupSize, 'launch.workgroupSize');
-  if (workgroupSize < 1 || workgroupSize > limits.maxWorkgroupSize) {
-    // A bare kind has no maximum: only the lower end is a rule then.
-    const range = Number.isFinite(limits.maxWorkgroupSize)
-      ? `outside [1, ${limits.maxWorkgroupSize}]`
-      : 'less than 1';
-    issues.push({
-      path: 'launch.workgroupSize',
-      message: `${workgroupSize} is ${range} for ${target}`,
-    });
-  }
-  if (usesWarpOps(spec.body) && Number.isFinite(workgroupSize) && workgroupSize % 32 !== 0) {
-    issues.push({
-      path: 'launch.workgroupSize',
-      message: `${workgroupSize} is not a multiple of the 32-lane warp the body's shuffles and reductions need`,
-    });
-  }
-  let sharedBytes = 0;
-  spec.shared.forEach((array, index) => {
-    const length = evaluate(array.length, `shared[${index}].length`);
-    if (length < 1)
-      issues.push({
-        path: `shared[${index}].length`,
-        message: `evaluates to ${length}; must be at least 1`,
-      });
-    sharedBytes += length * ELEMENT_BYTES[array.element];
-  });
-  spec.launch.grid.forEach((axis, index) => {
+  // Grid and scratch lengths keep their params, but binding the knobs can fault already.
+  const bind = (expression: string, path: string): void => {
     try {
-      bindSizeExpression(parseSizeExpression(axis), schedule);
+      bindSizeExpression(parseSizeExpression(expression), schedule);
     } catch (error) {
-      issues.push({ path: `launch.grid[${index}]`, message: (error as Error).message });
+      issues.push({ path, message: (error as Error).message });
     }
-  });
-  if (sharedBytes > limits.maxSharedBytes) {
-    issues.push({
-      path: 'shared',
-      message: `${sharedBytes} bytes exceed the ${limits.maxSharedBytes}-byte limit for ${target}`,
+  };
+  const dispatches = [
+    { path: '', ...spec },
+    ...(spec.stages ?? []).map((stage, index) => ({ path: `stages[${index}].`, ...stage })),
+  ];
+  for (const { path, launch, shared, body } of dispatches) {
+    const workgroupSize = evaluate(launch.workgroupSize, `${path}launch.workgroupSize`);
+    if (workgroupSize < 1 || workgroupSize > limits.maxWorkgroupSize) {
+      // A bare kind has no maximum: only the lower end is a rule then.
+      const range = Number.isFinite(limits.maxWorkgroupSize)
+        ? `outside [1, ${limits.maxWorkgroupSize}]`
+        : 'less than 1';
+      issues.push({
+        path: `${path}launch.workgroupSize`,
+        message: `${workgroupSize} is ${range} for ${target}`,
+      });
+    }
+    if (usesWarpOps(body) && Number.isFinite(workgroupSize) && workgroupSize % 32 !== 0) {
+      issues.push({
+        path: `${path}launch.workgroupSize`,
+        message: `${workgroupSize} is not a multiple of the 32-lane warp the body's shuffles and reductions need`,
+      });
+    }
+    let sharedBytes = 0;
+    shared.forEach((array, index) => {
+      const length = evaluate(array.length, `${path}shared[${index}].length`);
+      if (length < 1)
+        issues.push({
+          path: `${path}shared[${index}].length`,
+          message: `evaluates to ${length}; must be at least 1`,
+        });
+      sharedBytes += length * ELEMENT_BYTES[array.element];
     });
+    launch.grid.forEach((axis, index) => bind(axis, `${path}launch.grid[${index}]`));
+    if (sharedBytes > limits.maxSharedBytes) {
+      issues.push({
+        path: `${path}shared`,
+        message: `${sharedBytes} bytes exceed the ${limits.maxSharedBytes}-byte limit for ${target}`,
+      });
+    }
   }
+  (spec.scratch ?? []).forEach((scratch, index) =>
+    bind(scratch.length, `scratch[${index}].length`),
+  );
   if (issues.length > 0) throw new ValidationError(issues);
   return takeSnapshot(schedule) as Schedule;
 }

@@ -85,8 +85,35 @@ export interface LaunchSpec {
 }
 
 /**
+ * A read_write storage buffer the engine allocates for each launch of a multi-dispatch op (partial
+ * results one dispatch hands to the next). Bound like a buffer (its group/binding unique among
+ * buffers and scratch; in PTX a `.param .u64` after the buffers); `length` is a size expression
+ * over u32 params and schedule knobs. Its contents are undefined when the launch starts: a
+ * dispatch must write an element before any dispatch reads it.
+ */
+export interface ScratchDecl {
+  readonly group: number;
+  readonly binding: number;
+  readonly name: string;
+  readonly element: ElementType;
+  readonly length: string;
+}
+
+/**
+ * A further dispatch of the kernel, run after the first (the spec's own entry point) and the stages
+ * before it, over the same buffers, scratch, params and schedule; its shared arrays are its own.
+ */
+export interface StageSpec {
+  readonly entryPoint: string;
+  readonly shared: readonly SharedDecl[];
+  readonly launch: LaunchSpec;
+  readonly body: readonly Stmt[];
+}
+
+/**
  * A kernel: plain JSON-round-trippable data; its canonical JSON, less the knobs' bounds, is what
- * `semanticHash` covers.
+ * `semanticHash` covers. Without `scratch` and `stages` it is one dispatch; with `stages` it is a
+ * sequence of dispatches (see kernelDispatches).
  */
 export interface KernelSpec {
   readonly id: string;
@@ -100,6 +127,10 @@ export interface KernelSpec {
   readonly schedule: readonly ScheduleKnob[];
   readonly launch: LaunchSpec;
   readonly body: readonly Stmt[];
+  /** Buffers the engine allocates per launch; absent means none. */
+  readonly scratch?: readonly ScratchDecl[];
+  /** Dispatches run in order after the first; absent means the kernel is one dispatch. */
+  readonly stages?: readonly StageSpec[];
 }
 
 /** Chosen values of a kernel's schedule knobs. */

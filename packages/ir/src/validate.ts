@@ -33,6 +33,9 @@ const SPEC_FIELDS = [
   'launch',
   'body',
 ];
+// Absent means a single dispatch without scratch; present, they are checked like the rest.
+const OPTIONAL_FIELDS = ['scratch', 'stages'];
+const STAGE_FIELDS = ['entryPoint', 'shared', 'launch', 'body'];
 const MAX_DESCRIPTION = 300;
 // WebGPU's maxBindingsPerBindGroup is 1000, so bindings run 0..999 (the params struct takes one).
 const MAX_BINDING = 999;
@@ -65,7 +68,7 @@ const analyzeSpec = memoizeSealed(analyze);
 function analyze(value: unknown): { issues: ValidationIssue[]; warpUniformOnly: string[] } {
   const issues = new IssueCollector();
   const done = () => ({ issues: issues.issues, warpUniformOnly: [] });
-  const spec = issues.record(value, '', SPEC_FIELDS);
+  const spec = issues.record(value, '', [...SPEC_FIELDS, ...OPTIONAL_FIELDS]);
   if (spec === undefined) return done();
   for (const key of SPEC_FIELDS) if (!(key in spec)) issues.add(key, 'is required');
 
@@ -109,6 +112,13 @@ function analyze(value: unknown): { issues: ValidationIssue[]; warpUniformOnly: 
   const knobs = checkSchedule(spec['schedule'], issues, claim);
   const buffers = new Map<string, { element: ScalarType; access: BufferAccess }>();
   const bindings = new Set<string>();
+  const claimBinding = (group: number | undefined, binding: number | undefined, path: string) => {
+    if (group === undefined || binding === undefined) return;
+    const key = `${group}:${binding}`;
+    if (bindings.has(key))
+      issues.add(joinPath(path, 'binding'), `group ${group} binding ${binding} is used twice`);
+    bindings.add(key);
+  };
   eachRecord(
     issues,
     spec['buffers'],
@@ -119,12 +129,7 @@ function analyze(value: unknown): { issues: ValidationIssue[]; warpUniformOnly: 
       const binding = issues.integer(buffer['binding'], joinPath(path, 'binding'), 0, MAX_BINDING);
       const element = issues.oneOf(buffer['element'], joinPath(path, 'element'), ELEMENT_TYPES);
       const access = issues.oneOf(buffer['access'], joinPath(path, 'access'), BUFFER_ACCESSES);
-      if (group !== undefined && binding !== undefined) {
-        const key = `${group}:${binding}`;
-        if (bindings.has(key))
-          issues.add(joinPath(path, 'binding'), `group ${group} binding ${binding} is used twice`);
-        bindings.add(key);
-      }
+      claimBinding(group, binding, path);
       if (
         claim(buffer['name'], joinPath(path, 'name')) &&
         element !== undefined &&
@@ -140,41 +145,107 @@ function analyze(value: unknown): { issues: ValidationIssue[]; warpUniformOnly: 
     if (claim(param['name'], joinPath(path, 'name')) && type !== undefined)
       params.set(param['name'], type);
   });
+  const u32Params = new Set([...params].filter(([, type]) => type === 'u32').map(([n]) => n));
+  const sizeNames = new Set([...knobs, ...u32Params]);
+  if (spec['scratch'] !== undefined)
+    eachRecord(issues, spec['scratch'], 'scratch', SCRATCH_FIELDS, (scratch, path) => {
+      const group = issues.integer(scratch['group'], joinPath(path, 'group'), 0, 3);
+      const binding = issues.integer(scratch['binding'], joinPath(path, 'binding'), 0, MAX_BINDING);
+      const element = issues.oneOf(scratch['element'], joinPath(path, 'element'), ELEMENT_TYPES);
+      claimBinding(group, binding, path);
+      checkSizeExpression(scratch['length'], joinPath(path, 'length'), sizeNames, issues);
+      if (claim(scratch['name'], joinPath(path, 'name')) && element !== undefined)
+        buffers.set(scratch['name'], { element, access: 'read_write' });
+    });
   checkBindingLimits(spec, bindings, params.size > 0, issues);
-  const shared = new Map<string, ScalarType>();
-  eachRecord(issues, spec['shared'], 'shared', ['name', 'element', 'length'], (array, path) => {
-    const element = issues.oneOf(array['element'], joinPath(path, 'element'), ELEMENT_TYPES);
-    checkSizeExpression(array['length'], joinPath(path, 'length'), knobs, issues);
-    if (claim(array['name'], joinPath(path, 'name')) && element !== undefined)
-      shared.set(array['name'], element);
+  // Every dispatch sees these; shared arrays are each dispatch's own.
+  const globalNames = new Map(names);
+  const dispatches: Dispatch[] = [{ path: '', record: spec }];
+  const entryPoints = new Map<string, string>();
+  if (typeof spec['entryPoint'] === 'string') entryPoints.set(spec['entryPoint'], 'entryPoint');
+  if (spec['stages'] !== undefined)
+    eachRecord(issues, spec['stages'], 'stages', STAGE_FIELDS, (stage, path) => {
+      for (const key of STAGE_FIELDS)
+        if (!(key in stage)) issues.add(joinPath(path, key), 'is required');
+      const at = joinPath(path, 'entryPoint');
+      const problem = entryPointProblem(stage['entryPoint']);
+      if (problem !== undefined) issues.add(at, problem);
+      else {
+        const previous = entryPoints.get(stage['entryPoint'] as string);
+        if (previous !== undefined)
+          issues.add(
+            at,
+            `'${String(stage['entryPoint'])}' is already the entry point at ${previous}`,
+          );
+        entryPoints.set(stage['entryPoint'] as string, at);
+      }
+      dispatches.push({ path, record: stage });
+    });
+
+  const contexts = dispatches.map(({ path, record }) => {
+    names.clear();
+    for (const [name, at] of globalNames) names.set(name, at);
+    const shared = new Map<string, ScalarType>();
+    const sharedPath = joinPath(path, 'shared');
+    eachRecord(issues, record['shared'], sharedPath, ['name', 'element', 'length'], (array, at) => {
+      const element = issues.oneOf(array['element'], joinPath(at, 'element'), ELEMENT_TYPES);
+      checkSizeExpression(array['length'], joinPath(at, 'length'), knobs, issues);
+      if (claim(array['name'], joinPath(at, 'name')) && element !== undefined)
+        shared.set(array['name'], element);
+    });
+    checkLaunch(record['launch'], joinPath(path, 'launch'), knobs, sizeNames, issues);
+    const context: BodyContext = {
+      params,
+      knobs,
+      buffers,
+      shared,
+      reserved: new Set(names.keys()),
+    };
+    return context;
   });
 
-  const launch = issues.record(spec['launch'], 'launch', ['workgroupSize', 'grid']);
-  if (launch !== undefined) {
-    checkSizeExpression(launch['workgroupSize'], 'launch.workgroupSize', knobs, issues);
-    const u32Params = new Set(
-      [...params].filter(([, type]) => type === 'u32').map(([name]) => name),
-    );
-    const grid = issues.array(launch['grid'], 'launch.grid');
-    if (grid !== undefined && grid.length !== 3)
-      issues.add('launch.grid', `must have 3 entries (x, y, z), got ${grid.length}`);
-    grid?.forEach((axis, index) =>
-      checkSizeExpression(axis, `launch.grid[${index}]`, new Set([...knobs, ...u32Params]), issues),
-    );
-  }
-
   if (issues.issues.length > 0) return done();
-  const context: BodyContext = { params, knobs, buffers, shared, reserved: new Set(names.keys()) };
-  const warpUniformOnly = checkBody(spec['body'], 'body', context, issues);
+  const warpUniformOnly: string[] = [];
+  dispatches.forEach(({ path, record }, index) => {
+    const bodyPath = joinPath(path, 'body');
+    const context = contexts[index] as BodyContext;
+    warpUniformOnly.push(...checkBody(record['body'], bodyPath, context, issues));
+  });
   if (issues.issues.length > 0) return done();
   // Faults constant on their own; bindConstants finds those that need the schedule's values.
-  for (const issue of constantFaults(
-    spec['body'] as readonly Stmt[],
-    'body',
-    constantLengths(spec),
-  ))
-    issues.add(issue.path, issue.message);
+  for (const { path, record } of dispatches) {
+    const body = record['body'] as readonly Stmt[];
+    for (const issue of constantFaults(body, joinPath(path, 'body'), constantLengths(record)))
+      issues.add(issue.path, issue.message);
+  }
   return { issues: issues.issues, warpUniformOnly };
+}
+
+const SCRATCH_FIELDS = ['group', 'binding', 'name', 'element', 'length'];
+
+/** A dispatch's record (the spec itself, or a stage) and its JSON path ('' for the spec). */
+interface Dispatch {
+  readonly path: string;
+  readonly record: JsonRecord;
+}
+
+function checkLaunch(
+  value: unknown,
+  path: string,
+  knobs: ReadonlySet<string>,
+  sizeNames: ReadonlySet<string>,
+  issues: IssueCollector,
+): void {
+  const launch = issues.record(value, path, ['workgroupSize', 'grid']);
+  if (launch === undefined) return;
+  checkSizeExpression(launch['workgroupSize'], joinPath(path, 'workgroupSize'), knobs, issues);
+  const gridPath = joinPath(path, 'grid');
+  const grid = issues.array(launch['grid'], gridPath);
+  if (grid !== undefined && grid.length !== 3)
+    issues.add(gridPath, `must have 3 entries (x, y, z), got ${grid.length}`);
+  grid?.forEach((axis, index) =>
+    checkSizeExpression(axis, joinPath(gridPath, index), sizeNames, issues),
+  );
 }
 
 /**
@@ -207,12 +278,13 @@ function checkBindingLimits(
   hasParams: boolean,
   issues: IssueCollector,
 ): void {
-  const buffers = Array.isArray(spec['buffers']) ? spec['buffers'].length : 0;
+  const scratch = Array.isArray(spec['scratch']) ? spec['scratch'].length : 0;
+  const buffers = (Array.isArray(spec['buffers']) ? spec['buffers'].length : 0) + scratch;
   const scalars = Array.isArray(spec['params']) ? spec['params'].length : 0;
   if (buffers > MAX_STORAGE_BUFFERS)
     issues.add(
       'buffers',
-      `${buffers} storage buffers exceed WebGPU's default maxStorageBuffersPerShaderStage (${MAX_STORAGE_BUFFERS})`,
+      `${buffers} storage buffers${scratch > 0 ? ` (${scratch} of them scratch)` : ''} exceed WebGPU's default maxStorageBuffersPerShaderStage (${MAX_STORAGE_BUFFERS})`,
     );
   const bytes = 8 * buffers + 4 * scalars;
   if (bytes > MAX_PTX_PARAM_BYTES)

@@ -34,6 +34,21 @@ export interface PtxasResult {
   readonly stackBytes: number;
   /** ptxas's diagnostics (errors and warnings), empty when clean. */
   readonly diagnostics: string;
+  /**
+   * A module with several entries (a multi-dispatch kernel): each entry's figures by name, in the
+   * module's order; the top-level figures are then the largest over the entries.
+   */
+  readonly entries?: readonly PtxasEntryReport[];
+}
+
+/** ptxas's figures for one entry of a module. */
+export interface PtxasEntryReport {
+  readonly name: string;
+  readonly resources: string;
+  readonly registers: number;
+  readonly spillStores: number;
+  readonly spillLoads: number;
+  readonly stackBytes: number;
 }
 
 const ptxasBinary = (): string => process.env['PTXAS'] ?? 'ptxas';
@@ -48,7 +63,7 @@ export function assemblePtx(source: string, arch: string): PtxasResult {
       encoding: 'utf8',
     });
     if (run.error !== undefined) throw spawnError(run.error);
-    return ptxasReport(`${run.stdout}${run.stderr}`, run.status === 0, arch);
+    return ptxasReport(`${run.stdout}${run.stderr}`, run.status === 0, arch, source);
   } finally {
     rmSync(directory, { recursive: true, force: true });
   }
@@ -73,7 +88,7 @@ export async function assemblePtxAsync(source: string, arch: string): Promise<Pt
       child.on('error', (error) => reject(spawnError(error)));
       child.on('close', (code) => resolve(code));
     });
-    return ptxasReport(output, status === 0, arch);
+    return ptxasReport(output, status === 0, arch, source);
   } finally {
     await rm(directory, { recursive: true, force: true });
   }
@@ -91,8 +106,21 @@ const ptxasArguments = (arch: string, directory: string, input: string): string[
 const spawnError = (error: Error): Error =>
   (error as NodeJS.ErrnoException).code === 'ENOENT' ? new PtxasMissingError() : error;
 
+/** One entry's figures from its part of ptxas's `-v` output. */
+function entryReport(name: string, output: string): PtxasEntryReport {
+  const number = (pattern: RegExp): number => Number(pattern.exec(output)?.[1] ?? Number.NaN);
+  return {
+    name,
+    resources: /(Used \d+ registers[^\n]*)/.exec(output)?.[1] ?? '',
+    registers: number(/Used (\d+) registers/),
+    spillStores: number(/(\d+) bytes spill stores/),
+    spillLoads: number(/(\d+) bytes spill loads/),
+    stackBytes: number(/(\d+) bytes stack frame/),
+  };
+}
+
 /** Parses ptxas's `-v` output (stdout and stderr together). */
-function ptxasReport(output: string, ok: boolean, arch: string): PtxasResult {
+function ptxasReport(output: string, ok: boolean, arch: string, source = ''): PtxasResult {
   const number = (pattern: RegExp): number => Number(pattern.exec(output)?.[1] ?? Number.NaN);
   const diagnostics = output
     .split('\n')
@@ -112,6 +140,28 @@ function ptxasReport(output: string, ok: boolean, arch: string): PtxasResult {
     spillLoads: number(/(\d+) bytes spill loads/),
     stackBytes: number(/(\d+) bytes stack frame/),
     diagnostics,
+    ...multiEntry(output, source),
+  };
+}
+
+/** Per-entry figures and their maxima, for a module of several entries (ptxas reports each). */
+function multiEntry(output: string, source: string): Partial<PtxasResult> {
+  const names = [...source.matchAll(/^\.visible \.entry (\w+)\(/gm)].map((match) => match[1] ?? '');
+  if (names.length < 2) return {};
+  const parts = output.split(/Compiling entry function '/).slice(1);
+  const entries = names.map((name) =>
+    entryReport(name, parts.find((part) => part.startsWith(`${name}'`)) ?? ''),
+  );
+  const most = (field: 'registers' | 'spillStores' | 'spillLoads' | 'stackBytes'): number =>
+    Math.max(...entries.map((entry) => entry[field]));
+  const widest = entries.reduce((best, entry) => (entry.registers > best.registers ? entry : best));
+  return {
+    resources: widest.resources,
+    registers: most('registers'),
+    spillStores: most('spillStores'),
+    spillLoads: most('spillLoads'),
+    stackBytes: most('stackBytes'),
+    entries,
   };
 }
 

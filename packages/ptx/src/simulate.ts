@@ -9,6 +9,7 @@ import { evaluateSizeExpression, type GeneratedShader } from '@forge/ir';
 import {
   parsePtx,
   simulate,
+  type Counters,
   type KernelArgument,
   type SimulateOptions,
   type SimulationResult,
@@ -29,8 +30,9 @@ export interface SimulateShaderOptions extends Omit<
  * Runs `shader` once on the simulator. Each buffer parameter is bound to `buffers[name]`, which the
  * kernel reads and writes in place (so outputs land there); every other parameter takes
  * `params[name]` (0 when absent). The grid is the shader's grid expressions evaluated over `params`
- * and the shader's schedule; the block is its workgroup size. Returns the simulator's findings,
- * counters and time: check that `findings` is empty.
+ * and the shader's schedule; the block is its workgroup size. A multi-dispatch shader runs every
+ * dispatch in order (see simulateShaderDispatches) and returns their findings, counters and time
+ * summed, with the first dispatch's grid and block. Check that `findings` is empty.
  */
 export function simulateShader(
   shader: GeneratedShader,
@@ -38,11 +40,34 @@ export function simulateShader(
   params: Readonly<Record<string, number>>,
   options: SimulateShaderOptions = {},
 ): SimulationResult {
+  const results = simulateShaderDispatches(shader, buffers, params, options);
+  const [first, ...rest] = results;
+  if (first === undefined) throw new RangeError(`${shader.kernelId}: launch has no dispatches`);
+  return rest.length === 0 ? first : mergeResults(first, rest);
+}
+
+/**
+ * Runs every dispatch of `shader` in order on the simulator, as simulateShader binds them, and
+ * returns each one's result. Scratch buffers (`launch.scratch`) are taken from `buffers` when given
+ * there, else allocated at their size over `params` and filled with 0xff bytes (NaN for floats),
+ * so a read before any write shows.
+ */
+export function simulateShaderDispatches(
+  shader: GeneratedShader,
+  buffers: Readonly<Record<string, ArrayBufferView>>,
+  params: Readonly<Record<string, number>>,
+  options: SimulateShaderOptions = {},
+): SimulationResult[] {
   const { source = shader.source, ...settings } = options;
   const { launch } = shader;
+  const sizes = { ...params, ...shader.schedule };
+  const bound: Record<string, ArrayBufferView> = { ...buffers };
+  for (const scratch of launch.scratch ?? []) {
+    bound[scratch.name] ??= new Uint8Array(evaluateSizeExpression(scratch.bytes, sizes)).fill(0xff);
+  }
   const args: Record<string, KernelArgument> = {};
   for (const parameter of launch.parameters) {
-    const buffer = parameter.kind === 'buffer' ? buffers[parameter.name] : undefined;
+    const buffer = parameter.kind === 'scalar' ? undefined : bound[parameter.name];
     args[parameter.sourceName] =
       buffer === undefined
         ? { kind: 'scalar', value: params[parameter.name] ?? 0 }
@@ -51,13 +76,51 @@ export function simulateShader(
             bytes: new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength),
           };
   }
-  const sizes = { ...params, ...shader.schedule };
-  const [x, y, z] = launch.grid.map((axis) => evaluateSizeExpression(axis, sizes));
-  return simulate(parsePtx(source), {
-    ...settings,
-    entry: launch.entryPoint,
-    grid: [x ?? 1, y ?? 1, z ?? 1],
-    block: launch.workgroupSize,
-    args,
+  const module = parsePtx(source);
+  const dispatches = launch.dispatches ?? [launch];
+  return dispatches.map((dispatch) => {
+    const [x, y, z] = dispatch.grid.map((axis) => evaluateSizeExpression(axis, sizes));
+    return simulate(module, {
+      ...settings,
+      entry: dispatch.entryPoint,
+      grid: [x ?? 1, y ?? 1, z ?? 1],
+      block: dispatch.workgroupSize,
+      args,
+    });
   });
+}
+
+const TRAFFIC_FIELDS = [
+  'bytesRead',
+  'bytesWritten',
+  'requestedBytes',
+  'sectorBytes',
+  'dramBytesRead',
+  'dramBytesWritten',
+] as const;
+
+/** One result for a sequence: findings in order, counters and time summed. */
+function mergeResults(
+  first: SimulationResult,
+  rest: readonly SimulationResult[],
+): SimulationResult {
+  const counters: Counters = structuredClone(first.counters);
+  let milliseconds = first.milliseconds;
+  const findings = [...first.findings];
+  for (const result of rest) {
+    milliseconds += result.milliseconds;
+    findings.push(...result.findings);
+    const add = (into: Record<string, number>, from: Readonly<Record<string, number>>): void => {
+      for (const [key, value] of Object.entries(from)) into[key] = (into[key] ?? 0) + value;
+    };
+    add(counters.warpInstructions, result.counters.warpInstructions);
+    add(counters.warpInstructionsByClass, result.counters.warpInstructionsByClass);
+    counters.threadInstructions += result.counters.threadInstructions;
+    for (const [name, traffic] of Object.entries(result.counters.buffers)) {
+      const into = counters.buffers[name];
+      if (into === undefined) counters.buffers[name] = { ...traffic };
+      else for (const field of TRAFFIC_FIELDS) into[field] += traffic[field];
+    }
+  }
+  return { ...first, findings, counters, milliseconds };
 }

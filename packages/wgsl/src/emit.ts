@@ -3,7 +3,9 @@ import {
   evaluateSizeExpression,
   formatSchedule,
   generatedShader,
+  kernelDispatches,
   resolveSchedule,
+  sequenceLaunch,
   semanticHash,
   usesWarpOps,
   validateSpec,
@@ -29,12 +31,22 @@ import { BUILD_INFO } from './build-info.js';
 /** Name and version of this backend; part of every cache key. */
 export const WGSL_BACKEND = `${BUILD_INFO.name}@${BUILD_INFO.version}`;
 
-const GENERATED_NAME = /^(buf_|wg_|v_|forge_|ForgeParams$)/;
+// `wg<k>_` prefixes name the shared arrays of stage k, which has its own workgroup memory.
+const GENERATED_NAME = /^(buf_|wg_|wg\d+_|v_|forge_|ForgeParams$)/;
+
+/** The WGSL name of a shared array of dispatch `index`: the first keeps `wg_`, stage k `wg<k>_`. */
+const stageSharedName =
+  (index: number) =>
+  (name: string): string =>
+    index === 0 ? sharedName(name) : `wg${index}_${name}`;
 
 /**
  * Renders a KernelSpec to a WGSL compute shader. The spec and schedule are validated against the
  * kernel's `wgsl` bounds and WGSL_LIMITS first (ValidationError); f16 without the `f16` feature, or warp operations in
- * non-uniform control flow, are an UnsupportedError. Same input, same bytes, in any process.
+ * non-uniform control flow, are an UnsupportedError. Same input, same bytes, in any process. A
+ * multi-dispatch spec renders one module with a `@compute` function per dispatch over the same
+ * bindings (scratch buffers as `read_write` storage after the buffers), each with its own
+ * workgroup arrays.
  */
 export function emitWgsl(
   specInput: unknown,
@@ -44,39 +56,66 @@ export function emitWgsl(
   // Spec and target are read once, into snapshots; nothing below reads the caller's objects.
   const spec: KernelSpec = validateSpec(specInput);
   const target = checkWgslTarget(targetInput);
-  if (GENERATED_NAME.test(spec.entryPoint)) {
-    throw new ValidationError([
-      {
-        path: 'entryPoint',
-        message: `'${spec.entryPoint}' collides with names the WGSL backend generates (buf_, wg_, v_, forge_ prefixes)`,
-      },
-    ]);
-  }
+  const views = kernelDispatches(spec);
+  views.forEach((view, index) => {
+    if (GENERATED_NAME.test(view.entryPoint)) {
+      throw new ValidationError([
+        {
+          path: index === 0 ? 'entryPoint' : `stages[${index - 1}].entryPoint`,
+          message: `'${view.entryPoint}' collides with names the WGSL backend generates (buf_, wg_, wg<k>_, v_, forge_ prefixes)`,
+        },
+      ]);
+    }
+  });
   const schedule = resolveSchedule(spec, WGSL_LIMITS, scheduleOverrides);
-  const workgroupSize = evaluateSizeExpression(spec.launch.workgroupSize, schedule);
-  const body = legalizeForWgsl(spec, schedule, workgroupSize);
-  const usesF16 = requireF16Feature(spec, body, target);
-  const warpOps = usesWarpOps(body);
+  const dispatches = views.map((view) => {
+    const workgroupSize = evaluateSizeExpression(view.launch.workgroupSize, schedule);
+    const body = legalizeForWgsl(view, schedule, workgroupSize);
+    return { view, workgroupSize, body, warpOps: usesWarpOps(body) };
+  });
+  // Every dispatch is checked, so the first that needs f16 is the one named.
+  const usesF16 = dispatches
+    .map(({ view, body }) => requireF16Feature(view, body, target))
+    .some((uses) => uses);
+  const warpOps = dispatches.some((dispatch) => dispatch.warpOps);
   if (warpOps) requireUniformWarpOps(spec, target);
   const subgroups = warpOps && hasFeature(target, 'subgroups');
-  const scratchBytes = warpOps ? 4 * workgroupSize : 0;
+  // One warp exchange array serves every entry that needs it, sized for the largest workgroup.
+  const warpLength = Math.max(
+    0,
+    ...dispatches.filter((dispatch) => dispatch.warpOps).map((dispatch) => dispatch.workgroupSize),
+  );
   const requiredFeatures = [
     ...(usesF16 ? ['shader-f16'] : []),
     ...(subgroups ? ['subgroups'] : []),
   ];
-  const launch = wgslLaunchInfo(spec, schedule, scratchBytes, requiredFeatures);
-  if (launch.sharedBytes > WGSL_LIMITS.maxSharedBytes) {
-    throw new ValidationError([
-      {
-        path: 'shared',
-        message: `${launch.sharedBytes} bytes of workgroup memory (incl. ${scratchBytes} for warp exchange) exceed ${WGSL_LIMITS.maxSharedBytes}`,
-      },
-    ]);
-  }
+  const launches = dispatches.map(({ view, warpOps: exchanges }, index) => {
+    const scratchBytes = exchanges ? 4 * warpLength : 0;
+    const launch = wgslLaunchInfo(view, schedule, scratchBytes, requiredFeatures);
+    if (launch.sharedBytes > WGSL_LIMITS.maxSharedBytes) {
+      throw new ValidationError([
+        {
+          path: index === 0 ? 'shared' : `stages[${index - 1}].shared`,
+          message: `${launch.sharedBytes} bytes of workgroup memory (incl. ${scratchBytes} for warp exchange) exceed ${WGSL_LIMITS.maxSharedBytes}`,
+        },
+      ]);
+    }
+    return launch;
+  });
+  const launch = sequenceLaunch(spec, schedule, launches);
 
-  const vectorBuffers = vectorBufferWidths(spec, body);
-  const writer = new WgslBodyWriter(spec, subgroups, vectorBuffers);
-  writer.block(body);
+  const [first] = views;
+  if (first === undefined) throw new RangeError(`${spec.id}: no dispatches`);
+  const vectorBuffers = vectorBufferWidths(
+    first,
+    dispatches.flatMap((dispatch) => dispatch.body),
+  );
+  const writers = dispatches.map(({ view, body }, index) => {
+    const writer = new WgslBodyWriter(view, subgroups, vectorBuffers, stageSharedName(index));
+    writer.block(body);
+    return writer;
+  });
+  const usesDot4I8 = writers.some((writer) => writer.usesDot4I8);
   const hash = semanticHash(spec);
   const paramsBinding = launch.bindings?.find((binding) => binding.kind === 'params');
   const sections: string[][] = [
@@ -84,7 +123,7 @@ export function emitWgsl(
       ...(usesF16 ? ['enable f16;'] : []),
       ...(subgroups ? ['enable subgroups;'] : []),
       // Optional in Dawn, but it makes an implementation without the builtin say so up front.
-      ...(writer.usesDot4I8 ? [`requires ${DOT4_I8_EXTENSION};`] : []),
+      ...(usesDot4I8 ? [`requires ${DOT4_I8_EXTENSION};`] : []),
     ],
     spec.params.length === 0
       ? []
@@ -94,7 +133,7 @@ export function emitWgsl(
           '}',
         ],
     [
-      ...spec.buffers.map((buffer) => {
+      ...first.buffers.map((buffer) => {
         const width = vectorBuffers.get(buffer.name);
         const element = wgslType(buffer.element);
         const stored = width === undefined ? element : `vec${width}<${element}>`;
@@ -107,11 +146,13 @@ export function emitWgsl(
           ]),
     ],
     [
-      ...spec.shared.map(
-        (array) =>
-          `var<workgroup> ${sharedName(array.name)}: array<${wgslType(array.element)}, ${evaluateSizeExpression(array.length, schedule)}>;`,
+      ...views.flatMap((view, index) =>
+        view.shared.map(
+          (array) =>
+            `var<workgroup> ${stageSharedName(index)(array.name)}: array<${wgslType(array.element)}, ${evaluateSizeExpression(array.length, schedule)}>;`,
+        ),
       ),
-      ...(warpOps ? [`var<workgroup> ${WARP_SCRATCH}: array<u32, ${workgroupSize}>;`] : []),
+      ...(warpOps ? [`var<workgroup> ${WARP_SCRATCH}: array<u32, ${warpLength}>;`] : []),
     ],
   ];
   const declarations = sections
@@ -129,13 +170,15 @@ export function emitWgsl(
     `// semantic hash ${hash}`,
     `// schedule ${formatSchedule(schedule)}; features ${target.features.join(',') || 'none'}`,
     ...declarations,
-    '',
-    `@compute @workgroup_size(${workgroupSize})`,
-    `fn ${spec.entryPoint}(`,
-    ...builtins.map((builtin) => `  ${builtin},`),
-    ') {',
-    ...writer.lines,
-    '}',
+    ...dispatches.flatMap(({ view, workgroupSize }, index) => [
+      '',
+      `@compute @workgroup_size(${workgroupSize})`,
+      `fn ${view.entryPoint}(`,
+      ...builtins.map((builtin) => `  ${builtin},`),
+      ') {',
+      ...(writers[index]?.lines ?? []),
+      '}',
+    ]),
     '',
   ].join('\n');
 

@@ -47,6 +47,8 @@ export class WgslBodyWriter {
     private readonly subgroups: boolean,
     /** Buffers declared as arrays of vectors, with their width (see vectorBufferWidths). */
     private readonly vectorBuffers: ReadonlyMap<string, number> = new Map(),
+    /** How shared arrays are named: each dispatch of a module has its own. */
+    private readonly sharedNames: (name: string) => string = sharedName,
   ) {}
 
   block(statements: readonly Stmt[]): void {
@@ -167,7 +169,7 @@ export class WgslBodyWriter {
 
   private memory(name: string): string {
     if (this.spec.buffers.some((buffer) => buffer.name === name)) return bufferName(name);
-    if (this.spec.shared.some((array) => array.name === name)) return sharedName(name);
+    if (this.spec.shared.some((array) => array.name === name)) return this.sharedNames(name);
     throw new EmissionError('wgsl', `no buffer or shared array named '${name}'`);
   }
 

@@ -20,6 +20,19 @@ export function allocateElements(element: ElementType, length: number): ElementA
   return new ARRAY_OF[element](length);
 }
 
+// Bit patterns that show a read before any write: a NaN for floats, all ones for integers.
+const POISON: Readonly<Record<ElementType, number>> = {
+  f32: Number.NaN,
+  u32: 0xffffffff,
+  i32: -1,
+  f16: 0x7e00,
+};
+
+/** An array of `length` elements, each a poison value (NaN, or all bits set for integers). */
+export function allocatePoisoned(element: ElementType, length: number): ElementArray {
+  return allocateElements(element, length).fill(POISON[element]);
+}
+
 /** A named array of one element type with bounds-checked element access. */
 export class Memory {
   constructor(

@@ -5,7 +5,8 @@ import { assertNever, isBinaryExpr, isUnaryExpr } from '../ops.js';
 import { takeSnapshot } from '../snapshot.js';
 import { evaluateSizeExpression } from '../size-expression.js';
 import type { KernelSpec, Schedule } from '../spec.js';
-import { Memory, allocateElements, type ElementArray } from './memory.js';
+import { isMultiDispatch, kernelDispatches } from '../dispatch.js';
+import { Memory, allocateElements, allocatePoisoned, type ElementArray } from './memory.js';
 import {
   BINARY_SEMANTICS,
   UNARY_SEMANTICS,
@@ -29,8 +30,14 @@ export interface InterpretOptions {
   readonly params: Readonly<Record<string, number>>;
   /** One typed array per buffer: Float32Array (f32), Uint32Array (u32), Int32Array (i32), Uint16Array (f16 bits). */
   readonly buffers: Readonly<Record<string, ElementArray>>;
-  /** Defaults to the spec's launch grid evaluated with params and schedule. */
+  /** Defaults to the spec's launch grid evaluated with params and schedule; single dispatch only. */
   readonly grid?: readonly [number, number, number];
+  /**
+   * Arrays for scratch buffers by name, e.g. to inspect them afterwards; a scratch buffer left out
+   * is allocated at its length and filled with poison (NaN, or all ones for integers), so a read
+   * before a write shows.
+   */
+  readonly scratch?: Readonly<Record<string, ElementArray>>;
 }
 
 /**
@@ -63,11 +70,40 @@ interface Running {
 /**
  * Executes a kernel body on the CPU with workgroup semantics: every thread of a workgroup runs
  * until it reaches a barrier or a warp operation; barriers release when all threads arrive, warp
- * operations when all 32 lanes of the warp arrive. Writes results into `options.buffers`.
+ * operations when all 32 lanes of the warp arrive. Writes results into `options.buffers`. A
+ * multi-dispatch kernel (validated first) runs each dispatch in order over the same buffers and
+ * scratch; the counts are summed over the dispatches.
  */
 export function interpret(specInput: KernelSpec, options: InterpretOptions): InterpretResult {
   // Read once into a snapshot but not validated: tests run invalid specs to see the faults.
   const spec = takeSnapshot(specInput) as KernelSpec;
+  if (!isMultiDispatch(spec)) return interpretDispatch(spec, options);
+  if (options.grid !== undefined)
+    throw new ValidationError([
+      { path: 'grid', message: 'cannot override the grid of a multi-dispatch kernel' },
+    ]);
+  const views = kernelDispatches(spec);
+  const sizes: Record<string, number> = { ...options.params };
+  for (const knob of spec.schedule)
+    sizes[knob.name] = options.schedule?.[knob.name] ?? knob.default;
+  const scratch: Record<string, ElementArray> = {};
+  for (const buffer of spec.scratch ?? []) {
+    scratch[buffer.name] =
+      options.scratch?.[buffer.name] ??
+      allocatePoisoned(buffer.element, evaluateSizeExpression(buffer.length, sizes));
+  }
+  const buffers = { ...options.buffers, ...scratch };
+  const total = { workgroups: 0, threads: 0, barriers: 0 };
+  for (const view of views) {
+    const result = interpretDispatch(view, { ...options, buffers });
+    total.workgroups += result.workgroups;
+    total.threads += result.threads;
+    total.barriers += result.barriers;
+  }
+  return total;
+}
+
+function interpretDispatch(spec: KernelSpec, options: InterpretOptions): InterpretResult {
   const schedule: Record<string, number> = {};
   for (const knob of spec.schedule)
     schedule[knob.name] = options.schedule?.[knob.name] ?? knob.default;

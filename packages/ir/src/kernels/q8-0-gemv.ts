@@ -17,6 +17,7 @@ import { QUANT_FORMATS, quantize } from '../quant/formats.js';
 import { packWords } from '../quant/words.js';
 import { fillUniform } from './random.js';
 import { SECTOR_WORDS, gemvKernel, type GemvStep } from './gemv-interface.js';
+import { four } from './locals.js';
 import { stageWords } from './staging.js';
 
 const { blockBytes: BLOCK_BYTES } = QUANT_FORMATS.q8_0;
@@ -91,22 +92,16 @@ function step({
     const word = (j: number) => (j < 7 ? funnel(j) : select(eq(shift, 0), raw[j]!, funnel(j)));
     const { groupIndex } = block.let({ groupIndex: add(tileBlock, lane) });
     const { xWord } = block.let({ xWord: mul(groupIndex, 8) });
-    const high = [0, 4].flatMap((k) =>
-      block.loadVector('x_high', k === 0 ? xWord : add(xWord, k), [
-        `xh${k}`,
-        `xh${k + 1}`,
-        `xh${k + 2}`,
-        `xh${k + 3}`,
-      ]),
-    );
-    const low = [0, 4].flatMap((k) =>
-      block.loadVector('x_low', k === 0 ? xWord : add(xWord, k), [
-        `xl${k}`,
-        `xl${k + 1}`,
-        `xl${k + 2}`,
-        `xl${k + 3}`,
-      ]),
-    );
+    // The group's 8 x_high (x_low) words: xh0..xh7 (xl0..xl7), two 4-word loads each.
+    const xWords = (memory: 'x_high' | 'x_low', prefix: string) =>
+      [0, 4].flatMap((k) =>
+        block.loadVector(
+          memory,
+          k === 0 ? xWord : add(xWord, k),
+          four((i) => `${prefix}${k + i}`),
+        ),
+      );
+    const [high, low] = [xWords('x_high', 'xh'), xWords('x_low', 'xl')];
     const { sumHigh, sumLow } = block.let({ sumHigh: i32(0), sumLow: i32(0) });
     for (let j = 0; j < 8; j++) {
       const quant = block.let(`quant${j}`, word(j));

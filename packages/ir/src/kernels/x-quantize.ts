@@ -9,8 +9,8 @@ export const X_TILE = 4096;
 export const X_GROUP = 32;
 /** |v| ≤ X_RANGE keeps h = (v + 128) >> 8 in int8: (±32639 + 128) >> 8 is 127 or -127. */
 const X_RANGE = 32639;
-/** 1.5 · 2^23 + 32896 (0x4B408080): adding it rounds to an integer held in the low 16 bits. */
-const ROUNDING = 12615808;
+/** 1.5 · 2^23 + 128 (0x4B400080): adding it rounds to an integer held in the low 16 bits. */
+const ROUNDING = 12583040;
 
 /**
  * Quantizes x[tileStart, tileStart + tileValues) into the shared tile, one 32-value group a thread:
@@ -42,10 +42,15 @@ export function quantizeXTile(b: GemvBuilder, tileStart: Var<'u32'>, tileValues:
       scale: add(div(amax, X_RANGE), mul(groupSum, 0)),
       inverse: select(gt(amax, 0), div(X_RANGE, amax), 0),
     });
+    // Indices off let-bound bases, so the renderer computes each array's address once.
+    const { xHighWord: firstWord, xSumWord: firstSum } = q.let({
+      xHighWord: mul(group, 8),
+      xSumWord: mul(group, 4),
+    });
     words.forEach((four, k) => {
       // x / s + ROUNDING lies in [2^23, 2^24), where f32 steps by 1: the addition rounds x / s to
-      // the nearest integer v, and the float's low 16 bits are u = v + 32896, so that h = (u >> 8)
-      // - 128 and l = (u & 255) - 128, as bytes: u's bytes with their top bit flipped.
+      // the nearest integer v, and the float's low 16 bits are u = v + 128 as an int16, so that h
+      // = u >> 8 is its high byte as it stands and l = (u & 255) - 128 its low byte, top bit flipped.
       const bits = four.map((x, i) =>
         q.let(`x_bits${k}_${i}`, bitcast('u32', fma(x, inverse, ROUNDING))),
       );
@@ -61,10 +66,10 @@ export function quantizeXTile(b: GemvBuilder, tileStart: Var<'u32'>, tileValues:
         bitSelect(0xff000000, shl(b3, 24), shl(b2, 16)),
         bitSelect(0xff00, shl(b1, 8), b0),
       );
-      q.store('x_high', add(mul(group, 8), k), xor(high, 0x80808080));
-      q.store('x_low', add(mul(group, 8), k), xor(low, 0x80808080));
+      q.store('x_high', k === 0 ? firstWord : add(firstWord, k), high);
+      q.store('x_low', k === 0 ? firstWord : add(firstWord, k), xor(low, 0x80808080));
     });
     q.store('x_scale', group, scale);
-    sums.forEach((sum, j) => q.store('x_sum', add(mul(group, 4), j), sum));
+    sums.forEach((sum, j) => q.store('x_sum', j === 0 ? firstSum : add(firstSum, j), sum));
   });
 }

@@ -39,7 +39,10 @@ export function explicitLayout(
 }
 
 /** Workgroup size and workgroup memory against the device's limits, with a clear message. */
-export function checkLaunchLimits(context: WebGpuContext, launch: LaunchInfo): void {
+export function checkLaunchLimits(
+  context: WebGpuContext,
+  launch: Pick<LaunchInfo, 'workgroupSize' | 'sharedBytes'>,
+): void {
   const limits = context.device.limits;
   const [x, y, z] = launch.workgroupSize;
   const perAxis: [string, number, number][] = [

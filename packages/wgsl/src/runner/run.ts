@@ -27,7 +27,7 @@ export interface RunWgslOptions {
 export interface RunWgslResult {
   /** Wall time from submitting the dispatch until the queue finished it (no upload or readback). */
   readonly milliseconds: number;
-  /** The workgroups dispatched per dimension. */
+  /** The workgroups dispatched per dimension (by the first dispatch of a sequence). */
   readonly grid: readonly [number, number, number];
 }
 
@@ -82,7 +82,8 @@ function createBuffer(
 /**
  * Runs a generated WGSL kernel once: compiles it (compile errors first, with line:column),
  * uploads the buffers and the params struct, dispatches the grid, and copies every `read_write`
- * buffer back into the caller's typed array. Throws a ValidationError for bad inputs, a
+ * buffer back into the caller's typed array. A multi-dispatch kernel allocates its scratch buffers
+ * and runs every dispatch in order in one compute pass. Throws a ValidationError for bad inputs, a
  * WebGpuLimitError for a launch over the device's limits and a WebGpuError for anything WebGPU
  * rejects.
  */
@@ -97,9 +98,24 @@ export async function runWgsl(
     throw new ForgeError(`${shader.kernelId}: launch has no WGSL bindings (not a WGSL shader?)`);
   checkInputs(launch, inputs);
   checkFeatures(context, launch);
-  checkLaunchLimits(context, launch);
-  const grid = options.grid ?? launchGrid(shader, inputs.params);
-  checkGrid(context, grid);
+  const sequence = launch.dispatches ?? [launch];
+  if (options.grid !== undefined && sequence.length > 1)
+    throw new ForgeError(`${shader.kernelId}: a grid override needs a single-dispatch kernel`);
+  const sizes = { ...inputs.params, ...shader.schedule };
+  const grids = sequence.map((dispatch) => {
+    checkLaunchLimits(context, dispatch);
+    const [x, y, z] = dispatch.grid.map((axis) => evaluateSizeExpression(axis, sizes));
+    const grid: [number, number, number] =
+      options.grid === undefined ? [x ?? 1, y ?? 1, z ?? 1] : [...options.grid];
+    checkGrid(context, grid);
+    return grid;
+  });
+  const scratchBytes = new Map(
+    (launch.scratch ?? []).map((scratch) => [
+      scratch.name,
+      evaluateSizeExpression(scratch.bytes, sizes),
+    ]),
+  );
 
   const { module } = await compileWgsl(context, shader.source);
   const { device } = context;
@@ -113,10 +129,13 @@ export async function runWgsl(
   let scopesOpen = true;
   try {
     const layout = explicitLayout(device, launch.bindings);
-    const pipeline = device.createComputePipeline({
-      layout: layout.pipelineLayout,
-      compute: { module, entryPoint: launch.entryPoint },
-    });
+    // One pipeline per dispatch, all over the same layout and bind groups.
+    const pipelines = sequence.map((dispatch) =>
+      device.createComputePipeline({
+        layout: layout.pipelineLayout,
+        compute: { module, entryPoint: dispatch.entryPoint },
+      }),
+    );
     const resources = new Map<LaunchBinding, GPUBuffer>();
     const readbacks: { binding: LaunchBinding; buffer: GPUBuffer; staging: GPUBuffer }[] = [];
     for (const binding of launch.bindings) {
@@ -124,6 +143,12 @@ export async function runWgsl(
         const bytes = packParams(launch, inputs.params);
         const usage = GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST;
         resources.set(binding, track(createBuffer(device, bytes, usage, 16)));
+        continue;
+      }
+      if (binding.kind === 'scratch') {
+        // Filled with 0xff bytes (NaN for floats), so a read before any write shows.
+        const bytes = new Uint8Array(scratchBytes.get(binding.name) ?? 0).fill(0xff);
+        resources.set(binding, track(createBuffer(device, bytes, GPUBufferUsage.STORAGE, 4)));
         continue;
       }
       const array = inputs.buffers[binding.name];
@@ -158,9 +183,13 @@ export async function runWgsl(
 
     const encoder = device.createCommandEncoder();
     const pass = encoder.beginComputePass();
-    pass.setPipeline(pipeline);
     bindGroups.forEach((bindGroup, group) => pass.setBindGroup(group, bindGroup));
-    pass.dispatchWorkgroups(grid[0], grid[1], grid[2]);
+    // Dispatches of one pass run in order, each seeing the storage writes of those before it.
+    pipelines.forEach((pipeline, index) => {
+      const grid = grids[index] ?? [0, 0, 0];
+      pass.setPipeline(pipeline);
+      pass.dispatchWorkgroups(grid[0], grid[1], grid[2]);
+    });
     pass.end();
     const dispatch = encoder.finish();
     const copies = device.createCommandEncoder();
@@ -192,7 +221,8 @@ export async function runWgsl(
       }
       staging.unmap();
     }
-    return { milliseconds, grid: [grid[0], grid[1], grid[2]] };
+    const [grid] = grids;
+    return { milliseconds, grid: grid ?? [0, 0, 0] };
   } finally {
     if (scopesOpen) {
       // Something threw between push and pop: leave the device's scope stack as it was.
