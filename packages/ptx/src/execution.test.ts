@@ -35,7 +35,8 @@ describe('execution cases on the PTX simulator, once per distinct body', () => {
       const traffic = result.counters.buffers[`param_${name}`];
       const bytes = kernel.outputs.includes(name) ? traffic?.bytesWritten : traffic?.bytesRead;
       const skipped = name === weights?.buffer ? padding : 0;
-      expect(bytes).toBeGreaterThanOrEqual(data.byteLength - skipped);
+      if (testCase.partlyRead?.includes(name) !== true)
+        expect(bytes).toBeGreaterThanOrEqual(data.byteLength - skipped);
     }
     // The weight stream is read once, in full sectors, where the shape allows it.
     const bounds = testCase.weightTraffic;

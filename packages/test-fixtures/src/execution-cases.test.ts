@@ -135,6 +135,25 @@ describe('EXECUTION_CASES', () => {
       });
   });
 
+  it('cover sdpa-decode: the n_kv, head ratios, head_dims, windows and families of the issue', () => {
+    const sdpa = casesOf('sdpa-decode');
+    const at = (name: string) => (c: ExecutionCase) => c.shape[name] ?? 0;
+    const ratio = (c: ExecutionCase) => `${c.shape['n_head']}/${c.shape['n_kv_head']}`;
+    for (const nKv of [1, 2, 31, 32, 33, 257, 1000, 4096])
+      expect(sdpa.map(at('n_kv'))).toContain(nKv);
+    for (const heads of ['8/8', '8/2', '32/8', '4/1']) expect(sdpa.map(ratio)).toContain(heads);
+    for (const headDim of [32, 64, 128]) expect(sdpa.map(at('head_dim'))).toContain(headDim);
+    for (const family of ['uniform', 'dominant', 'equal-scores', 'large-q'])
+      expect(sdpa.map((c) => c.family)).toContain(family);
+    const windowed = sdpa.filter((c) => at('window')(c) > 0);
+    expect(windowed.map(at('window'))).toEqual(expect.arrayContaining([1, 100]));
+    // A window wider than n_kv hides nothing; one narrower hides the head of the cache.
+    expect(windowed.some((c) => at('window')(c) > at('n_kv')(c))).toBe(true);
+    for (const c of windowed) expect(c.partlyRead).toEqual(['k', 'v']);
+    expect(casesOf('sdpa-decode-f32').length).toBeGreaterThanOrEqual(3);
+    expect(sdpa.map((c) => c.schedule['warps'])).toEqual(expect.arrayContaining([1, 6]));
+  });
+
   it('leave out of an engine only the cases too slow for it', () => {
     expect(executionCasesFor('webgpu')).toEqual(EXECUTION_CASES);
     for (const engine of ['interpreter', 'ptx-sim'] as const) {
@@ -145,6 +164,10 @@ describe('EXECUTION_CASES', () => {
         ['q4k-gemv', { n_in: 8192, n_out: 1000 }],
         ['q6k-gemv', { n_in: 8192, n_out: 1000 }],
         ['q6k-soa-gemv', { n_in: 8192, n_out: 1000 }],
+        [
+          'sdpa-decode',
+          { n_head: 8, n_kv_head: 2, head_dim: 128, n_kv: 4096, max_ctx: 4096, window: 0 },
+        ],
       ]);
     }
   });
@@ -269,3 +292,35 @@ describe('checkCase', () => {
     expect(checkCase(kernel, testCase, zeros).nmse).toBeGreaterThan(kernel.tolerance);
   });
 });
+
+describe('makeCaseInputs with an input family', () => {
+  const windowed = find((c) => c.kernelId === 'sdpa-decode' && c.shape['window'] === 100);
+
+  it("draws a named family through the kernel's generateFamily, hidden positions NaN", () => {
+    const kernel = getKernel('sdpa-decode');
+    const buffers = makeCaseInputs(kernel, windowed);
+    expect(buffers).toEqual(makeCaseInputs(kernel, windowed));
+    const lengths = kernel.bufferLengths(windowed.shape);
+    for (const [name, data] of Object.entries(buffers)) expect(data.length).toBe(lengths[name]);
+    // Position 0 lies before the window: its first K word holds two NaN halves.
+    const word = buffers['k']?.[0] ?? 0;
+    expect(word & 0x7c00).toBe(0x7c00);
+    expect(word & 0x3ff).not.toBe(0);
+    const reference = kernel.reference(buffers, kernel.params(windowed.shape))['out'];
+    expect(Array.from(reference ?? []).every(Number.isFinite)).toBe(true);
+  });
+
+  it('rejects a family the kernel does not have, naming the known ones', () => {
+    const kernel = getKernel('sdpa-decode');
+    expect(() => makeCaseInputs(kernel, { ...windowed, family: 'zeros' })).toThrow(
+      "has no input family 'zeros' (known: uniform, dominant, equal-scores, large-q)",
+    );
+    expect(() => makeCaseInputs(getKernel('rmsnorm'), { ...rmsCase(), family: 'uniform' })).toThrow(
+      ForgeError,
+    );
+  });
+});
+
+function rmsCase(): ExecutionCase {
+  return find((c) => c.kernelId === 'rmsnorm');
+}

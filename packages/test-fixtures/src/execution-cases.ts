@@ -6,6 +6,7 @@ import {
   Q6K_SOA_GEMV_CASES,
   Q8_0_GEMV_CASES,
 } from './gemv-cases.js';
+import { SDPA_DECODE_CASES } from './sdpa-cases.js';
 
 /**
  * One execution of a catalog kernel that every engine (the IR interpreter, WebGPU and the PTX
@@ -15,6 +16,11 @@ import {
 export interface ExecutionCase extends KernelCase {
   /** Bounds the simulator's counters must meet on the kernel's weight stream. */
   readonly weightTraffic?: WeightTrafficBounds;
+  /**
+   * Inputs the kernel reads only in part (a sliding window hides cache positions), exempt from the
+   * simulator's check that every input byte is read.
+   */
+  readonly partlyRead?: readonly string[];
   /** The engines that run the case (all when omitted): the largest shapes are too slow for some. */
   readonly engines?: readonly ExecutionEngine[];
 }
@@ -87,6 +93,7 @@ export const EXECUTION_CASES: readonly ExecutionCase[] = [
   ...Q4K_GEMV_CASES,
   ...Q6K_GEMV_CASES,
   ...Q6K_SOA_GEMV_CASES,
+  ...SDPA_DECODE_CASES,
 ];
 
 /** The EXECUTION_CASES that `engine` runs. */

@@ -21,6 +21,8 @@ export interface KernelCase {
   readonly magnitudes?: Readonly<Record<string, number>>;
   /** Rows of `x` forced to zero; a row is `length(x) / shape.rows` elements. */
   readonly zeroRows?: readonly number[];
+  /** One of the kernel's `inputFamilies`: its `generateFamily` draws every input at once. */
+  readonly family?: string;
 }
 
 /** How an engine's outputs compare with the float64 reference. */
@@ -49,6 +51,7 @@ export function makeCaseInputs(
   kernel.checkShape?.(testCase.shape);
   const lengths = kernel.bufferLengths(testCase.shape);
   const rng = new Rng(testCase.seed);
+  const family = testCase.family === undefined ? undefined : familyInputs(kernel, testCase, rng);
   const buffers: Record<string, ElementArray> = {};
   for (const buffer of kernel.spec.buffers) {
     const length = lengths[buffer.name];
@@ -57,10 +60,32 @@ export function makeCaseInputs(
     }
     buffers[buffer.name] = kernel.outputs.includes(buffer.name)
       ? allocateElements(buffer.element, length)
-      : generateInput(kernel, testCase, buffer.name, buffer.element, length, rng);
+      : (family?.[buffer.name] ??
+        generateInput(kernel, testCase, buffer.name, buffer.element, length, rng));
   }
   if (testCase.zeroRows !== undefined) zeroRows(buffers, testCase);
   return buffers;
+}
+
+function familyInputs(
+  kernel: CatalogKernel,
+  testCase: KernelCase,
+  rng: Rng,
+): Record<string, ElementArray> {
+  const family = testCase.family ?? '';
+  if (kernel.generateFamily === undefined || !(kernel.inputFamilies ?? []).includes(family))
+    throw new ForgeError(
+      `case '${testCase.name}': ${kernel.spec.id} has no input family '${family}' (known: ${(kernel.inputFamilies ?? []).join(', ') || 'none'})`,
+    );
+  const { shape, magnitude } = testCase;
+  const inputs = kernel.generateFamily({ family, shape, rng, magnitude });
+  const lengths = kernel.bufferLengths(shape);
+  for (const [name, data] of Object.entries(inputs))
+    if (data.length !== lengths[name])
+      throw new ForgeError(
+        `${kernel.spec.id}.generateFamily gives ${data.length} elements for '${name}', not ${lengths[name]}`,
+      );
+  return inputs;
 }
 
 function generateInput(

@@ -23,6 +23,16 @@ export interface InputRequest {
   readonly magnitude: number;
 }
 
+/** What a kernel's family generator gets for a case that names an input family. */
+export interface FamilyRequest {
+  /** The family's name, one of the kernel's `inputFamilies`. */
+  readonly family: string;
+  readonly shape: Shape;
+  /** The case's generator. */
+  readonly rng: Rng;
+  readonly magnitude: number;
+}
+
 /** A buffer of quantized weights, judged by the bandwidth a kernel spends streaming it. */
 export interface WeightStream {
   readonly buffer: string;
@@ -59,6 +69,10 @@ export interface CatalogKernel {
   checkShape?(shape: Shape): void;
   /** Generates an input the default uniform f32 fill cannot (quantized weights); undefined keeps the default. */
   generateInput?(request: InputRequest): ElementArray | undefined;
+  /** Named input families beyond the uniform fill (adversarial cases) a case may ask for. */
+  readonly inputFamilies?: readonly string[];
+  /** Every input buffer of a case of one of `inputFamilies`, drawn whole (the buffers depend on each other). */
+  generateFamily?(request: FamilyRequest): Record<string, ElementArray>;
   /** The quantized weights: raw input files hold exactly their payload bytes. */
   readonly weights?: WeightStream;
   /**

@@ -20,3 +20,4 @@ export * from './sdpa-reference.js';
 export * from './sdpa-inputs.js';
 export * from './half-words.js';
 export * from './sdpa-catalog.js';
+export { sdpaDecode, sdpaDecodeF32 } from './sdpa-decode.js';

@@ -1,6 +1,7 @@
 // What the two decode-attention catalog kernels share besides their spec and tolerance.
+import { ValidationError } from '../errors.js';
 import type { CatalogKernel, Shape } from './catalog-kernel.js';
-import { sdpaGenerateInput } from './sdpa-inputs.js';
+import { sdpaGenerateInput, sdpaInputs, type SdpaInputFamily } from './sdpa-inputs.js';
 import { sdpaReference } from './sdpa-reference.js';
 import {
   SDPA_SHAPE_NAMES,
@@ -31,11 +32,22 @@ export type SdpaCatalogParts = Pick<
   | 'reference'
   | 'checkShape'
   | 'generateInput'
+  | 'inputFamilies'
+  | 'generateFamily'
 >;
+
+/** The input families of decode attention a case may name (see SdpaInputFamily). */
+export const SDPA_FAMILIES: readonly SdpaInputFamily[] = [
+  'uniform',
+  'dominant',
+  'equal-scores',
+  'large-q',
+];
 
 /**
  * Shapes, params (scale 1/√head_dim), buffer lengths, the float64 reference, shape checks and
- * uniform input generation for decode attention over a `cache` of that type, for a catalog entry
+ * uniform input generation (and the adversarial families, invisible positions poisoned) for decode
+ * attention over a `cache` of that type, for a catalog entry
  * to spread next to its spec: buffers `q`, `k`, `v` (inputs, in that order) and `out`.
  */
 export function sdpaCatalogParts(cache: SdpaCache): SdpaCatalogParts {
@@ -48,5 +60,16 @@ export function sdpaCatalogParts(cache: SdpaCache): SdpaCatalogParts {
     reference: sdpaReference(cache),
     checkShape: (shape) => void checkSdpaShape(shape, cache),
     generateInput: sdpaGenerateInput(cache),
+    inputFamilies: SDPA_FAMILIES,
+    // A named family also fills the positions no query sees with NaN, so a kernel reading one fails.
+    generateFamily: ({ family, shape, rng, magnitude }) => {
+      const known = SDPA_FAMILIES.find((name) => name === family);
+      if (known === undefined)
+        throw new ValidationError([
+          { path: 'family', message: `'${family}' is not one of ${SDPA_FAMILIES.join(', ')}` },
+        ]);
+      const options = { cache, rng, magnitude, family: known, poisonInvisible: true };
+      return { ...sdpaInputs(shape, options).buffers };
+    },
   };
 }

@@ -1,0 +1,144 @@
+// Folds the warps' partial softmaxes of one workgroup, then writes out = acc / l.
+import { WARP_SIZE, type Expr, type VarExpr as Var } from '../body.js';
+import { add, and, div, eq, exp2, lt, max, mul, select, shl, shr, sub } from '../expressions.js';
+import { four } from './locals.js';
+import {
+  SDPA_HEADS,
+  SDPA_LANE_DIMS,
+  SDPA_NO_SCORE,
+  SDPA_Q_STRIDE,
+  forLaneColumns,
+  type SdpaBuilder,
+  type SdpaRange,
+  type SdpaState,
+} from './sdpa-attend.js';
+
+/** Words of `stats` a warp writes: m then l of each head. */
+export const SDPA_STATS_WORDS = 2 * SDPA_HEADS;
+
+/** Where the pass's output goes. */
+export interface SdpaOutput {
+  /** The pass's first query head. */
+  readonly firstHead: Var<'u32'>;
+  /** Query heads of the pass that exist (1 to SDPA_HEADS). */
+  readonly headsHere: Var<'u32'>;
+  readonly headDim: Expr<'u32'>;
+}
+
+/** The workgroup's softmax over its range, per head of the pass: max M and sum L (log2 units). */
+export interface SdpaFolded {
+  readonly most: readonly Var<'f32'>[];
+  readonly total: readonly Var<'f32'>[];
+}
+
+/**
+ * Folds the warps' (m, l, acc) into the workgroup's: M = the heads' max over warps,
+ * L = Σ_w l_w·exp2(m_w − M), and in shared `q_scaled` (free once the tiles are done) the
+ * unnormalized acc = Σ_w acc_w·exp2(m_w − M), summed one warp a round. A split of the KV range
+ * would store (M, L, acc) as its partial; a single workgroup over the whole range calls writeOut.
+ */
+export function foldWarps(b: SdpaBuilder, range: SdpaRange, state: SdpaState): SdpaFolded {
+  const { lane, warp, warps } = range;
+  const heads = Array.from({ length: SDPA_HEADS }, (_, h) => h);
+  const sums = heads.map((h) => b.reduce('add', `l_sum${h}`, state.l[h]!));
+  b.if(eq(lane, 0), (first) => {
+    const base = mul(warp, SDPA_STATS_WORDS);
+    first.storeVector(
+      'stats',
+      base,
+      four((h) => state.m[h]!),
+    );
+    first.storeVector(
+      'stats',
+      add(base, SDPA_HEADS),
+      four((h) => sums[h]!),
+    );
+  });
+  b.barrier();
+  const most = heads.map((h) => b.let(`most${h}`, SDPA_NO_SCORE, 'f32'));
+  b.for('w_max', { start: 0, end: warps }, (loop, w) => {
+    const ms = loop.loadVector(
+      'stats',
+      mul(w, SDPA_STATS_WORDS),
+      heads.map((h) => `wm${h}`),
+    );
+    heads.forEach((h) => loop.assign(most[h]!, max(most[h]!, ms[h]!)));
+  });
+  const total = heads.map((h) => b.let(`total${h}`, 0, 'f32'));
+  b.for('w_sum', { start: 0, end: warps }, (loop, w) => {
+    const base = mul(w, SDPA_STATS_WORDS);
+    const ms = loop.loadVector(
+      'stats',
+      base,
+      heads.map((h) => `sm${h}`),
+    );
+    const ls = loop.loadVector(
+      'stats',
+      add(base, SDPA_HEADS),
+      heads.map((h) => `sl${h}`),
+    );
+    heads.forEach((h) =>
+      loop.assign(total[h]!, add(total[h]!, mul(ls[h]!, exp2(sub(ms[h]!, most[h]!))))),
+    );
+  });
+  const factor = heads.map((h) => b.let(`factor${h}`, exp2(sub(state.m[h]!, most[h]!))));
+  // The lane's first dim of column c (64 dims a column, 2 a lane), and its slot in head h's row.
+  const dim = (c: number): Expr<'u32'> =>
+    c === 0 ? shl(lane, 1) : add(shl(lane, 1), c * SDPA_LANE_DIMS * WARP_SIZE);
+  const slot = (h: number, c: number): Expr<'u32'> =>
+    h === 0 ? dim(c) : add(dim(c), h * SDPA_Q_STRIDE);
+  const share = (h: number, c: number, e: number): Expr<'f32'> =>
+    mul(state.acc[h]![c]![e]!, factor[h]!);
+  b.for('w_add', { start: 0, end: warps }, (loop, w) => {
+    loop.barrier();
+    loop.if(eq(warp, w), (mine) =>
+      forLaneColumns(mine, range, (inside, c) =>
+        heads.forEach((h) => {
+          const at = inside.let(`sum_slot${h}_${c}`, slot(h, c));
+          const earlier = readShares(inside, at, `prev${h}_${c}`);
+          const values = earlier.map((prev, e) => add(select(eq(w, 0), 0, prev), share(h, c, e)));
+          writeShares(inside, at, values);
+        }),
+      ),
+    );
+  });
+  b.barrier();
+  return { most, total };
+}
+
+/** out = acc / L for the heads of the pass that exist, head_dim values each, by the whole workgroup. */
+export function writeOut(
+  b: SdpaBuilder,
+  range: SdpaRange,
+  folded: SdpaFolded,
+  output: SdpaOutput,
+): void {
+  const { firstHead, headsHere, headDim } = output;
+  const { total } = folded;
+  const rows = SDPA_HEADS * SDPA_Q_STRIDE;
+  b.for('oi', { start: b.localId(), end: rows, step: mul(range.warps, WARP_SIZE) }, (loop, i) => {
+    const { outHead, outDim } = loop.let({
+      outHead: shr(i, Math.log2(SDPA_Q_STRIDE)),
+      outDim: and(i, SDPA_Q_STRIDE - 1),
+    });
+    loop.if(and(lt(outHead, headsHere), lt(outDim, headDim)), (write) => {
+      // The head's sum, picked from the four in registers.
+      const sum = total
+        .slice(1)
+        .reduce<Expr<'f32'>>(
+          (picked, value, k) => select(eq(outHead, k + 1), value, picked),
+          total[0]!,
+        );
+      const at = add(mul(add(firstHead, outHead), headDim), outDim);
+      write.store('out', at, div(write.load('q_scaled', i) as Expr<'f32'>, sum));
+    });
+  });
+}
+
+function readShares(b: SdpaBuilder, at: Expr<'u32'>, name: string): Var<'f32'>[] {
+  return b.loadVector('q_scaled', at, [`${name}_0`, `${name}_1`]) as Var<'f32'>[];
+}
+
+function writeShares(b: SdpaBuilder, at: Expr<'u32'>, values: readonly Expr<'f32'>[]): void {
+  b.storeVector('q_scaled', at, values as [Expr<'f32'>, Expr<'f32'>]);
+}

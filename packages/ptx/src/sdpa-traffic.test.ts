@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import { Rng, compareWithReference, getKernel, sdpaInputs } from '@forge/ir/kernels';
+import { dramBytesRead, sectorEfficiency, totalWarpInstructions } from '@forge/ptx-sim';
+import { emitPtx } from './emit.js';
+import { simulateShader } from './simulate.js';
+import { ptxTarget } from './targets.js';
+
+interface TrafficCase {
+  readonly id: 'sdpa-decode' | 'sdpa-decode-f32';
+  readonly shape: Readonly<Record<string, number>>;
+  /** Most warp instructions per visible K+V byte (issue #13's targets at 8/2 heads). */
+  readonly instructionsPerByte?: number;
+}
+
+// Issue #13: DRAM ≤ 1.02 × (visible K+V + q + out), K and V in ≥ 95% efficient sectors, for GQA
+// and non-GQA shapes; ≤ 0.28 (head_dim 128) and ≤ 0.47 (64) warp instructions per K+V byte.
+const CASES: readonly TrafficCase[] = [
+  {
+    id: 'sdpa-decode',
+    shape: { n_head: 8, n_kv_head: 2, head_dim: 128, n_kv: 256, max_ctx: 256, window: 0 },
+    instructionsPerByte: 0.28,
+  },
+  {
+    id: 'sdpa-decode',
+    shape: { n_head: 8, n_kv_head: 2, head_dim: 64, n_kv: 256, max_ctx: 256, window: 0 },
+    instructionsPerByte: 0.47,
+  },
+  {
+    id: 'sdpa-decode',
+    shape: { n_head: 8, n_kv_head: 8, head_dim: 64, n_kv: 200, max_ctx: 300, window: 0 },
+  },
+  {
+    id: 'sdpa-decode',
+    shape: { n_head: 4, n_kv_head: 1, head_dim: 32, n_kv: 300, max_ctx: 320, window: 130 },
+  },
+  {
+    id: 'sdpa-decode-f32',
+    shape: { n_head: 32, n_kv_head: 8, head_dim: 128, n_kv: 70, max_ctx: 70, window: 0 },
+  },
+];
+
+describe('sdpa-decode traffic on the PTX simulator (sm_80)', () => {
+  it.each(CASES.map((c) => [`${c.id} ${JSON.stringify(c.shape)}`, c] as const))(
+    '%s',
+    (_name, { id, shape, instructionsPerByte }) => {
+      const kernel = getKernel(id);
+      const cache = id === 'sdpa-decode' ? 'f16' : 'f32';
+      const { buffers: inputs } = sdpaInputs(shape, { cache, rng: new Rng(3), magnitude: 1 });
+      const params = kernel.params(shape);
+      const out = new Float32Array((shape['n_head'] ?? 0) * (shape['head_dim'] ?? 0));
+      const shader = emitPtx(kernel.spec, {}, ptxTarget('sm_80'));
+      const result = simulateShader(shader, { ...inputs, out }, params);
+      expect(result.findings).toEqual([]);
+      expect(compareWithReference(kernel, inputs, params, { out }).nmse).toBeLessThanOrEqual(1e-10);
+      const nKv = shape['n_kv'] ?? 0;
+      const window = shape['window'] ?? 0;
+      const visible = window > 0 ? Math.min(window, nKv) : nKv;
+      const row = (shape['n_kv_head'] ?? 0) * (shape['head_dim'] ?? 0) * (cache === 'f16' ? 2 : 4);
+      const kvBytes = 2 * visible * row;
+      const heads = 2 * out.byteLength;
+      expect(dramBytesRead(result.counters)).toBeLessThanOrEqual(1.02 * (kvBytes + heads));
+      for (const name of ['param_k', 'param_v']) {
+        expect(result.counters.buffers[name]?.bytesRead).toBe(kvBytes / 2);
+        expect(sectorEfficiency(result.counters, [name])).toBeGreaterThanOrEqual(0.95);
+      }
+      if (instructionsPerByte !== undefined)
+        expect(totalWarpInstructions(result.counters) / kvBytes).toBeLessThanOrEqual(
+          instructionsPerByte,
+        );
+    },
+  );
+});
