@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { ForgeError, checkSpec, ready } from '@forge/ir';
+import { CATALOG } from '@forge/ir/kernels';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { fuzzCaseArbitrary } from './spec-arbitrary.mjs';
 
@@ -31,7 +32,7 @@ describe('fuzz case generator', () => {
 
   it('mutates every catalog kernel and builds a share through the API', () => {
     const kernels = new Set(cases.filter((c) => c.source === 'catalog').map((c) => c.spec.id));
-    expect(kernels.size).toBe(6);
+    expect(kernels.size).toBe(CATALOG.size);
     const builder = cases.filter((c) => c.source === 'builder').length;
     expect(builder / cases.length).toBeGreaterThan(0.08);
   });
