@@ -579,6 +579,22 @@ describe('forge sim and the ptx-sim engine', () => {
     expect(text.stdout).toMatch(/^not checked against the reference/m);
   });
 
+  it('takes a shape of 0 where the kernel allows it (sdpa-decode window) and names it otherwise', async () => {
+    const shape = ['--shape', 'n_head=4', '--shape', 'n_kv_head=1', '--shape', 'head_dim=32'];
+    const run = (...more: string[]) =>
+      forge('run', 'sdpa-decode', '--target', 'interp', ...shape, ...more, '--json');
+    const none = await run('--shape', 'n_kv=5', '--shape', 'window=0');
+    expect(none.code).toBe(0);
+    expect(JSON.parse(none.stdout)).toMatchObject({ pass: true, shape: { window: 0, n_kv: 5 } });
+    const empty = await run('--shape', 'n_kv=0');
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toMatch(/^forge run: invalid input: n_kv: 0 is not at least 1\n$/);
+    // Kernels without a shape check of their own take sizes from 1.
+    const affine = await forge('run', 'affine-f32', '--target', 'interp', '--shape', 'n=0');
+    expect(affine.code).toBe(2);
+    expect(affine.stderr).toMatch(/n=0 is outside \[1, 268435456\]/);
+  });
+
   it('runs a catalog kernel on the simulator with counters in --json', async () => {
     const result = await forge(
       'run',

@@ -44,6 +44,9 @@ function pairs(values: readonly string[], option: string, pattern: RegExp): [str
 function shapeFromArgs(kernel: CatalogKernel, values: readonly string[]): Record<string, number> {
   const shape: Record<string, number> = { ...kernel.defaultShape };
   const given = new Set<string>();
+  // A kernel with a checkShape names the fields it needs at least 1 in (sdpa-decode's window may
+  // be 0: none); the others take sizes from 1.
+  const least = kernel.checkShape === undefined ? 1 : 0;
   for (const [name, value] of pairs(values, '--shape', /^([A-Za-z_]\w*)=(\d{1,10})$/)) {
     if (given.has(name)) throw new UsageError(`--shape: '${name}' is given twice`);
     given.add(name);
@@ -52,8 +55,8 @@ function shapeFromArgs(kernel: CatalogKernel, values: readonly string[]): Record
         `--shape: unknown shape '${name}' for ${kernel.spec.id} (known: ${kernel.shapeNames.join(', ')})`,
       );
     const size = Number(value);
-    if (size < 1 || size > 2 ** 28)
-      throw new UsageError(`--shape: ${name}=${value} is outside [1, ${2 ** 28}]`);
+    if (size < least || size > 2 ** 28)
+      throw new UsageError(`--shape: ${name}=${value} is outside [${least}, ${2 ** 28}]`);
     shape[name] = size;
   }
   return shape;
