@@ -16,6 +16,7 @@ interface Case {
   readonly cache?: SdpaCache;
   readonly family?: SdpaInputFamily;
   readonly warps?: number;
+  readonly splits?: number;
 }
 
 /** Runs a case on the interpreter (invisible positions poisoned with NaN); its NMSE. */
@@ -40,11 +41,10 @@ function nmseOf(at: Case): number {
   const params = kernel.params(shape);
   const out = new Float32Array(shape.n_head * shape.head_dim).fill(Number.NaN);
   const buffers = { ...inputs, out };
-  const schedule = resolveSchedule(
-    kernel.spec,
-    'ptx',
-    at.warps === undefined ? {} : { warps: at.warps },
-  );
+  const schedule = resolveSchedule(kernel.spec, 'ptx', {
+    ...(at.warps === undefined ? {} : { warps: at.warps }),
+    ...(at.splits === undefined ? {} : { splits: at.splits }),
+  });
   interpret(kernel.spec, { schedule, params, buffers });
   return compareWithReference(kernel, inputs, params, { out }).nmse;
 }
@@ -110,5 +110,43 @@ describe('sdpa-decode on the interpreter', () => {
   it('takes a GQA group of more than 4 heads in several workgroups', () => {
     expect(nmseOf({ n_head: 12, n_kv_head: 2, head_dim: 64, n_kv: 40 })).toBeLessThanOrEqual(1e-10);
     expect(nmseOf({ n_head: 6, n_kv_head: 1, head_dim: 32, n_kv: 40 })).toBeLessThanOrEqual(1e-10);
+  });
+
+  // Splits take whole 32-position tiles, so short ranges leave the later splits empty (L = 0).
+  it.each([1, 3, 8])('merges %i splits, some of them empty', (splits) => {
+    for (const [nKv, window] of [
+      [1, 0],
+      [33, 0],
+      [100, 0],
+      [1000, 0],
+      [257, 70],
+    ] as const)
+      expect(
+        nmseOf({ n_head: 8, n_kv_head: 2, head_dim: 64, n_kv: nKv, window, splits }),
+      ).toBeLessThanOrEqual(1e-10);
+    expect(
+      nmseOf({ n_head: 32, n_kv_head: 8, head_dim: 32, n_kv: 90, splits, family: 'dominant' }),
+    ).toBeLessThanOrEqual(1e-10);
+  });
+
+  it('writes every output element whatever the split count (none left NaN)', () => {
+    const shape = { n_head: 4, n_kv_head: 1, head_dim: 32, n_kv: 5, max_ctx: 5, window: 0 };
+    const { buffers } = sdpaInputs(shape, {
+      cache: 'f16',
+      rng: new Rng(3),
+      magnitude: 1,
+      family: 'uniform',
+      poisonInvisible: false,
+    });
+    for (const splits of [1, 2, 64]) {
+      const out = new Float32Array(4 * 32).fill(Number.NaN);
+      const schedule = resolveSchedule(sdpaDecode.spec, 'wgsl', { splits });
+      interpret(sdpaDecode.spec, {
+        schedule,
+        params: sdpaDecode.params(shape),
+        buffers: { ...buffers, out },
+      });
+      expect(out.every((value) => Number.isFinite(value))).toBe(true);
+    }
   });
 });

@@ -1,7 +1,21 @@
 // Catalog kernels `sdpa-decode` (f16 K/V) and `sdpa-decode-f32`: attention of one new token.
 import { WARP_SIZE, type Expr } from '../body.js';
-import { defineKernel, type KernelDeclarations } from '../builder.js';
-import { add, and, div, f32, gt, lt, min, mul, rem, select, shr, sub } from '../expressions.js';
+import { defineKernel, type KernelDeclarations, type StageDeclaration } from '../builder.js';
+import {
+  add,
+  and,
+  div,
+  f32,
+  gt,
+  lt,
+  min,
+  mul,
+  rem,
+  select,
+  shl,
+  shr,
+  sub,
+} from '../expressions.js';
 import type { KernelSpec } from '../spec.js';
 import type { CatalogKernel } from './catalog-kernel.js';
 import {
@@ -16,7 +30,8 @@ import {
   type SdpaRange,
 } from './sdpa-attend.js';
 import { sdpaCatalogParts } from './sdpa-catalog.js';
-import { SDPA_STATS_WORDS, foldWarps, writeOut } from './sdpa-finish.js';
+import { SDPA_PARTIALS_LENGTH, sdpaCombineStage } from './sdpa-combine.js';
+import { SDPA_STATS_WORDS, foldWarps, writePartial } from './sdpa-finish.js';
 import type { SdpaCache } from './sdpa-shape.js';
 
 // Bandwidth plan. Decode attention reads the cache once and does little arithmetic per byte, so
@@ -36,27 +51,35 @@ import type { SdpaCache } from './sdpa-shape.js';
 //  - PV: lane l owns dims 64c + 2l and 64c + 2l + 1 of the head (one f16 word or two f32 a lane,
 //    so each warp load is 128 or 256 contiguous bytes); per visible position it reads the 4
 //    heads' p in one broadcast and adds p·v to its accumulators.
-// At the end the warps' (m, l, acc) fold through shared memory into the workgroup's (M, L, acc)
-// and out = acc / L. The pass over [start, end) and the fold are the unit a split of the KV range
-// will reuse, storing (M, L, acc) for a combine stage instead of writing out.
+// At the end the warps' (m, l, acc) fold through shared memory into the workgroup's (M, L, acc).
+// Split (FlashDecoding): the visible range is cut into `splits` chunks of whole tiles, one per
+// grid row y, so few heads still fill the GPU; each workgroup stores its (M, L, acc) in scratch and
+// a second dispatch, `combine`, merges a query head's splits and writes out = acc* / L*.
 // Measured on the simulator (sm_80, 8/2 heads, n_kv 256-4096, f16): 0.19-0.22 warp instructions
 // per visible K+V byte at head_dim 128, 0.23-0.27 at 64; K and V read once, 100% sector efficiency.
-// One workgroup per KV head leaves most SMs idle at few heads: that is what the split is for.
+// The default of 8 splits gives 8/2 heads 16 workgroups and 32/8 heads 64; it is fixed, not
+// chosen from n_kv (a knob's default cannot depend on the shape): at short n_kv the later splits
+// are empty and cost a workgroup that does nothing but store its empty partial.
 
 /** Warps per workgroup; beyond 6 the stages no longer fit WGSL's 32 KiB of workgroup memory. */
 const WARPS = { ptx: { min: 1, max: 8 }, wgsl: { min: 1, max: 6 } };
+/** Splits of the KV range; the combine reads them all in a loop, so more only costs scratch. */
+const SPLITS = { ptx: { min: 1, max: 64 }, wgsl: { min: 1, max: 64 } };
 
-function declarations(cache: SdpaCache): KernelDeclarations {
+function declarations(cache: SdpaCache): KernelDeclarations & {
+  readonly stages: readonly StageDeclaration[];
+} {
   const cached = cache === 'f16' ? 'u32' : 'f32';
   const what = cache === 'f16' ? 'f16 (two halves a u32 word)' : 'f32';
+  const entryPoint = cache === 'f16' ? 'sdpa_decode' : 'sdpa_decode_f32';
   return {
     id: cache === 'f16' ? 'sdpa-decode' : 'sdpa-decode-f32',
-    semanticVersion: 1,
-    entryPoint: cache === 'f16' ? 'sdpa_decode' : 'sdpa_decode_f32',
+    semanticVersion: 2,
+    entryPoint,
     description:
       `out[j] = softmax(scale * q[j] . K[t]) . V[t] over the visible positions t; query head j ` +
       `reads KV head j / (n_head / n_kv_head); K/V ${what} [max_ctx][n_kv_head][head_dim]; ` +
-      `a workgroup per KV head and 4 of its query heads, online softmax in one pass`,
+      `online softmax over split KV ranges, then a combine per query head`,
     buffers: [
       { group: 0, binding: 0, name: 'q', element: 'f32', access: 'read' },
       { group: 0, binding: 1, name: 'k', element: cached, access: 'read' },
@@ -83,11 +106,21 @@ function declarations(cache: SdpaCache): KernelDeclarations {
         default: 4,
         bounds: WARPS,
       },
+      {
+        name: 'splits',
+        description: 'workgroups the visible positions are split across, merged by the combine',
+        default: 8,
+        bounds: SPLITS,
+      },
     ],
     launch: {
       workgroupSize: `warps * ${WARP_SIZE}`,
-      grid: [`n_kv_head * ceil_div(n_head / n_kv_head, ${SDPA_HEADS})`, '1', '1'],
+      grid: [`n_kv_head * ceil_div(n_head / n_kv_head, ${SDPA_HEADS})`, 'splits', '1'],
     },
+    scratch: [
+      { group: 0, binding: 4, name: 'partials', element: 'f32', length: SDPA_PARTIALS_LENGTH },
+    ],
+    stages: [sdpaCombineStage(entryPoint)],
   };
 }
 
@@ -96,14 +129,16 @@ const u32Param = (b: SdpaBuilder, name: string): Expr<'u32'> => b.param(name) as
 
 function body(b: SdpaBuilder, cache: SdpaCache): void {
   const warps = b.schedule('warps');
+  const splits = b.schedule('splits');
   const headDim = u32Param(b, 'head_dim');
   const nKvHead = u32Param(b, 'n_kv_head');
   const nKv = u32Param(b, 'n_kv');
   const window = u32Param(b, 'window');
-  const { lane, warp, group } = b.let({
+  const { lane, warp, group, split } = b.let({
     lane: b.laneId(),
     warp: b.warpId(),
     group: div(u32Param(b, 'n_head'), nKvHead),
+    split: b.workgroupId('y'),
   });
   const { passes } = b.let({ passes: div(add(group, SDPA_HEADS - 1), SDPA_HEADS) });
   const { kvHead, headPass } = b.let({
@@ -116,16 +151,21 @@ function body(b: SdpaBuilder, cache: SdpaCache): void {
     headsHere: min(sub(group, passHead), SDPA_HEADS),
     headWords: cache === 'f16' ? shr(headDim, 1) : headDim,
   });
-  const { rowWords, headBase, pairs, chunks, start, qScale } = b.let({
+  const { rowWords, headBase, pairs, chunks, visibleStart, qScale } = b.let({
     rowWords: mul(nKvHead, headWords),
     headBase: mul(kvHead, headWords),
     pairs: shr(headDim, 1),
     chunks: div(add(headWords, SDPA_CHUNK_WORDS - 1), SDPA_CHUNK_WORDS),
     // The last `window` positions, or all of them: the range is never empty (n_kv ≥ 1).
-    start: select(and(gt(window, 0), gt(nKv, window)), sub(nKv, window), 0),
+    visibleStart: select(and(gt(window, 0), gt(nKv, window)), sub(nKv, window), 0),
     qScale: mul(b.param('scale') as Expr<'f32'>, f32(Math.fround(Math.LOG2E))),
   });
-  const { end } = b.let({ end: nKv });
+  // Split y's chunk of whole tiles; splits past the range get start = end (empty, L = 0).
+  const { splitSpan } = b.let({
+    splitSpan: shl(shr(add(div(add(sub(nKv, visibleStart), sub(splits, 1)), splits), 31), 5), 5),
+  });
+  const { start } = b.let({ start: min(nKv, add(visibleStart, mul(split, splitSpan))) });
+  const { end } = b.let({ end: min(nKv, add(start, splitSpan)) });
   stageQueries(b, { warps, headDim, firstHead, headsHere, qScale });
   const range: SdpaRange = {
     cache,
@@ -142,7 +182,8 @@ function body(b: SdpaBuilder, cache: SdpaCache): void {
   };
   const state = sdpaState(b);
   attendRange(b, range, state);
-  writeOut(b, range, foldWarps(b, range, state), { firstHead, headsHere, headDim });
+  const at = { firstHead, headsHere, headDim, nHead: u32Param(b, 'n_head'), split, splits };
+  writePartial(b, range, foldWarps(b, range, state), at);
 }
 
 interface QueryAt {

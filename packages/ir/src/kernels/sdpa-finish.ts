@@ -1,6 +1,6 @@
-// Folds the warps' partial softmaxes of one workgroup, then writes out = acc / l.
+// Folds the warps' partial softmaxes of one workgroup, then stores them as the split's partial.
 import { WARP_SIZE, type Expr, type VarExpr as Var } from '../body.js';
-import { add, and, div, eq, exp2, lt, max, mul, select, shl, shr, sub } from '../expressions.js';
+import { add, and, eq, exp2, lt, max, mul, select, shl, shr, sub } from '../expressions.js';
 import { four } from './locals.js';
 import {
   SDPA_HEADS,
@@ -12,6 +12,7 @@ import {
   type SdpaRange,
   type SdpaState,
 } from './sdpa-attend.js';
+import { partialAt } from './sdpa-combine.js';
 
 /** Words of `stats` a warp writes: m then l of each head. */
 export const SDPA_STATS_WORDS = 2 * SDPA_HEADS;
@@ -34,8 +35,8 @@ export interface SdpaFolded {
 /**
  * Folds the warps' (m, l, acc) into the workgroup's: M = the heads' max over warps,
  * L = Σ_w l_w·exp2(m_w − M), and in shared `q_scaled` (free once the tiles are done) the
- * unnormalized acc = Σ_w acc_w·exp2(m_w − M), summed one warp a round. A split of the KV range
- * would store (M, L, acc) as its partial; a single workgroup over the whole range calls writeOut.
+ * unnormalized acc = Σ_w acc_w·exp2(m_w − M), summed one warp a round. The workgroup's split
+ * of the KV range then stores (M, L, acc) as its partial (writePartial).
  */
 export function foldWarps(b: SdpaBuilder, range: SdpaRange, state: SdpaState): SdpaFolded {
   const { lane, warp, warps } = range;
@@ -106,15 +107,36 @@ export function foldWarps(b: SdpaBuilder, range: SdpaRange, state: SdpaState): S
   return { most, total };
 }
 
-/** out = acc / L for the heads of the pass that exist, head_dim values each, by the whole workgroup. */
-export function writeOut(
+/** Where the pass's partial goes: split `split` of `splits` in scratch `partials`. */
+export interface SdpaPartialAt extends SdpaOutput {
+  readonly nHead: Expr<'u32'>;
+  readonly split: Expr<'u32'>;
+  readonly splits: Expr<'u32'>;
+}
+
+/**
+ * Stores the pass's (M, L) and unnormalized acc per head that exists into `partials` (layout in
+ * sdpa-combine.ts), head_dim values each, by the whole workgroup; the combine stage normalizes.
+ */
+export function writePartial(
   b: SdpaBuilder,
   range: SdpaRange,
   folded: SdpaFolded,
-  output: SdpaOutput,
+  at: SdpaPartialAt,
 ): void {
-  const { firstHead, headsHere, headDim } = output;
-  const { total } = folded;
+  const { firstHead, headsHere, headDim, nHead, split, splits } = at;
+  const { most, total } = folded;
+  // The split's row of head h: (firstHead + h)·splits + split.
+  const rowOf = (h: Expr<'u32'>): Expr<'u32'> => add(mul(add(firstHead, h), splits), split);
+  const pick = (values: readonly Expr<'f32'>[], h: Expr<'u32'>): Expr<'f32'> =>
+    values
+      .slice(1)
+      .reduce<Expr<'f32'>>((picked, value, k) => select(eq(h, k + 1), value, picked), values[0]!);
+  const local = b.let('stat_head', b.localId());
+  b.if(lt(local, headsHere), (write) => {
+    const where = partialAt(nHead, splits, headDim, rowOf(local));
+    write.storeVector('partials', where.stats, [pick(most, local), pick(total, local)]);
+  });
   const rows = SDPA_HEADS * SDPA_Q_STRIDE;
   b.for('oi', { start: b.localId(), end: rows, step: mul(range.warps, WARP_SIZE) }, (loop, i) => {
     const { outHead, outDim } = loop.let({
@@ -122,15 +144,8 @@ export function writeOut(
       outDim: and(i, SDPA_Q_STRIDE - 1),
     });
     loop.if(and(lt(outHead, headsHere), lt(outDim, headDim)), (write) => {
-      // The head's sum, picked from the four in registers.
-      const sum = total
-        .slice(1)
-        .reduce<Expr<'f32'>>(
-          (picked, value, k) => select(eq(outHead, k + 1), value, picked),
-          total[0]!,
-        );
-      const at = add(mul(add(firstHead, outHead), headDim), outDim);
-      write.store('out', at, div(write.load('q_scaled', i) as Expr<'f32'>, sum));
+      const where = partialAt(nHead, splits, headDim, rowOf(outHead));
+      write.store('partials', add(where.acc, outDim), write.load('q_scaled', i) as Expr<'f32'>);
     });
   });
 }
