@@ -1,7 +1,7 @@
 // The second dispatch of decode attention: merges the splits' partial softmaxes of each query head.
 import type { Expr } from '../body.js';
 import type { StageDeclaration } from '../builder.js';
-import { add, div, exp2, max, mul, sub } from '../expressions.js';
+import { add, and, div, exp2, gt, max, mul, select, shl, shr, sub } from '../expressions.js';
 import { SDPA_NO_SCORE, type SdpaBuilder } from './sdpa-attend.js';
 
 /** Threads of a combine workgroup (one workgroup per query head, a thread per 64th dim). */
@@ -26,18 +26,32 @@ export function partialAt(
   };
 }
 
+/** Fewest positions a split takes: below it the per-workgroup work outweighs the range's. */
+export const SDPA_MIN_SPLIT = 256;
+
+/** Positions a split takes: ceil(visible / splits) rounded up to whole tiles, at least SDPA_MIN_SPLIT. */
+export function splitSpanOf(visible: Expr<'u32'>, splits: Expr<'u32'>): Expr<'u32'> {
+  const even = shl(shr(add(div(add(visible, sub(splits, 1)), splits), 31), 5), 5);
+  return max(even, SDPA_MIN_SPLIT);
+}
+
 const u32Param = (b: SdpaBuilder, name: string): Expr<'u32'> => b.param(name) as Expr<'u32'>;
 
 /**
- * out[j] = Σ_s acc_s·exp2(M_s − M*) / Σ_s L_s·exp2(M_s − M*), M* = max_s M_s. An empty split has
- * M = the finite sentinel and L = acc = 0, so it weighs exp2(sentinel − M*) = 0; a visible range is
- * never empty, so some split has a real score and L* > 0.
+ * out[j] = Σ_s acc_s·exp2(M_s − M*) / Σ_s L_s·exp2(M_s − M*), M* = max_s M_s. Only the `used`
+ * splits that had positions are read; a visible range is never empty, so L* > 0.
  */
 function combineBody(b: SdpaBuilder): void {
   const splits = b.schedule('splits');
   const headDim = u32Param(b, 'head_dim');
   const nHead = u32Param(b, 'n_head');
   const { head } = b.let({ head: b.workgroupId() });
+  const nKv = u32Param(b, 'n_kv');
+  const window = u32Param(b, 'window');
+  const { visible } = b.let({ visible: select(and(gt(window, 0), gt(nKv, window)), window, nKv) });
+  const { span } = b.let({ span: splitSpanOf(visible, splits) });
+  // The splits that had positions (the rest stored nothing): never more than `splits`.
+  const { used } = b.let({ used: div(add(visible, sub(span, 1)), span) });
   const { firstRow } = b.let({ firstRow: mul(head, splits) });
   const statsOf = (loop: SdpaBuilder, s: Expr<'u32'>, name: string): Expr<'f32'>[] =>
     loop.loadVector('partials', partialAt(nHead, splits, headDim, add(firstRow, s)).stats, [
@@ -45,19 +59,19 @@ function combineBody(b: SdpaBuilder): void {
       `${name}_l`,
     ]) as Expr<'f32'>[];
   const most = b.let('most', SDPA_NO_SCORE, 'f32');
-  b.for('s_max', { start: 0, end: splits }, (loop, s) => {
+  b.for('s_max', { start: 0, end: used }, (loop, s) => {
     const [m] = statsOf(loop, s, 'max');
     loop.assign(most, max(most, m!));
   });
   const total = b.let('total', 0, 'f32');
-  b.for('s_sum', { start: 0, end: splits }, (loop, s) => {
+  b.for('s_sum', { start: 0, end: used }, (loop, s) => {
     const [m, l] = statsOf(loop, s, 'sum');
     loop.assign(total, add(total, mul(l!, exp2(sub(m!, most)))));
   });
   const { outBase } = b.let({ outBase: mul(head, headDim) });
   b.for('d', { start: b.localId(), end: headDim, step: SDPA_COMBINE_THREADS }, (loop, d) => {
     const acc = loop.let('acc', 0, 'f32');
-    loop.for('s_acc', { start: 0, end: splits }, (inner, s) => {
+    loop.for('s_acc', { start: 0, end: used }, (inner, s) => {
       const row = add(firstRow, s);
       const [m] = statsOf(inner, s, 'acc');
       const at = add(partialAt(nHead, splits, headDim, row).acc, d);

@@ -112,7 +112,7 @@ describe('sdpa-decode on the interpreter', () => {
     expect(nmseOf({ n_head: 6, n_kv_head: 1, head_dim: 32, n_kv: 40 })).toBeLessThanOrEqual(1e-10);
   });
 
-  // Splits take whole 32-position tiles, so short ranges leave the later splits empty (L = 0).
+  // A split takes at least 256 positions, so short ranges leave the later splits empty.
   it.each([1, 3, 8])('merges %i splits, some of them empty', (splits) => {
     for (const [nKv, window] of [
       [1, 0],
@@ -120,12 +120,14 @@ describe('sdpa-decode on the interpreter', () => {
       [100, 0],
       [1000, 0],
       [257, 70],
+      [600, 0],
+      [1000, 600],
     ] as const)
       expect(
         nmseOf({ n_head: 8, n_kv_head: 2, head_dim: 64, n_kv: nKv, window, splits }),
       ).toBeLessThanOrEqual(1e-10);
     expect(
-      nmseOf({ n_head: 32, n_kv_head: 8, head_dim: 32, n_kv: 90, splits, family: 'dominant' }),
+      nmseOf({ n_head: 32, n_kv_head: 8, head_dim: 32, n_kv: 700, splits, family: 'dominant' }),
     ).toBeLessThanOrEqual(1e-10);
   });
 
@@ -148,5 +150,27 @@ describe('sdpa-decode on the interpreter', () => {
       });
       expect(out.every((value) => Number.isFinite(value))).toBe(true);
     }
+  });
+
+  it('really splits 1000 positions: 4 splits sum in another order than 1', () => {
+    const shape = { n_head: 8, n_kv_head: 2, head_dim: 64, n_kv: 1000, max_ctx: 1000, window: 0 };
+    const { buffers } = sdpaInputs(shape, {
+      cache: 'f16',
+      rng: new Rng(5),
+      magnitude: 1,
+      family: 'uniform',
+      poisonInvisible: false,
+    });
+    const outs = [1, 4].map((splits) => {
+      const out = new Float32Array(8 * 64);
+      const schedule = resolveSchedule(sdpaDecode.spec, 'ptx', { splits });
+      interpret(sdpaDecode.spec, {
+        schedule,
+        params: sdpaDecode.params(shape),
+        buffers: { ...buffers, out },
+      });
+      return out;
+    });
+    expect(outs[0]!.some((value, i) => value !== outs[1]![i])).toBe(true);
   });
 });

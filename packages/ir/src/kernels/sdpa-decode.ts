@@ -1,21 +1,7 @@
 // Catalog kernels `sdpa-decode` (f16 K/V) and `sdpa-decode-f32`: attention of one new token.
 import { WARP_SIZE, type Expr } from '../body.js';
 import { defineKernel, type KernelDeclarations, type StageDeclaration } from '../builder.js';
-import {
-  add,
-  and,
-  div,
-  f32,
-  gt,
-  lt,
-  min,
-  mul,
-  rem,
-  select,
-  shl,
-  shr,
-  sub,
-} from '../expressions.js';
+import { add, and, div, f32, gt, lt, min, mul, rem, select, shr, sub } from '../expressions.js';
 import type { KernelSpec } from '../spec.js';
 import type { CatalogKernel } from './catalog-kernel.js';
 import {
@@ -30,7 +16,7 @@ import {
   type SdpaRange,
 } from './sdpa-attend.js';
 import { sdpaCatalogParts } from './sdpa-catalog.js';
-import { SDPA_PARTIALS_LENGTH, sdpaCombineStage } from './sdpa-combine.js';
+import { SDPA_PARTIALS_LENGTH, sdpaCombineStage, splitSpanOf } from './sdpa-combine.js';
 import { SDPA_STATS_WORDS, foldWarps, writePartial } from './sdpa-finish.js';
 import type { SdpaCache } from './sdpa-shape.js';
 
@@ -57,9 +43,9 @@ import type { SdpaCache } from './sdpa-shape.js';
 // a second dispatch, `combine`, merges a query head's splits and writes out = acc* / L*.
 // Measured on the simulator (sm_80, 8/2 heads, n_kv 256-4096, f16): 0.19-0.22 warp instructions
 // per visible K+V byte at head_dim 128, 0.23-0.27 at 64; K and V read once, 100% sector efficiency.
-// The default of 8 splits gives 8/2 heads 16 workgroups and 32/8 heads 64; it is fixed, not
-// chosen from n_kv (a knob's default cannot depend on the shape): at short n_kv the later splits
-// are empty and cost a workgroup that does nothing but store its empty partial.
+// The default of 8 splits gives 8/2 heads 16 workgroups and 32/8 heads 64; it is fixed (a knob's
+// default cannot depend on the shape), so n_kv decides how many are used: a split takes at least
+// 256 positions, and the workgroups past the range exit at once (1 split at 256, 4 at 1024).
 
 /** Warps per workgroup; beyond 6 the stages no longer fit WGSL's 32 KiB of workgroup memory. */
 const WARPS = { ptx: { min: 1, max: 8 }, wgsl: { min: 1, max: 6 } };
@@ -160,30 +146,31 @@ function body(b: SdpaBuilder, cache: SdpaCache): void {
     visibleStart: select(and(gt(window, 0), gt(nKv, window)), sub(nKv, window), 0),
     qScale: mul(b.param('scale') as Expr<'f32'>, f32(Math.fround(Math.LOG2E))),
   });
-  // Split y's chunk of whole tiles; splits past the range get start = end (empty, L = 0).
-  const { splitSpan } = b.let({
-    splitSpan: shl(shr(add(div(add(sub(nKv, visibleStart), sub(splits, 1)), splits), 31), 5), 5),
-  });
+  // Split y's chunk of whole tiles; splits past the range are empty and store nothing (the
+  // combine reads only the `used` ones).
+  const { splitSpan } = b.let({ splitSpan: splitSpanOf(sub(nKv, visibleStart), splits) });
   const { start } = b.let({ start: min(nKv, add(visibleStart, mul(split, splitSpan))) });
   const { end } = b.let({ end: min(nKv, add(start, splitSpan)) });
-  stageQueries(b, { warps, headDim, firstHead, headsHere, qScale });
-  const range: SdpaRange = {
-    cache,
-    lane,
-    warp,
-    warps,
-    headWords,
-    pairs,
-    rowWords,
-    headBase,
-    chunks,
-    start,
-    end,
-  };
-  const state = sdpaState(b);
-  attendRange(b, range, state);
-  const at = { firstHead, headsHere, headDim, nHead: u32Param(b, 'n_head'), split, splits };
-  writePartial(b, range, foldWarps(b, range, state), at);
+  b.if(lt(start, end), (work) => {
+    stageQueries(work, { warps, headDim, firstHead, headsHere, qScale });
+    const range: SdpaRange = {
+      cache,
+      lane,
+      warp,
+      warps,
+      headWords,
+      pairs,
+      rowWords,
+      headBase,
+      chunks,
+      start,
+      end,
+    };
+    const state = sdpaState(work);
+    attendRange(work, range, state);
+    const at = { firstHead, headsHere, headDim, nHead: u32Param(work, 'n_head'), split, splits };
+    writePartial(work, range, foldWarps(work, range, state), at);
+  });
 }
 
 interface QueryAt {
