@@ -42,13 +42,15 @@ const identifier = fc
 
 const entryPointName = identifier.filter((name) => entryPointProblem(name) === undefined);
 
-/** Every name a spec declares: buffers, params, shared arrays, knobs and body locals. */
+/** Every name a spec declares: buffers, params, shared arrays, knobs, scratch and locals (stages too). */
 function declaredNames(spec: KernelSpec): string[] {
   const names = [
     ...spec.buffers.map((buffer) => buffer.name),
     ...spec.params.map((param) => param.name),
     ...spec.shared.map((array) => array.name),
     ...spec.schedule.map((knob) => knob.name),
+    ...(spec.scratch ?? []).map((buffer) => buffer.name),
+    ...(spec.stages ?? []).flatMap((stage) => stage.shared.map((array) => array.name)),
   ];
   const visit = (node: Json): void => {
     if (Array.isArray(node)) node.forEach(visit);
@@ -66,7 +68,9 @@ function declaredNames(spec: KernelSpec): string[] {
     }
   };
   visit(toJson(spec)['body'] ?? []);
-  return names;
+  visit(toJson(spec)['stages'] ?? []);
+  // A stage may repeat a name of another dispatch (shared arrays, locals): renamed alike.
+  return [...new Set(names)];
 }
 
 const renameInText = (text: string, mapping: ReadonlyMap<string, string>): string =>
@@ -95,6 +99,23 @@ function rename(spec: JsonObject, mapping: ReadonlyMap<string, string>): JsonObj
     return result;
   };
   const renamed = visit(spec) as JsonObject;
+  renameSizes(renamed, mapping);
+  const stages = renamed['stages'];
+  if (Array.isArray(stages))
+    for (const stage of stages) if (isObject(stage)) renameSizes(stage, mapping);
+  const scratch = renamed['scratch'];
+  if (Array.isArray(scratch)) {
+    for (const buffer of scratch) {
+      if (isObject(buffer) && typeof buffer['length'] === 'string') {
+        buffer['length'] = renameInText(buffer['length'], mapping);
+      }
+    }
+  }
+  return renamed;
+}
+
+/** Renames the references in a dispatch's launch geometry and shared array lengths. */
+function renameSizes(renamed: JsonObject, mapping: ReadonlyMap<string, string>): void {
   const launch = renamed['launch'];
   if (isObject(launch)) {
     const size = launch['workgroupSize'];
@@ -114,7 +135,6 @@ function rename(spec: JsonObject, mapping: ReadonlyMap<string, string>): JsonObj
       }
     }
   }
-  return renamed;
 }
 
 /** Values a knob's default may take on every target at once. */
@@ -231,9 +251,10 @@ const variation: fc.Arbitrary<Variation> = fc.constantFrom(...SPECS).chain((base
       }),
       names: fc.uniqueArray(identifier, { minLength: names.length, maxLength: names.length }),
       // Binding 999 in group 0 would leave the params struct no binding below WebGPU's 1000.
+      // Scratch buffers take the bindings after the buffers' (unique across both).
       bindings: fc.uniqueArray(fc.nat({ max: 998 }), {
-        minLength: base.buffers.length,
-        maxLength: base.buffers.length,
+        minLength: base.buffers.length + (base.scratch?.length ?? 0),
+        maxLength: base.buffers.length + (base.scratch?.length ?? 0),
       }),
       groups: fc.array(fc.nat({ max: 3 }), {
         minLength: base.buffers.length,
@@ -263,6 +284,13 @@ const variation: fc.Arbitrary<Variation> = fc.constantFrom(...SPECS).chain((base
           if (!isObject(buffer)) return;
           buffer['binding'] = choice.bindings[index] ?? index;
           buffer['group'] = choice.groups[index] ?? 0;
+        });
+      }
+      const scratch = spec['scratch'];
+      if (Array.isArray(scratch)) {
+        scratch.forEach((buffer, index) => {
+          if (isObject(buffer))
+            buffer['binding'] = choice.bindings[base.buffers.length + index] ?? 999 - index;
         });
       }
       spec['body'] = varyConstants(spec['body'] ?? [], choice.constants);
