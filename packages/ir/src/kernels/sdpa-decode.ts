@@ -50,7 +50,11 @@ import type { SdpaCache } from './sdpa-shape.js';
 /** Warps per workgroup; beyond 6 the stages no longer fit WGSL's 32 KiB of workgroup memory. */
 const WARPS = { ptx: { min: 1, max: 8 }, wgsl: { min: 1, max: 6 } };
 /** Splits of the KV range; the combine reads them all in a loop, so more only costs scratch. */
-const SPLITS = { ptx: { min: 1, max: 64 }, wgsl: { min: 1, max: 64 } };
+// Powers of two: the schedule sweep assembles every in-bounds value, and few splits values suffice.
+const SPLITS = {
+  ptx: { min: 1, max: 64, powerOfTwo: true },
+  wgsl: { min: 1, max: 64, powerOfTwo: true },
+};
 
 function declarations(cache: SdpaCache): KernelDeclarations & {
   readonly stages: readonly StageDeclaration[];
