@@ -58,7 +58,7 @@ describe('sdpa-decode traffic on the PTX simulator (sm_80)', () => {
       const row = (shape['n_kv_head'] ?? 0) * (shape['head_dim'] ?? 0) * (cache === 'f16' ? 2 : 4);
       const kvBytes = 2 * visible * row;
       const heads = 2 * out.byteLength;
-      // The splits' partials (default 8 splits), written by the first dispatch and read by the combine.
+      // The splits' partials (the default splits), written by the first dispatch and read by the combine.
       const splits = kernel.spec.schedule.find((knob) => knob.name === 'splits')?.default ?? 0;
       const scratch = 4 * (shape['n_head'] ?? 0) * splits * ((shape['head_dim'] ?? 0) + 2);
       expect(scratch).toBeGreaterThan(0);

@@ -16,7 +16,12 @@ import {
   type SdpaRange,
 } from './sdpa-attend.js';
 import { sdpaCatalogParts } from './sdpa-catalog.js';
-import { SDPA_PARTIALS_LENGTH, sdpaCombineStage, splitSpanOf } from './sdpa-combine.js';
+import {
+  SDPA_MIN_SPLIT,
+  SDPA_PARTIALS_LENGTH,
+  sdpaCombineStage,
+  splitSpanOf,
+} from './sdpa-combine.js';
 import { SDPA_STATS_WORDS, foldWarps, writePartial } from './sdpa-finish.js';
 import type { SdpaCache } from './sdpa-shape.js';
 
@@ -43,9 +48,10 @@ import type { SdpaCache } from './sdpa-shape.js';
 // a second dispatch, `combine`, merges a query head's splits and writes out = acc* / L*.
 // Measured on the simulator (sm_80, 8/2 heads, n_kv 256-4096, f16): 0.19-0.22 warp instructions
 // per visible K+V byte at head_dim 128, 0.23-0.27 at 64; K and V read once, 100% sector efficiency.
-// The default of 8 splits gives 8/2 heads 16 workgroups and 32/8 heads 64; it is fixed (a knob's
-// default cannot depend on the shape), so n_kv decides how many are used: a split takes at least
-// 256 positions, and the workgroups past the range exit at once (1 split at 256, 4 at 1024).
+// The default of 32 splits is fixed (a knob's default cannot depend on the shape), so n_kv decides
+// how many are used: a split takes at least 256 positions, so the grid has min(splits, ceil(n_kv /
+// 256)) rows (1 at n_kv 256, 4 at 1024, 16 at 4096: 32/8 heads then fill 128 workgroups, 8/2 heads
+// 64 from n_kv 8192 on); under a window the rows past the visible range exit at once.
 
 /** Warps per workgroup; beyond 6 the stages no longer fit WGSL's 32 KiB of workgroup memory. */
 const WARPS = { ptx: { min: 1, max: 8 }, wgsl: { min: 1, max: 6 } };
@@ -64,7 +70,7 @@ function declarations(cache: SdpaCache): KernelDeclarations & {
   const entryPoint = cache === 'f16' ? 'sdpa_decode' : 'sdpa_decode_f32';
   return {
     id: cache === 'f16' ? 'sdpa-decode' : 'sdpa-decode-f32',
-    semanticVersion: 2,
+    semanticVersion: 3,
     entryPoint,
     description:
       `out[j] = softmax(scale * q[j] . K[t]) . V[t] over the visible positions t; query head j ` +
@@ -99,13 +105,18 @@ function declarations(cache: SdpaCache): KernelDeclarations & {
       {
         name: 'splits',
         description: 'workgroups the visible positions are split across, merged by the combine',
-        default: 8,
+        default: 32,
         bounds: SPLITS,
       },
     ],
     launch: {
       workgroupSize: `warps * ${WARP_SIZE}`,
-      grid: [`n_kv_head * ceil_div(n_head / n_kv_head, ${SDPA_HEADS})`, 'splits', '1'],
+      // Splits past ceil(n_kv / 256) would have no positions (a split takes at least 256): not launched.
+      grid: [
+        `n_kv_head * ceil_div(n_head / n_kv_head, ${SDPA_HEADS})`,
+        `min(splits, ceil_div(n_kv, ${SDPA_MIN_SPLIT}))`,
+        '1',
+      ],
     },
     scratch: [
       { group: 0, binding: 4, name: 'partials', element: 'f32', length: SDPA_PARTIALS_LENGTH },
