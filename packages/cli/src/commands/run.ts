@@ -180,7 +180,7 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
         ? kernel.weights.fromNative === undefined
           ? 'the raw quantized blocks, unpadded'
           : `the ${kernel.weights.type} rows repacked, as forge quant repack writes them`
-        : `${buffer.length} ${element ?? ''} values`;
+        : (kernel.describeInput?.(name, shape) ?? `${buffer.length} ${element ?? ''} values`);
     if (bytes.byteLength !== expected) {
       throw new InputError(
         `--input ${name}: ${path} has ${bytes.byteLength} bytes; ${id} with this shape needs ${expected} (${detail})`,

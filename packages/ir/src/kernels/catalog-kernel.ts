@@ -76,6 +76,11 @@ export interface CatalogKernel {
   /** The quantized weights: raw input files hold exactly their payload bytes. */
   readonly weights?: WeightStream;
   /**
+   * How an input file of `buffer` is laid out for `shape` (`4096 × 2 × 128 raw IEEE halves …`), for
+   * a size error; undefined for buffers of plain values, which say their count and element type.
+   */
+  describeInput?(buffer: string, shape: Shape): string | undefined;
+  /**
    * Schedules `golden/` pins besides the default, per target kind (the default is pinned on every
    * golden target; an extra schedule on that kind's one reference target: see `@forge/cli`'s golden
    * entries).

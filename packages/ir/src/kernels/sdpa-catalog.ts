@@ -34,6 +34,7 @@ export type SdpaCatalogParts = Pick<
   | 'generateInput'
   | 'inputFamilies'
   | 'generateFamily'
+  | 'describeInput'
 >;
 
 /** The input families of decode attention a case may name (see SdpaInputFamily). */
@@ -60,6 +61,12 @@ export function sdpaCatalogParts(cache: SdpaCache): SdpaCatalogParts {
     reference: sdpaReference(cache),
     checkShape: (shape) => void checkSdpaShape(shape, cache),
     generateInput: sdpaGenerateInput(cache),
+    describeInput: (buffer, shape) => {
+      if (buffer !== 'k' && buffer !== 'v') return undefined;
+      const [positions, heads, dims] = ['max_ctx', 'n_kv_head', 'head_dim'].map((n) => shape[n]);
+      const values = cache === 'f16' ? 'raw IEEE halves, little-endian' : 'f32 values';
+      return `[max_ctx ${positions}][n_kv_head ${heads}][head_dim ${dims}] ${values}; --shape max_ctx=N sizes the cache`;
+    },
     inputFamilies: SDPA_FAMILIES,
     // A named family also fills the positions no query sees with NaN, so a kernel reading one fails.
     generateFamily: ({ family, shape, rng, magnitude }) => {
