@@ -227,3 +227,68 @@ function gemvInputs(kernel, schedule, shape) {
     );
   }
 }
+
+// Decode attention (issue #13): sdpa-decode, f16 K/V, 8 query heads over 2 KV heads, sm_80 PTX at
+// the default schedule, per head_dim and n_kv: warp instructions per visible K+V byte against the
+// peer's, DRAM read over (visible K+V + q + out + scratch) with scratch as allocated (all `splits`
+// rows, of which only ceil(n_kv / 256) are used: hence < 1 at short n_kv) and K+V DRAM read over the
+// visible K+V, K and V sector efficiency, NMSE against the float64 reference; then the issue's H200
+// case (32/8 heads, head_dim 128, n_kv 4096), estimated dispatch by dispatch (estimateSequence)
+// from 4 sampled workgroups of each dispatch: 1.5 s instead of ~55 s for the whole grids, whose
+// estimate it matches within 1% (measured on H200: 4.27 µs whole, 4.30 µs sampled).
+{
+  const { GPUS, estimateSequence, sampleMismatch, scaleSample } =
+    await import('../packages/ptx-sim/dist/index.js');
+  const { mergeSimulationResults, simulateShaderDispatches } =
+    await import('../packages/ptx/dist/simulate.js');
+  const { evaluateSizeExpression } = await import('../packages/ir/dist/index.js');
+  // llama.cpp fattn-vec, issue #13's figures (warp instructions per visible K+V byte, by head_dim).
+  const PEER = { 128: 0.35, 64: 0.59 };
+  const kernel = kernels.getKernel('sdpa-decode');
+  const shader = emitPtx(kernel.spec, {}, ptxTarget('sm_80'));
+  const sdpaRun = (heads, headDim, nKv, options = {}) => {
+    const [nHead, nKvHead] = heads;
+    const shape = { n_head: nHead, n_kv_head: nKvHead, head_dim: headDim, n_kv: nKv, max_ctx: nKv, window: 0 }; // prettier-ignore
+    const rng = new kernels.Rng(5);
+    const { buffers: inputs } = kernels.sdpaInputs(shape, { cache: 'f16', rng, magnitude: 1 });
+    const params = kernel.params(shape);
+    const out = new Float32Array(nHead * headDim);
+    const dispatches = simulateShaderDispatches(shader, { ...inputs, out }, params, options);
+    // Every position visible (window 0); f16 K and V, 2 bytes an element.
+    const kvBytes = 2 * nKv * nKvHead * headDim * 2;
+    const sizes = { ...params, ...shader.schedule };
+    const scratch = (shader.launch.scratch ?? []).reduce(
+      (sum, buffer) => sum + evaluateSizeExpression(buffer.bytes, sizes),
+      0,
+    );
+    const otherBytes = inputs.q.byteLength + out.byteLength + scratch;
+    return { dispatches, inputs, params, out, kvBytes, otherBytes };
+  };
+  console.log(
+    'decode attention sdpa-decode (f16 K/V, 8/2 heads, sm_80 PTX; llama.cpp fattn-vec, warp instr / K+V byte):',
+  );
+  for (const headDim of [128, 64]) {
+    for (const nKv of [256, 1024, 4096]) {
+      const { dispatches, inputs, params, out, kvBytes, otherBytes } = sdpaRun([8, 2], headDim, nKv); // prettier-ignore
+      const { counters, findings } = mergeSimulationResults(dispatches);
+      const nmse = kernels.compareWithReference(kernel, inputs, params, { out }).nmse;
+      const sectors = (name) => `${(sectorEfficiency(counters, [name]) * 100).toFixed(1)}%`;
+      console.log(
+        `  head_dim ${String(headDim).padStart(3)} n_kv ${String(nKv).padStart(4)}: ${(totalWarpInstructions(counters) / kvBytes).toFixed(3)} warp instr/K+V byte (peer ${PEER[headDim]}, target <= 0.8 x peer = ${(0.8 * PEER[headDim]).toFixed(3)}), DRAM read ${(dramBytesRead(counters) / (kvBytes + otherBytes)).toFixed(4)} x (K+V + q + out + scratch), K+V ${(dramBytesRead(counters, ['param_k', 'param_v']) / kvBytes).toFixed(4)} x, sectors K ${sectors('param_k')} V ${sectors('param_v')}, NMSE ${nmse.toExponential(1)}, findings ${findings.length}`,
+      );
+    }
+  }
+  // Blocks of each dispatch do equal work at n_kv 4096 (16 splits of 256): a sample stands for all.
+  const { dispatches, kvBytes } = sdpaRun([32, 8], 128, 4096, { sampleBlocks: 4 });
+  for (const { sample } of dispatches) {
+    const mismatch = sample === undefined ? undefined : sampleMismatch(sample);
+    if (mismatch !== undefined) throw new Error(`sdpa-decode 32/8 n_kv 4096: ${mismatch}`);
+  }
+  const parts = dispatches.map((result) => ({ ...result, counters: scaleSample(result) }));
+  const instructions = parts.reduce((sum, part) => sum + totalWarpInstructions(part.counters), 0);
+  const estimates = Object.values(GPUS).map((gpu) => estimateSequence(parts, gpu));
+  const µs = (seconds) => (seconds * 1e6).toFixed(1);
+  console.log(
+    `  32/8 heads, head_dim 128, n_kv 4096: ${(instructions / kvBytes).toFixed(3)} warp instr/K+V byte; estimate (aim >= 80% of DRAM bandwidth on H200): ${estimates.map((e) => `${e.gpu} ${µs(e.seconds)} µs ${(e.bandwidthFraction * 100).toFixed(0)}% ${e.bound} (${e.dispatches.map((d) => `${µs(d.seconds)} ${d.bound}`).join(' + ')})`).join(', ')}`,
+  );
+}

@@ -579,6 +579,50 @@ describe('forge sim and the ptx-sim engine', () => {
     expect(text.stdout).toMatch(/^not checked against the reference/m);
   });
 
+  it('estimates a multi-dispatch kernel (sdpa-decode) dispatch by dispatch, each on its own grid', async () => {
+    const shape = (nKv: number) =>
+      ['n_head=8', 'n_kv_head=2', 'head_dim=32', `n_kv=${nKv}`, 'max_ctx=600'].flatMap((value) => [
+        '--shape',
+        value,
+      ]);
+    const args = ['run', 'sdpa-decode', '--target', 'ptx-sim', '--gpu', 'H200'];
+    const whole = await forge(...args, ...shape(512), '--json');
+    expect(whole.code).toBe(0);
+    const report = JSON.parse(whole.stdout) as {
+      pass: boolean;
+      estimate: {
+        seconds: number;
+        bound: string;
+        dispatches: { seconds: number; bound: string }[];
+      };
+    };
+    expect(report.pass).toBe(true);
+    // The split-KV main dispatch, then the combine: summed, with the longer one's bound.
+    const [main, combine] = report.estimate.dispatches;
+    expect(report.estimate.dispatches).toHaveLength(2);
+    expect(main?.seconds).toBeGreaterThan(combine?.seconds ?? Infinity);
+    expect(combine?.seconds).toBeGreaterThan(0);
+    expect(report.estimate.seconds).toBeCloseTo((main?.seconds ?? 0) + (combine?.seconds ?? 0), 15);
+    expect(report.estimate.bound).toBe(main?.bound);
+    const text = await forge(...args, ...shape(512));
+    expect(text.stdout).toMatch(
+      /^estimate H200: .*-bound on \d+ SMs; 2 dispatches: [\d.]+ µs \w+-bound \+ [\d.]+ µs \w+-bound$/m,
+    );
+    // 512 positions make two equal splits: each dispatch's sample stands for its grid.
+    const sampled = await forge(...args, ...shape(512), '--sample-blocks', '3', '--json');
+    expect(sampled.code).toBe(0);
+    const estimate = (JSON.parse(sampled.stdout) as { estimate: Record<string, number> }).estimate;
+    expect(estimate['seconds']).toBeCloseTo(report.estimate.seconds, 15);
+    // 4 + 8 workgroups, of which 3 + 3 ran.
+    expect([estimate['sampledWorkgroups'], estimate['workgroups']]).toEqual([6, 12]);
+    // 600 positions leave the last split shorter: its sample is refused.
+    const unequal = await forge(...args, ...shape(600), '--sample-blocks', '3');
+    expect(unequal.code).toBe(2);
+    expect(unequal.stderr).toMatch(
+      /^forge run: --sample-blocks: .*not identical work; simulate the whole grid\n$/,
+    );
+  });
+
   it('takes a shape of 0 where the kernel allows it (sdpa-decode window) and names it otherwise', async () => {
     const shape = ['--shape', 'n_head=4', '--shape', 'n_kv_head=1', '--shape', 'head_dim=32'];
     const run = (...more: string[]) =>

@@ -1,7 +1,7 @@
 import { interpret, resolveSchedule, type ElementArray, type Schedule } from '@forge/ir';
 import { type CatalogKernel } from '@forge/ir/kernels';
 import { PTX_LIMITS } from '@forge/ptx';
-import { simulateShader } from '@forge/ptx/simulate';
+import { mergeSimulationResults, simulateShaderDispatches } from '@forge/ptx/simulate';
 import type { GpuSpec } from '@forge/ptx-sim';
 import { describeCounters, simulationFigures } from './commands/sim.js';
 import { emitFor } from './emitters.js';
@@ -58,21 +58,23 @@ export const ENGINES: Readonly<Record<string, Engine>> = {
   },
   'ptx-sim': async ({ kernel, schedule, target, buffers, params, gpu, sampleBlocks }) => {
     const shader = emitFor(kernel.spec, schedule, target ?? { kind: 'ptx', arch: 'sm_80' });
-    const result = simulateShader(
+    // Every dispatch samples its own grid; the estimate takes each dispatch on its own grid.
+    const dispatches = simulateShaderDispatches(
       shader,
       buffers,
       params,
       sampleBlocks === undefined ? {} : { sampleBlocks },
     );
+    const result = mergeSimulationResults(dispatches);
     const figures = simulationFigures(result);
-    const estimated = gpu === undefined ? undefined : estimateFigures(result, gpu);
+    const estimated = gpu === undefined ? undefined : estimateFigures(dispatches, gpu);
     return {
       milliseconds: result.milliseconds,
       findings: figures['findings'] as string[],
       figures,
       summary: describeCounters(result) + (estimated === undefined ? '' : `\n${estimated.line}`),
       ...(estimated === undefined ? {} : { estimate: estimated.json }),
-      ...(result.sample === undefined ? {} : { sampled: true }),
+      ...(dispatches.some((part) => part.sample !== undefined) ? { sampled: true } : {}),
     };
   },
 };

@@ -1,5 +1,5 @@
 import {
-  estimate,
+  estimateSequence,
   findGpu,
   formatEstimate,
   GPUS,
@@ -32,19 +32,30 @@ export function sampleOption(
 }
 
 /**
- * The cost-model estimate of a simulation on `gpu`: the --json object and the text line. A sampled
- * run is scaled to the whole grid, and refused if its blocks did not do identical work.
+ * The cost-model estimate of a simulated launch on `gpu`, from each dispatch's result in order (one
+ * for a single-dispatch kernel): the --json object and the text line. Dispatches are estimated on
+ * their own grids and summed (estimateSequence). A sampled dispatch is scaled to its whole grid,
+ * and refused if its blocks did not do identical work.
  */
 export function estimateFigures(
-  result: SimulationResult,
+  dispatches: readonly SimulationResult[],
   gpu: GpuSpec,
 ): { readonly json: Record<string, unknown>; readonly line: string } {
-  const { sample } = result;
-  const mismatch = sample === undefined ? undefined : sampleMismatch(sample);
-  if (mismatch !== undefined)
-    throw new UsageError(`--sample-blocks: ${mismatch}; simulate the whole grid`);
-  const figures = estimate(scaleSample(result), result, gpu);
-  const blocks = result.grid[0] * result.grid[1] * result.grid[2];
+  let sampled = 0;
+  let blocks = 0;
+  for (const { sample, grid } of dispatches) {
+    const mismatch = sample === undefined ? undefined : sampleMismatch(sample);
+    if (mismatch !== undefined)
+      throw new UsageError(`--sample-blocks: ${mismatch}; simulate the whole grid`);
+    const count = grid[0] * grid[1] * grid[2];
+    blocks += count;
+    sampled += sample?.blocks ?? count;
+  }
+  const isSampled = dispatches.some((result) => result.sample !== undefined);
+  const figures = estimateSequence(
+    dispatches.map((result) => ({ ...result, counters: scaleSample(result) })),
+    gpu,
+  );
   return {
     json: {
       gpu: figures.gpu,
@@ -53,10 +64,19 @@ export function estimateFigures(
       seconds: figures.seconds,
       bandwidthFraction: figures.bandwidthFraction,
       bound: figures.bound,
-      ...(sample === undefined ? {} : { sampledWorkgroups: sample.blocks, workgroups: blocks }),
+      ...(dispatches.length < 2
+        ? {}
+        : {
+            dispatches: figures.dispatches.map((part) => ({
+              seconds: part.seconds,
+              bandwidthFraction: part.bandwidthFraction,
+              bound: part.bound,
+            })),
+          }),
+      ...(isSampled ? { sampledWorkgroups: sampled, workgroups: blocks } : {}),
     },
     line:
       formatEstimate(figures) +
-      (sample === undefined ? '' : `, estimated from ${sample.blocks} of ${blocks} workgroups`),
+      (isSampled ? `, estimated from ${sampled} of ${blocks} workgroups` : ''),
   };
 }

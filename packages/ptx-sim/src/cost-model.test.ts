@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { estimate, formatEstimate, GPUS, type GpuSpec, type LaunchShape } from './cost-model.js';
+import {
+  estimate,
+  estimateSequence,
+  formatEstimate,
+  GPUS,
+  type GpuSpec,
+  type LaunchShape,
+  type SequencePart,
+} from './cost-model.js';
 import { parsePtx } from './parser/index.js';
 import { simulate } from './executor/simulate.js';
 import type { Counters } from './executor/counters.js';
@@ -143,5 +151,75 @@ describe('cost model', () => {
     expect(formatEstimate(estimate(run(kernel([]), launch), launch, gpu('H200')))).toMatch(
       /^estimate H200: [\d.]+ µs \(issue [\d.]+ µs, memory [\d.]+ µs\), 100% of DRAM bandwidth, DRAM-bound on 132 SMs$/,
     );
+  });
+});
+
+/** A launch's counters with its grid and block, as a sequence part. */
+function part(source: string, launch: LaunchShape): SequencePart {
+  return { ...launch, counters: run(source, launch) };
+}
+
+/** DRAM bytes read and written over every buffer. */
+const dramBytes = (counters: Counters): number =>
+  Object.values(counters.buffers).reduce(
+    (sum, traffic) => sum + traffic.dramBytesRead + traffic.dramBytesWritten,
+    0,
+  );
+
+describe('cost model for a sequence of launches', () => {
+  const copy = part(kernel([]), { grid: [264, 1, 1], block: [256, 1, 1] });
+  // A compute-heavy second dispatch on a grid of its own: 10 blocks, each on an SM of its own.
+  const chain = part(fmaChain, { grid: [10, 1, 1], block: [128, 1, 1] });
+
+  it('a sequence of one is that launch’s estimate', () => {
+    for (const spec of Object.values(GPUS)) {
+      const single = estimate(copy.counters, copy, spec);
+      expect(estimateSequence([copy], spec)).toEqual({
+        ...single,
+        dispatches: [single],
+        dominant: 0,
+      });
+    }
+    expect(() => estimateSequence([], gpu('H200'))).toThrow(RangeError);
+  });
+
+  it('two dispatches add, each on its own grid, with the longer one’s bound', () => {
+    const spec = gpu('A100');
+    const first = estimate(copy.counters, copy, spec);
+    const second = estimate(chain.counters, chain, spec);
+    expect(first.bound).toBe('DRAM');
+    expect(second.bound).toBe('fp32');
+    const both = estimateSequence([copy, chain], spec);
+    expect(both.dispatches).toEqual([first, second]);
+    expect(both.seconds).toBeCloseTo(first.seconds + second.seconds, 18);
+    expect(both.issueSeconds).toBeCloseTo(first.issueSeconds + second.issueSeconds, 18);
+    expect(both.memorySeconds).toBeCloseTo(first.memorySeconds + second.memorySeconds, 18);
+    const bytes = dramBytes(copy.counters) + dramBytes(chain.counters);
+    expect(both.bandwidthFraction).toBeCloseTo(bytes / both.seconds / spec.dramBytesPerSecond, 12);
+    const longer = first.seconds >= second.seconds ? 0 : 1;
+    expect(both.dominant).toBe(longer);
+    expect(both.bound).toBe(longer === 0 ? 'DRAM' : 'fp32');
+    expect(both.activeSms).toBe(longer === 0 ? 108 : 10);
+    // The chain spread over the copy's 264 blocks (one merged result) would take less time.
+    const spread = estimate(chain.counters, copy, spec);
+    expect(spread.issueSeconds).toBeLessThan(second.issueSeconds);
+    expect(formatEstimate(both)).toMatch(
+      /; 2 dispatches: [\d.]+ µs DRAM-bound \+ [\d.]+ µs fp32-bound$/,
+    );
+  });
+
+  it('a tiny second dispatch barely moves a DRAM-bound first', () => {
+    const big = part(kernel([]), { grid: [1056, 1, 1], block: [256, 1, 1] });
+    const tiny = part(kernel([]), { grid: [1, 1, 1], block: [32, 1, 1] });
+    for (const spec of Object.values(GPUS)) {
+      const alone = estimate(big.counters, big, spec);
+      const both = estimateSequence([big, tiny], spec);
+      expect(both.bound).toBe('DRAM');
+      expect(both.dominant).toBe(0);
+      expect(both.seconds).toBeGreaterThan(alone.seconds);
+      // One warp's ~20 instructions on one scheduler: ~10 ns against the copy's ~1 µs.
+      expect(both.seconds).toBeLessThan(1.02 * alone.seconds);
+      expect(both.bandwidthFraction).toBeGreaterThan(0.98);
+    }
   });
 });

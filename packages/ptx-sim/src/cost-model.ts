@@ -175,12 +175,7 @@ export function estimate(counters: Counters, launch: LaunchShape, spec: GpuSpec)
     bound = 'issue';
   }
   const issueSeconds = blocks === 0 ? 0 : cycles / spec.clockHz;
-  let dramBytes = 0;
-  let l2Bytes = 0;
-  for (const traffic of Object.values(counters.buffers)) {
-    dramBytes += traffic.dramBytesRead + traffic.dramBytesWritten;
-    l2Bytes += traffic.sectorBytes;
-  }
+  const { dramBytes, l2Bytes } = memoryTraffic(counters);
   const dramSeconds = dramBytes / spec.dramBytesPerSecond;
   const l2Seconds = l2Bytes / spec.l2BytesPerSecond;
   const memorySeconds = Math.max(dramSeconds, l2Seconds);
@@ -199,12 +194,81 @@ export function estimate(counters: Counters, launch: LaunchShape, spec: GpuSpec)
   };
 }
 
+/** DRAM bytes (read and written) and L2 sector bytes over every buffer. */
+function memoryTraffic(counters: Counters): { dramBytes: number; l2Bytes: number } {
+  let dramBytes = 0;
+  let l2Bytes = 0;
+  for (const traffic of Object.values(counters.buffers)) {
+    dramBytes += traffic.dramBytesRead + traffic.dramBytesWritten;
+    l2Bytes += traffic.sectorBytes;
+  }
+  return { dramBytes, l2Bytes };
+}
+
+/** One launch of a sequence: its counters and its own grid and block (a `SimulationResult` is one). */
+export interface SequencePart extends LaunchShape {
+  readonly counters: Counters;
+}
+
+/**
+ * A cost-model estimate for a sequence of launches. `issueSeconds`, `memorySeconds` and `seconds`
+ * are the dispatches' sums; `bound`, `activeSms`, `blocksPerSm` and `schedulersUsed` are those of
+ * the dispatch that takes the most time (the first such on a tie), whose index `dominant` gives.
+ */
+export interface SequenceEstimate extends Estimate {
+  /** Each dispatch's own estimate, in launch order. */
+  readonly dispatches: readonly Estimate[];
+  /** Index in `dispatches` of the one that takes the most time. */
+  readonly dominant: number;
+}
+
+/**
+ * Estimates a sequence of launches (a multi-dispatch kernel such as a split-KV attention and its
+ * combine) on `gpu`: each dispatch is estimated by `estimate` on its own grid and block, and the
+ * times are summed, since the dispatches run one after another (no overlap or launch gap is
+ * modeled). The bandwidth fraction is the summed DRAM bytes over the summed time. A sequence of one
+ * gives that launch's `estimate`, with `dispatches` added.
+ */
+export function estimateSequence(parts: readonly SequencePart[], spec: GpuSpec): SequenceEstimate {
+  const dispatches = parts.map((part) => estimate(part.counters, part, spec));
+  const [first] = dispatches;
+  if (first === undefined) throw new RangeError('estimateSequence: no dispatches');
+  let dominant = 0;
+  let longest = first;
+  dispatches.forEach((dispatch, index) => {
+    if (dispatch.seconds > longest.seconds) [dominant, longest] = [index, dispatch];
+  });
+  const sum = (field: (dispatch: Estimate) => number): number =>
+    dispatches.reduce((total, dispatch) => total + field(dispatch), 0);
+  const seconds = sum((dispatch) => dispatch.seconds);
+  const dramBytes = parts.reduce(
+    (total, part) => total + memoryTraffic(part.counters).dramBytes,
+    0,
+  );
+  return {
+    ...longest,
+    issueSeconds: sum((dispatch) => dispatch.issueSeconds),
+    memorySeconds: sum((dispatch) => dispatch.memorySeconds),
+    seconds,
+    bandwidthFraction: seconds === 0 ? 0 : dramBytes / seconds / spec.dramBytesPerSecond,
+    dispatches,
+    dominant,
+  };
+}
+
 function duration(seconds: number): string {
   if (seconds >= 1e-3) return `${(seconds * 1e3).toPrecision(3)} ms`;
   return `${(seconds * 1e6).toPrecision(3)} µs`;
 }
 
-/** One line: `estimate H200: 12.3 µs (issue 10.1 µs, memory 12.3 µs), 91% of DRAM bandwidth, DRAM-bound`. */
-export function formatEstimate(result: Estimate): string {
-  return `estimate ${result.gpu}: ${duration(result.seconds)} (issue ${duration(result.issueSeconds)}, memory ${duration(result.memorySeconds)}), ${(result.bandwidthFraction * 100).toFixed(0)}% of DRAM bandwidth, ${result.bound}-bound on ${result.activeSms} SMs`;
+/**
+ * One line: `estimate H200: 12.3 µs (issue 10.1 µs, memory 12.3 µs), 91% of DRAM bandwidth,
+ * DRAM-bound on 132 SMs`; a sequence of several dispatches adds each one's time and bound, e.g.
+ * `; 2 dispatches: 11.9 µs DRAM-bound + 0.4 µs issue-bound`.
+ */
+export function formatEstimate(result: Estimate | SequenceEstimate): string {
+  const line = `estimate ${result.gpu}: ${duration(result.seconds)} (issue ${duration(result.issueSeconds)}, memory ${duration(result.memorySeconds)}), ${(result.bandwidthFraction * 100).toFixed(0)}% of DRAM bandwidth, ${result.bound}-bound on ${result.activeSms} SMs`;
+  if (!('dispatches' in result) || result.dispatches.length < 2) return line;
+  const parts = result.dispatches.map((part) => `${duration(part.seconds)} ${part.bound}-bound`);
+  return `${line}; ${result.dispatches.length} dispatches: ${parts.join(' + ')}`;
 }

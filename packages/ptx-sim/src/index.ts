@@ -36,11 +36,14 @@ export { BUILD_INFO as PTX_SIM_PACKAGE } from './build-info.js';
 export { ISSUE_CLASSES, type IssueClass } from './executor/issue-class.js';
 export {
   estimate,
+  estimateSequence,
   findGpu,
   formatEstimate,
   GPUS,
   type Estimate,
   type GpuSpec,
   type LaunchShape,
+  type SequenceEstimate,
+  type SequencePart,
 } from './cost-model.js';
 export { sampleMismatch, scaleSample } from './sample.js';

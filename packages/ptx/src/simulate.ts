@@ -32,7 +32,9 @@ export interface SimulateShaderOptions extends Omit<
  * `params[name]` (0 when absent). The grid is the shader's grid expressions evaluated over `params`
  * and the shader's schedule; the block is its workgroup size. A multi-dispatch shader runs every
  * dispatch in order (see simulateShaderDispatches) and returns their findings, counters and time
- * summed, with the first dispatch's grid and block. Check that `findings` is empty.
+ * summed, with the first dispatch's grid and block (so a cost-model estimate of it spreads every
+ * dispatch's work over the first grid: estimate the per-dispatch results instead). Check that
+ * `findings` is empty.
  */
 export function simulateShader(
   shader: GeneratedShader,
@@ -41,9 +43,8 @@ export function simulateShader(
   options: SimulateShaderOptions = {},
 ): SimulationResult {
   const results = simulateShaderDispatches(shader, buffers, params, options);
-  const [first, ...rest] = results;
-  if (first === undefined) throw new RangeError(`${shader.kernelId}: launch has no dispatches`);
-  return rest.length === 0 ? first : mergeResults(first, rest);
+  if (results.length === 0) throw new RangeError(`${shader.kernelId}: launch has no dispatches`);
+  return mergeSimulationResults(results);
 }
 
 /**
@@ -99,11 +100,16 @@ const TRAFFIC_FIELDS = [
   'dramBytesWritten',
 ] as const;
 
-/** One result for a sequence: findings in order, counters and time summed. */
-function mergeResults(
-  first: SimulationResult,
-  rest: readonly SimulationResult[],
-): SimulationResult {
+/**
+ * One result for a sequence of dispatches' results (simulateShaderDispatches'): findings in order,
+ * counters and time summed, the first dispatch's grid and block, and no `sample` (one dispatch's
+ * sample cannot describe the sum). A cost-model estimate needs each dispatch's own grid: give
+ * `estimateSequence` the results themselves.
+ */
+export function mergeSimulationResults(results: readonly SimulationResult[]): SimulationResult {
+  const [first, ...rest] = results;
+  if (first === undefined) throw new RangeError('mergeSimulationResults: no results');
+  if (rest.length === 0) return first;
   const counters: Counters = structuredClone(first.counters);
   let milliseconds = first.milliseconds;
   const findings = [...first.findings];
@@ -122,5 +128,6 @@ function mergeResults(
       else for (const field of TRAFFIC_FIELDS) into[field] += traffic[field];
     }
   }
-  return { ...first, findings, counters, milliseconds };
+  const { sample: _sample, ...launch } = first;
+  return { ...launch, findings, counters, milliseconds };
 }

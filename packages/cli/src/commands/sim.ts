@@ -284,7 +284,7 @@ export function simCommand(args: readonly string[], io: CliIo): number {
       data: dumpRequests[index]?.bytes ?? new Uint8Array(),
     })),
   );
-  const estimated = gpu === undefined ? undefined : estimateFigures(result, gpu);
+  const estimated = gpu === undefined ? undefined : estimateFigures([result], gpu);
   if (parsed.flag('json'))
     io.stdout(
       `${JSON.stringify({ ...simulationFigures(result), ...(estimated === undefined ? {} : { estimate: estimated.json }) }, null, 2)}\n`,
