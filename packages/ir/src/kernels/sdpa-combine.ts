@@ -1,11 +1,25 @@
 // The second dispatch of decode attention: merges the splits' partial softmaxes of each query head.
 import type { Expr } from '../body.js';
 import type { StageDeclaration } from '../builder.js';
-import { add, and, div, exp2, gt, max, mul, select, shl, shr, sub } from '../expressions.js';
+import {
+  add,
+  and,
+  div,
+  exp2,
+  fma,
+  gt,
+  lt,
+  max,
+  mul,
+  select,
+  shl,
+  shr,
+  sub,
+} from '../expressions.js';
 import { SDPA_NO_SCORE, type SdpaBuilder } from './sdpa-attend.js';
 
-/** Threads of a combine workgroup (one workgroup per query head, a thread per 64th dim). */
-export const SDPA_COMBINE_THREADS = 64;
+/** Threads of a combine workgroup: one warp, a lane per dim of 32 of one query head. */
+export const SDPA_COMBINE_THREADS = 32;
 
 /**
  * Scratch `partials` holds, per query head j and split s, (M, L) at 2·(j·splits + s) and the
@@ -37,17 +51,24 @@ export function splitSpanOf(visible: Expr<'u32'>, splits: Expr<'u32'>): Expr<'u3
 
 const u32Param = (b: SdpaBuilder, name: string): Expr<'u32'> => b.param(name) as Expr<'u32'>;
 
+/** Most splits the combine weighs: the `splits` knob's largest value (a weight a split in shared). */
+export const SDPA_MAX_SPLITS = 64;
+
 /**
- * out[j] = Σ_s acc_s·exp2(M_s − M*) / Σ_s L_s·exp2(M_s − M*), M* = max_s M_s. Only the `used`
- * splits that had positions are read; a visible range is never empty, so L* > 0.
+ * out[j][d] = Σ_s acc_s[d]·w_s / Σ_s L_s·w_s with w_s = exp2(M_s − M*), M* = max_s M_s, over the
+ * `used` splits that had positions (a visible range is never empty, so the sum is > 0). A workgroup
+ * is one warp and 32 dims of one query head: the lanes weigh the splits (lane s takes splits s,
+ * s + 32), warp reductions give M* and the sum, the weights go to shared memory, and each lane then
+ * sums its dim over the splits: one load and one fma a split.
  */
 function combineBody(b: SdpaBuilder): void {
   const splits = b.schedule('splits');
   const headDim = u32Param(b, 'head_dim');
   const nHead = u32Param(b, 'n_head');
-  const { head } = b.let({ head: b.workgroupId() });
   const nKv = u32Param(b, 'n_kv');
   const window = u32Param(b, 'window');
+  const { head, lane } = b.let({ head: b.workgroupId(), lane: b.laneId() });
+  const { d } = b.let({ d: add(mul(b.workgroupId('y'), SDPA_COMBINE_THREADS), lane) });
   const { visible } = b.let({ visible: select(and(gt(window, 0), gt(nKv, window)), window, nKv) });
   const { span } = b.let({ span: splitSpanOf(visible, splits) });
   // The splits that had positions (the rest stored nothing): never more than `splits`.
@@ -58,36 +79,42 @@ function combineBody(b: SdpaBuilder): void {
       `${name}_m`,
       `${name}_l`,
     ]) as Expr<'f32'>[];
-  const most = b.let('most', SDPA_NO_SCORE, 'f32');
-  b.for('s_max', { start: 0, end: used }, (loop, s) => {
+  const laneMost = b.let('lane_most', SDPA_NO_SCORE, 'f32');
+  b.for('s_max', { start: lane, end: used, step: SDPA_COMBINE_THREADS }, (loop, s) => {
     const [m] = statsOf(loop, s, 'max');
-    loop.assign(most, max(most, m!));
+    loop.assign(laneMost, max(laneMost, m!));
   });
-  const total = b.let('total', 0, 'f32');
-  b.for('s_sum', { start: 0, end: used }, (loop, s) => {
-    const [m, l] = statsOf(loop, s, 'sum');
-    loop.assign(total, add(total, mul(l!, exp2(sub(m!, most)))));
+  const most = b.reduce('max', 'most', laneMost);
+  const laneTotal = b.let('lane_total', 0, 'f32');
+  b.for('s_weigh', { start: lane, end: used, step: SDPA_COMBINE_THREADS }, (loop, s) => {
+    const [m, l] = statsOf(loop, s, 'weigh');
+    const { weight } = loop.let({ weight: exp2(sub(m!, most)) });
+    loop.store('weights', s, weight);
+    loop.assign(laneTotal, fma(l!, weight, laneTotal));
   });
-  const { outBase } = b.let({ outBase: mul(head, headDim) });
-  b.for('d', { start: b.localId(), end: headDim, step: SDPA_COMBINE_THREADS }, (loop, d) => {
-    const acc = loop.let('acc', 0, 'f32');
-    loop.for('s_acc', { start: 0, end: used }, (inner, s) => {
-      const row = add(firstRow, s);
-      const [m] = statsOf(inner, s, 'acc');
-      const at = add(partialAt(nHead, splits, headDim, row).acc, d);
-      const value = inner.load('partials', at) as Expr<'f32'>;
-      inner.assign(acc, add(acc, mul(value, exp2(sub(m!, most)))));
+  const total = b.reduce('add', 'total', laneTotal);
+  b.barrier();
+  b.if(lt(d, headDim), (inside) => {
+    const acc = inside.let('acc', 0, 'f32');
+    const { at } = inside.let({ at: add(partialAt(nHead, splits, headDim, firstRow).acc, d) });
+    inside.for('s_acc', { start: 0, end: used }, (loop, s) => {
+      const value = loop.load('partials', at) as Expr<'f32'>;
+      loop.assign(acc, fma(value, loop.load('weights', s) as Expr<'f32'>, acc));
+      loop.assign(at, add(at, headDim));
     });
-    loop.store('out', add(outBase, d), div(acc, total));
+    inside.store('out', add(mul(head, headDim), d), div(acc, total));
   });
 }
 
-/** The combine dispatch of `entryPoint`'s op: a workgroup per query head. */
+/** The combine dispatch of `entryPoint`'s op: a warp per 32 dims of a query head. */
 export function sdpaCombineStage(entryPoint: string): StageDeclaration {
   return {
     entryPoint: `${entryPoint}_combine`,
-    shared: [],
-    launch: { workgroupSize: `${SDPA_COMBINE_THREADS}`, grid: ['n_head', '1', '1'] },
+    shared: [{ name: 'weights', element: 'f32', length: `${SDPA_MAX_SPLITS}` }],
+    launch: {
+      workgroupSize: `${SDPA_COMBINE_THREADS}`,
+      grid: ['n_head', `ceil_div(head_dim, ${SDPA_COMBINE_THREADS})`, '1'],
+    },
     body: combineBody,
   };
 }

@@ -17,6 +17,7 @@ import {
 } from './sdpa-attend.js';
 import { sdpaCatalogParts } from './sdpa-catalog.js';
 import {
+  SDPA_MAX_SPLITS,
   SDPA_MIN_SPLIT,
   SDPA_PARTIALS_LENGTH,
   sdpaCombineStage,
@@ -58,8 +59,8 @@ const WARPS = { ptx: { min: 1, max: 8 }, wgsl: { min: 1, max: 6 } };
 /** Splits of the KV range; the combine reads them all in a loop, so more only costs scratch. */
 // Powers of two: the schedule sweep assembles every in-bounds value, and few splits values suffice.
 const SPLITS = {
-  ptx: { min: 1, max: 64, powerOfTwo: true },
-  wgsl: { min: 1, max: 64, powerOfTwo: true },
+  ptx: { min: 1, max: SDPA_MAX_SPLITS, powerOfTwo: true },
+  wgsl: { min: 1, max: SDPA_MAX_SPLITS, powerOfTwo: true },
 };
 
 function declarations(cache: SdpaCache): KernelDeclarations & {
