@@ -1,6 +1,14 @@
-import { WARP_SIZE, type Expr, type ReduceStmt, type ShuffleStmt, type Stmt } from '../body.js';
+import {
+  WARP_SIZE,
+  type Expr,
+  type MmaStmt,
+  type ReduceStmt,
+  type ShuffleStmt,
+  type Stmt,
+} from '../body.js';
 import { ExecutionError, ValidationError } from '../errors.js';
 import { f16FromBits } from '../f16.js';
+import { mmaSemantics } from '../mma.js';
 import { assertNever, isBinaryExpr, isUnaryExpr } from '../ops.js';
 import { takeSnapshot } from '../snapshot.js';
 import { evaluateSizeExpression } from '../size-expression.js';
@@ -55,15 +63,19 @@ interface Thread {
   readonly locals: Map<string, Value>;
 }
 
+/** A warp operation's inputs from one lane: shuffle/reduce take `[value]`, mma its a, b and c. */
 type Event =
   | { kind: 'barrier'; statement: Stmt }
-  | { kind: 'warp'; statement: ShuffleStmt | ReduceStmt; value: number; lane: number };
+  | { kind: 'warp'; statement: ShuffleStmt | ReduceStmt | MmaStmt; values: number[]; lane: number };
+
+/** What a thread resumes with: a warp operation's results in that lane (none after a barrier). */
+type Resume = readonly number[];
 
 interface Running {
   readonly thread: Thread;
-  readonly steps: Generator<Event, void, Value>;
+  readonly steps: Generator<Event, void, Resume>;
   waiting: Event | undefined;
-  resume: Value;
+  resume: Resume;
   done: boolean;
 }
 
@@ -180,7 +192,7 @@ function runWorkgroup(body: readonly Stmt[], context: Context): number {
       thread,
       steps: execute(body, thread, context),
       waiting: undefined,
-      resume: 0,
+      resume: [],
       done: false,
     });
   }
@@ -237,23 +249,39 @@ function resolveWarps(threads: Running[]): boolean {
       throw new ExecutionError(
         `warp ${first.statement.op} in a partial warp of ${lanes.length} lanes`,
       );
-    const values = lanes.map((lane) => (lane.waiting as { value: number }).value);
+    const inputs = lanes.map((lane) => (lane.waiting as { values: number[] }).values);
+    const values = inputs.map((lane) => lane[0] as number);
     const statement = first.statement;
     const results =
-      statement.op === 'shuffle'
-        ? shuffle(
-            statement,
-            values,
-            lanes.map((lane) => (lane.waiting as { lane: number }).lane),
-          )
-        : reduce(statement, values);
+      statement.op === 'mma'
+        ? mmaLanes(statement, inputs)
+        : (statement.op === 'shuffle'
+            ? shuffle(
+                statement,
+                values,
+                lanes.map((lane) => (lane.waiting as { lane: number }).lane),
+              )
+            : reduce(statement, values)
+          ).map((value) => [value]);
     lanes.forEach((lane, index) => {
-      lane.resume = results[index] as number;
+      lane.resume = results[index] as number[];
       lane.waiting = undefined;
     });
     progressed = true;
   }
   return progressed;
+}
+
+/** An mma's D per lane from each lane's inputs: its a words, then b words, then c values. */
+function mmaLanes(statement: MmaStmt, inputs: readonly number[][]): number[][] {
+  const a = statement.a.length;
+  const b = statement.b.length;
+  return mmaSemantics(
+    statement.shape,
+    inputs.map((lane) => lane.slice(0, a)),
+    inputs.map((lane) => lane.slice(a, a + b)),
+    inputs.map((lane) => lane.slice(a + b)),
+  );
 }
 
 function shuffle(statement: ShuffleStmt, values: number[], sources: number[]): number[] {
@@ -286,7 +314,7 @@ function* execute(
   statements: readonly Stmt[],
   thread: Thread,
   context: Context,
-): Generator<Event, void, Value> {
+): Generator<Event, void, Resume> {
   for (const statement of statements) {
     switch (statement.op) {
       case 'let':
@@ -358,7 +386,15 @@ function* execute(
         const value = evaluate(statement.value, thread, context) as number;
         const lane =
           statement.op === 'shuffle' ? (evaluate(statement.lane, thread, context) as number) : 0;
-        thread.locals.set(statement.name, yield { kind: 'warp', statement, value, lane });
+        const [result] = yield { kind: 'warp', statement, values: [value], lane };
+        thread.locals.set(statement.name, result as number);
+        break;
+      }
+      case 'mma': {
+        const operands = [...statement.a, ...statement.b, ...statement.c];
+        const values = operands.map((operand) => evaluate(operand, thread, context) as number);
+        const results = yield { kind: 'warp', statement, values, lane: 0 };
+        statement.names.forEach((name, k) => thread.locals.set(name, results[k] as number));
         break;
       }
       default:
