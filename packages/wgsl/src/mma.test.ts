@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { MMA_PROBE, mmaProbeCase } from '@forge/test-fixtures';
-import { interpret } from '@forge/ir';
+import { UnsupportedError, interpret } from '@forge/ir';
 import { emitWgsl } from './emit.js';
 import { wgslDiagnostics } from './runner/compile.js';
 import { closeSharedWebGpu, runWgsl, sharedWebGpu } from './runner/index.js';
@@ -27,6 +27,24 @@ describe('mma on WebGPU', () => {
     expect(shader.source.match(/\/\/ let __d0_\w+: u32 = shuffle_idx/g)).toHaveLength(32);
     // D starts from C and adds the 16 products in increasing k.
     expect(shader.source.match(/v_d0 = \(v_d0 \+ \(unpack2x16float/g)).toHaveLength(16);
+  });
+
+  it('rejects an mma in warp-uniform but not workgroup-uniform control flow, naming op and path', () => {
+    const json = JSON.parse(JSON.stringify(MMA_PROBE)) as { body: unknown[] };
+    const index = json.body.findIndex((s) => (s as { op: string }).op === 'for');
+    json.body[index] = {
+      op: 'if',
+      condition: { op: 'eq', type: 'bool', args: [{ op: 'builtin', type: 'u32', name: 'warp_id' }, { op: 'const', type: 'u32', value: 0 }] }, // prettier-ignore
+      then: [json.body[index]],
+      else: [],
+    };
+    // Valid IR (and fine on PTX), but WGSL's warp exchanges need the whole workgroup.
+    expect(() => emitWgsl(json, {}, wgslTarget([]))).toThrow(UnsupportedError);
+    expect(() => emitWgsl(json, {}, wgslTarget([]))).toThrow(
+      new RegExp(
+        `does not support op 'mma': body\\[${index}\\]\\.then\\[0\\]\\.body\\[\\d+\\]: WGSL emulates`,
+      ),
+    );
   });
 
   for (const features of [[], ['f16', 'subgroups']] as (readonly WgslFeature[])[]) {

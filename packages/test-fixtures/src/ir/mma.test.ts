@@ -13,7 +13,7 @@ import {
 import { MMA_PROBE, mmaProbeCase } from '../mma-probe.js';
 
 /** Normalized MSE of `actual` against the float64 `reference`. */
-export function nmse(actual: ArrayLike<number>, reference: ArrayLike<number>): number {
+function nmse(actual: ArrayLike<number>, reference: ArrayLike<number>): number {
   let error = 0;
   let norm = 0;
   for (let i = 0; i < reference.length; i++) {

@@ -50,13 +50,21 @@ export function requireF16Feature(
   return user !== undefined;
 }
 
+/** The statement at a validator path such as `body[3].then[0]`, if there is one. */
+function statementAt(body: readonly Stmt[], path: string): Stmt | undefined {
+  let node: unknown = { body };
+  for (const [, key, index] of path.matchAll(/(\w+)\[(\d+)\]/g))
+    node = (node as Record<string, readonly unknown[] | undefined>)[key ?? '']?.[Number(index)];
+  return node as Stmt | undefined;
+}
+
 /** Warp operations become barrier-separated exchanges, so they must sit in workgroup-uniform control flow. */
 export function requireUniformWarpOps(spec: KernelSpec, target: WgslTarget): void {
   const [path] = warpOpsInDivergentFlow(spec);
   if (path !== undefined) {
     throw new UnsupportedError(
       targetName(target),
-      'reduce',
+      statementAt(spec.body, path)?.op ?? 'warp operation',
       `${path}: WGSL emulates 32-lane warps with workgroup barriers, so warp operations need workgroup-uniform control flow`,
     );
   }
