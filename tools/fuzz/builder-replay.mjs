@@ -41,6 +41,9 @@ function replay(builder, statements) {
       case 'reduce':
         builder.reduce(s.reduction, s.name, s.value);
         break;
+      case 'mma':
+        builder.mma(s.shape, s.names, { a: s.a, b: s.b, c: s.c });
+        break;
       default:
         throw new Error(`replay: unknown statement ${s.op}`);
     }

@@ -73,7 +73,8 @@ export interface ConstExpr<T extends ScalarType = ScalarType> {
   readonly value: number | boolean;
 }
 /**
- * Reads a local in scope, declared by `let`, `load_vector`, `shuffle`, `reduce` or a `for` loop.
+ * Reads a local in scope, declared by `let`, `load_vector`, `shuffle`, `reduce`, `mma` or a `for`
+ * loop.
  */
 export interface VarExpr<T extends ScalarType = ScalarType> {
   readonly op: 'var';
@@ -225,8 +226,8 @@ export interface LetStmt {
   readonly value: Expr;
 }
 /**
- * Overwrites a local declared by `let`; loop indices and the results of `load_vector`, `shuffle`
- * and `reduce` cannot be assigned.
+ * Overwrites a local declared by `let`; loop indices and the results of `load_vector`, `shuffle`,
+ * `reduce` and `mma` cannot be assigned.
  */
 export interface AssignStmt {
   readonly op: 'assign';
@@ -325,6 +326,38 @@ export interface ReduceStmt {
   readonly value: Expr;
 }
 
+/** Matrix shapes a warp `mma` takes; see MmaStmt. */
+export const MMA_SHAPES = ['m16n8k16'] as const;
+/** A warp `mma`'s shape: M×N×K of D = A·B + C; see MmaStmt. */
+export type MmaShape = (typeof MMA_SHAPES)[number];
+/** How many operand expressions (u32 words of two f16 for `a` and `b`, f32 for `c`) and results an `mma` of each shape takes. */
+export const MMA_FRAGMENTS: {
+  readonly [S in MmaShape]: { readonly a: number; readonly b: number; readonly c: number };
+} = { m16n8k16: { a: 4, b: 2, c: 4 } };
+/**
+ * A warp matrix multiply-accumulate, D = A·B + C, on fragments spread over the 32 lanes of a warp
+ * (all must take part, in warp-uniform control flow). Shape `m16n8k16`: A is 16×16 f16 (row-major),
+ * B 16×8 f16 (each column k-major), C and D 16×8 f32. Each lane gives `a` (4 u32 words), `b` (2 u32
+ * words) and `c` (4 f32) and declares `names` (4 f32 locals, not assignable) as its part of D, in
+ * the PTX ISA's layout for mma.m16n8k16 with .f16 A/B and .f32 C/D, where g = lane_id >> 2 and
+ * t = lane_id % 4 and each word holds two halves, the lower-k element in its low 16 bits:
+ * - `a[r]` holds A[g + 8·(r & 1)][2t + 8·(r >> 1) + h] in half h (a0 rows 0–7 k 0–7, a1 rows 8–15
+ *   k 0–7, a2 rows 0–7 k 8–15, a3 rows 8–15 k 8–15);
+ * - `b[r]` holds B[2t + 8·r + h][g] in half h;
+ * - `c[i]` and `names[i]` are C and D at [g + 8·(i >> 1)][2t + (i & 1)].
+ * Every D element is C plus the 16 products A[row][k]·B[k][col] (exact in f32) added in increasing
+ * k, each sum rounded to f32 — the order the interpreter and the WGSL lowering use. Tensor cores
+ * add in an unspecified order (and may keep more precision), so compare results with a tolerance.
+ */
+export interface MmaStmt {
+  readonly op: 'mma';
+  readonly shape: MmaShape;
+  readonly names: readonly string[];
+  readonly a: readonly Expr[];
+  readonly b: readonly Expr[];
+  readonly c: readonly Expr[];
+}
+
 /** Any statement of a kernel body; a body is a list of them that every thread runs. */
 export type Stmt =
   | LetStmt
@@ -336,7 +369,8 @@ export type Stmt =
   | ForStmt
   | BarrierStmt
   | ShuffleStmt
-  | ReduceStmt;
+  | ReduceStmt
+  | MmaStmt;
 
 /** Every statement `op` tag, for exhaustive switches over Stmt. */
 export type StmtOp = Stmt['op'];

@@ -40,6 +40,10 @@ const APPEND: Record<StmtOp, { method: string; append: (b: BodyBuilder) => void 
   barrier: { method: 'barrier', append: (b) => b.barrier() },
   shuffle: { method: 'shuffle', append: (b) => b.shuffle('xor', 's', ir.f32(4), ir.u32(1)) },
   reduce: { method: 'reduce', append: (b) => b.reduce('add', 'r', ir.f32(5)) },
+  mma: {
+    method: 'mma',
+    append: (b) => b.mma('m16n8k16', ['d0', 'd1', 'd2', 'd3'], { a: [0, 0, 0, 0], b: [0, 0], c: [0, 0, 0, 0] }), // prettier-ignore
+  },
 };
 const KINDS = Object.keys(APPEND) as StmtOp[];
 

@@ -1,4 +1,4 @@
-import type { Axis, Expr, Reduction, ShuffleMode, Stmt, VarExpr } from './body.js';
+import type { Axis, Expr, MmaShape, Reduction, ShuffleMode, Stmt, VarExpr } from './body.js';
 import { BuilderScopeError, ForgeError } from './errors.js';
 import { builtin, operand, type Operand } from './expressions.js';
 import type { KernelSpec, LaunchSpec, ScratchDecl, SharedDecl, StageSpec } from './spec.js';
@@ -371,6 +371,37 @@ export class BodyBuilder<M extends Declared = Declared> {
     const type = value.type as T;
     this.#statements.push({ op: 'reduce', reduction, name, type, value });
     return { op: 'var', type, name };
+  }
+
+  /**
+   * Declares `names` as this lane's 4 f32 elements of D = A·B + C over the warp (see MmaStmt for
+   * the fragment layout) and returns them; all 32 lanes must execute it. `a` and `b` are u32 words
+   * of two f16 each, `c` f32; plain numbers become consts.
+   */
+  mma(
+    shape: MmaShape,
+    names: readonly [string, string, string, string],
+    fragments: {
+      readonly a: readonly [Operand<'u32'>, Operand<'u32'>, Operand<'u32'>, Operand<'u32'>];
+      readonly b: readonly [Operand<'u32'>, Operand<'u32'>];
+      readonly c: readonly [Operand<'f32'>, Operand<'f32'>, Operand<'f32'>, Operand<'f32'>];
+    },
+  ): [VarExpr<'f32'>, VarExpr<'f32'>, VarExpr<'f32'>, VarExpr<'f32'>] {
+    this.assertAppendable('mma');
+    this.#statements.push({
+      op: 'mma',
+      shape,
+      names,
+      a: fragments.a.map((value) => operand('u32', value)),
+      b: fragments.b.map((value) => operand('u32', value)),
+      c: fragments.c.map((value) => operand('f32', value)),
+    });
+    return names.map((name) => ({ op: 'var', type: 'f32', name })) as [
+      VarExpr<'f32'>,
+      VarExpr<'f32'>,
+      VarExpr<'f32'>,
+      VarExpr<'f32'>,
+    ];
   }
 
   /** Marks the builder finished: appending to it afterwards throws BuilderScopeError. */

@@ -105,3 +105,23 @@ describe('constantFaults of bit_select', () => {
     ]);
   });
 });
+
+describe('constantFaults of mma', () => {
+  it('checks each fragment value at its own path', () => {
+    // Two nodes: a shared sub-expression is folded, and reported, once.
+    const shift = (): Expr => ({ op: 'shl', type: 'u32', args: [one, { op: 'const', type: 'u32', value: 40 }] }); // prettier-ignore
+    const zero: Expr = { op: 'const', type: 'f32', value: 0 };
+    const mma = {
+      op: 'mma',
+      shape: 'm16n8k16',
+      names: ['d0', 'd1', 'd2', 'd3'],
+      a: [one, shift(), one, one],
+      b: [one, shift()],
+      c: [zero, zero, zero, zero],
+    } as const;
+    expect(constantFaults([mma], 'body', new Map()).map((issue) => issue.path)).toEqual([
+      'body[0].a[1]',
+      'body[0].b[1]',
+    ]);
+  });
+});

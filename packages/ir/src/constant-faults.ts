@@ -83,6 +83,10 @@ class ConstantFolder {
       case 'reduce':
         this.expression(statement.value, at('value'));
         return;
+      case 'mma':
+        for (const key of ['a', 'b', 'c'] as const)
+          statement[key].forEach((value, k) => this.expression(value, joinPath(at(key), k)));
+        return;
       case 'barrier':
         return;
       default:

@@ -118,6 +118,15 @@ export function typeErrors(b: Parameters<Parameters<typeof build>[0]>[0]): void 
   b.storeVector('words', 0, [n, f]);
   // @ts-expect-error store_vector writes 2 or 4 values, not 3.
   b.storeVector('out', 0, [total, total, total]);
+  const w = b.load('words', 0);
+  // @ts-expect-error an f32 among an mma's A words (u32 pairs of halves).
+  b.mma('m16n8k16', ['d0', 'd1', 'd2', 'd3'], { a: [w, w, w, total], b: [w, w], c: [total, total, total, total] }); // prettier-ignore
+  // @ts-expect-error an mma's B fragment is 2 words, not 3.
+  b.mma('m16n8k16', ['d0', 'd1', 'd2', 'd3'], { a: [w, w, w, w], b: [w, w, w], c: [total, total, total, total] }); // prettier-ignore
+  // @ts-expect-error a u32 among an mma's C values (f32).
+  b.mma('m16n8k16', ['d0', 'd1', 'd2', 'd3'], { a: [w, w, w, w], b: [w, w], c: [total, total, total, n] }); // prettier-ignore
+  // @ts-expect-error an mma declares 4 names.
+  b.mma('m16n8k16', ['d0', 'd1'], { a: [w, w, w, w], b: [w, w], c: [total, total, total, total] }); // prettier-ignore
   // @ts-expect-error the f32 param `scale` as a vector index.
   b.storeVector('out', b.param('scale'), [total, 1]);
 }

@@ -35,6 +35,8 @@ export * from './interpreter/run.js';
 export { allocateElements, type ElementArray } from './interpreter/memory.js';
 export * from './interpreter/scalar-ops.js';
 export * from './rewrite.js';
+export * from './mma.js';
+export * from './mma-lowering.js';
 export * from './generated-shader.js';
 export * from './dispatch.js';
 export * from './bind-constants.js';

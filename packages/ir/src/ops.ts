@@ -82,6 +82,7 @@ export const STMT_OPS: { readonly [K in StmtOp]: StmtOpInfo<K> } = {
   barrier: { fields: ['op'], blocks: [] },
   shuffle: { fields: ['op', 'mode', 'name', 'type', 'value', 'lane'], blocks: [] },
   reduce: { fields: ['op', 'reduction', 'name', 'type', 'value'], blocks: [] },
+  mma: { fields: ['op', 'shape', 'names', 'a', 'b', 'c'], blocks: [] },
 };
 
 /** Which operand types a unary op takes: floats only, floats or i32, or integers and bool. */

@@ -120,6 +120,15 @@ export function printBody(body: readonly Stmt[], indent = ''): string[] {
           `${indent}let ${statement.name}: ${statement.type} = warp_reduce_${statement.reduction}(${printExpr(statement.value)})`,
         );
         break;
+      case 'mma': {
+        const operands = (['a', 'b', 'c'] as const).map(
+          (key) => `${key}: (${statement[key].map(printExpr).join(', ')})`,
+        );
+        lines.push(
+          `${indent}let (${statement.names.join(', ')}): f32 = mma_${statement.shape}(${operands.join(', ')})`,
+        );
+        break;
+      }
       default:
         assertNever(statement, 'statement op');
     }

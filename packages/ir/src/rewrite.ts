@@ -61,6 +61,14 @@ export function rewriteBody(body: readonly Stmt[], rewriter: BodyRewriter): Stmt
       case 'shuffle':
         rebuilt = { ...statement, value: expr(statement.value), lane: expr(statement.lane) };
         break;
+      case 'mma':
+        rebuilt = {
+          ...statement,
+          a: statement.a.map(expr),
+          b: statement.b.map(expr),
+          c: statement.c.map(expr),
+        };
+        break;
       case 'barrier':
         rebuilt = statement;
         break;

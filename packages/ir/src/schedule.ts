@@ -139,7 +139,7 @@ export function resolveSchedule(
     if (usesWarpOps(body) && Number.isFinite(workgroupSize) && workgroupSize % 32 !== 0) {
       issues.push({
         path: `${path}launch.workgroupSize`,
-        message: `${workgroupSize} is not a multiple of the 32-lane warp the body's shuffles and reductions need`,
+        message: `${workgroupSize} is not a multiple of the 32-lane warp the body's warp operations (shuffle, reduce, mma) need`,
       });
     }
     let sharedBytes = 0;
@@ -234,12 +234,13 @@ export function scheduleSnapshot(value: unknown, path: string): Schedule {
   return copy as Schedule;
 }
 
-/** Whether any statement is a warp shuffle or reduction. */
+/** Whether any statement is a warp shuffle, reduction or mma. */
 export function usesWarpOps(body: readonly Stmt[]): boolean {
   return body.some((statement) => {
     switch (statement.op) {
       case 'shuffle':
       case 'reduce':
+      case 'mma':
         return true;
       case 'if':
         return usesWarpOps(statement.then) || usesWarpOps(statement.else);

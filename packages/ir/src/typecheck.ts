@@ -2,6 +2,8 @@ import {
   AXES,
   AXIS_BUILTINS,
   BUILTIN_NAMES,
+  MMA_FRAGMENTS,
+  MMA_SHAPES,
   REDUCTIONS,
   SHUFFLE_MODES,
   VECTOR_WIDTHS,
@@ -226,6 +228,36 @@ class BodyChecker {
         this.expect(depth, node['value'], joinPath(path, 'value'), scope, type);
         if (type !== undefined)
           this.declare(node['name'], joinPath(path, 'name'), scope, type, false);
+        return;
+      }
+      case 'mma': {
+        const shape = this.issues.oneOf(node['shape'], joinPath(path, 'shape'), MMA_SHAPES);
+        if (shape === undefined) return;
+        const counts = MMA_FRAGMENTS[shape];
+        const types = { a: 'u32', b: 'u32', c: 'f32' } as const;
+        for (const key of ['a', 'b', 'c'] as const) {
+          const values = node[key];
+          const at = joinPath(path, key);
+          if (!Array.isArray(values) || values.length !== counts[key]) {
+            this.issues.add(
+              at,
+              `must be an array of ${counts[key]} ${types[key]} values for ${shape}, got ${describeJson(values)}`,
+            );
+            continue;
+          }
+          values.forEach((value: unknown, index) =>
+            this.expect(depth, value, joinPath(at, index), scope, types[key]),
+          );
+        }
+        const names = node['names'];
+        if (!Array.isArray(names) || names.length !== counts.c)
+          return this.issues.add(
+            joinPath(path, 'names'),
+            `must be an array of ${counts.c} local names for ${shape}, got ${describeJson(names)}`,
+          );
+        names.forEach((name: unknown, index) =>
+          this.declare(name, joinPath(joinPath(path, 'names'), index), scope, 'f32', false),
+        );
         return;
       }
       default:

@@ -109,6 +109,7 @@ class UniformityAnalysis {
           return;
         case 'shuffle':
         case 'reduce':
+        case 'mma': {
           if (this.reportUniformity && control === Uniformity.Thread) {
             this.issues.add(
               at,
@@ -116,12 +117,18 @@ class UniformityAnalysis {
             );
           }
           if (this.reportUniformity && control === Uniformity.Warp) this.warpUniformOnly.push(at);
-          return this.raise(
-            statement['name'] as string,
+          const names =
+            op === 'mma'
+              ? (statement['names'] as readonly string[])
+              : [statement['name'] as string];
+          // A reduction is the same in every lane; a shuffled value or mma fragment differs per lane.
+          const result =
             op === 'reduce'
               ? (Math.max(control, Uniformity.Warp) as Uniformity)
-              : Uniformity.Thread,
-          );
+              : Uniformity.Thread;
+          for (const name of names) this.raise(name, result);
+          return;
+        }
         case 'store':
         case 'store_vector':
           return;

@@ -23,4 +23,5 @@ export {
 export { ptxLaunchInfo, ptxLaunchParameters } from './launch.js';
 export { legalizeForPtx, PTX_LEGALIZATION, type LegalizationPass } from './legalize/index.js';
 export { UNARY_MNEMONICS, BINARY_MNEMONICS, type Mnemonic } from './ops/arithmetic.js';
+export { MMA_FORMS, mmaForm, type MmaForm } from './ops/mma.js';
 export { BUILD_INFO as PTX_PACKAGE } from './build-info.js';

@@ -29,6 +29,7 @@ import {
 import { bitcastMnemonic, convertMnemonic, unpackHalfInstructions } from './ops/conversion.js';
 import { globalLoad, globalStore, sharedLoad, sharedStore } from './ops/memory.js';
 import { arithmeticType, bitType, f32Immediate } from './ops/types.js';
+import { mmaForm } from './ops/mma.js';
 import { FULL_WARP_MASK, SHUFFLE_FORMS } from './ops/warp.js';
 import { RegisterAllocator, registerClass } from './registers.js';
 import type { PtxTarget } from './targets.js';
@@ -173,6 +174,26 @@ export class PtxBodyWriter {
       }
       case 'reduce':
         return this.unsupported('reduce', 'reductions must be lowered to shuffles before printing');
+      case 'mma': {
+        const form =
+          mmaForm(statement.shape, this.target) ??
+          this.unsupported('mma', `no ${statement.shape} form; lower it to shuffles first`);
+        // mma takes registers only; D accumulates in place from the second step on.
+        const words = (values: readonly Expr[]) =>
+          values.map((value) => this.register(this.expression(value), value.type));
+        const [a, b] = [words(statement.a), words(statement.b)];
+        let c = words(statement.c);
+        const d = statement.names.map((name) => this.local(name, 'f32'));
+        for (const step of form.steps) {
+          const pick = (registers: readonly string[], indices: readonly number[]) =>
+            `{${indices.map((index) => registers[index]).join(', ')}}`;
+          this.emit(
+            `${form.instruction} {${d.join(', ')}}, ${pick(a, step.a)}, ${pick(b, step.b)}, {${c.join(', ')}};`,
+          );
+          c = d;
+        }
+        return;
+      }
       default:
         return assertNever(statement, 'statement op');
     }

@@ -13,6 +13,7 @@ export * from './sdpa-cases.js';
 export * from './limit-specs.js';
 export * from './load-vector-probe.js';
 export * from './store-vector-probe.js';
+export * from './mma-probe.js';
 export * from './two-stage-sum.js';
 export { OP_ZOO } from './op-zoo.js';
 export * from './read-counter.js';

@@ -119,6 +119,15 @@ export const OP_ZOO = defineKernel(
       for (const reduction of REDUCTIONS)
         b.reduce(reduction, `reduced_${reduction}_${type}`, values[type]);
     }
+    // Tensor cores where the target has them (m16n8k16, or two m16n8k8), else shuffles.
+    const [word, real] = [values.u32 as Expr<'u32'>, values.f32 as Expr<'f32'>];
+    const mixedWord = ir.xor(word, t);
+    const [d0, , , d3] = b.mma('m16n8k16', ['mma_d0', 'mma_d1', 'mma_d2', 'mma_d3'], {
+      a: [word, mixedWord, word, t],
+      b: [mixedWord, word],
+      c: [real, 0, real, 1],
+    });
+    b.store('out_f32', t, ir.add(d0, d3));
     b.for('k', { start: ir.i32(-4), end: ir.i32(4), step: ir.i32(2) }, (loop, k) =>
       loop.store('out_i32', t, k),
     );

@@ -173,6 +173,9 @@ describe('WGSL legality', () => {
     expect(() => emitWgsl(spec, {}, wgslTarget(['subgroups']))).toThrow(
       /body\[0\]\.then\[0\]: WGSL emulates 32-lane warps/,
     );
+    expect(() => emitWgsl(spec, {}, wgslTarget(['subgroups']))).toThrow(
+      /does not support op 'reduce'/,
+    );
   });
 
   it('rejects schedules outside the WGSL bounds and unknown features', () => {

@@ -162,6 +162,8 @@ export class WgslBodyWriter {
           ),
         );
       }
+      case 'mma':
+        throw new EmissionError('wgsl', 'mma must be lowered to shuffles before printing');
       default:
         return assertNever(statement, 'statement op');
     }

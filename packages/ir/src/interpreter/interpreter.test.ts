@@ -3,7 +3,7 @@ import type { Expr, Stmt } from '../body.js';
 import { defineKernel, type BodyBuilder, type KernelDeclarations } from '../builder.js';
 import { ExecutionError, ValidationError } from '../errors.js';
 import * as ir from '../expressions.js';
-import { f16FromBits } from '../f16.js';
+import { f16Bits, f16FromBits } from '../f16.js';
 import { getKernel } from '../kernels/catalog.js';
 import { normalizedMse } from '../kernels/catalog-kernel.js';
 import { resolveSchedule } from '../schedule.js';
@@ -422,6 +422,73 @@ describe('interpreter: warp shuffles', () => {
     const out = new Float32Array(32);
     interpret(spec, { params: {}, buffers: { out } });
     expect([...out]).toEqual(Array.from({ length: 32 }, (_, lane) => Math.fround(1 / (32 - lane))));
+  });
+});
+
+describe('interpreter: warp mma', () => {
+  // Small integers, so every sum is exact: A[r][k] = (r + 2k) % 5 - 2, B[k][n] = (3k + n) % 7 - 3.
+  const aAt = (row: number, k: number): number => ((row + 2 * k) % 5) - 2;
+  const bAt = (k: number, n: number): number => ((3 * k + n) % 7) - 3;
+  const halves = (low: number, high: number): number => f16Bits(low) | (f16Bits(high) << 16);
+
+  it('computes D = A·B + C in the PTX m16n8k16 fragment layout, lane by lane', () => {
+    // The layout written out from the PTX ISA's figures (g = lane >> 2, t = lane % 4).
+    const a = new Uint32Array(128);
+    const b = new Uint32Array(64);
+    for (let lane = 0; lane < 32; lane++) {
+      const [g, t] = [lane >> 2, lane % 4];
+      const rows = [g, g + 8, g, g + 8];
+      const ks = [2 * t, 2 * t, 2 * t + 8, 2 * t + 8];
+      for (let r = 0; r < 4; r++)
+        a[lane * 4 + r] = halves(
+          aAt(rows[r] ?? 0, ks[r] ?? 0),
+          aAt(rows[r] ?? 0, (ks[r] ?? 0) + 1),
+        );
+      for (let r = 0; r < 2; r++)
+        b[lane * 2 + r] = halves(bAt(2 * t + 8 * r, g), bAt(2 * t + 8 * r + 1, g));
+    }
+    const spec = kernel(
+      {
+        buffers: [
+          { group: 0, binding: 0, name: 'a', element: 'u32', access: 'read' },
+          { group: 0, binding: 1, name: 'b', element: 'u32', access: 'read' },
+          { group: 0, binding: 2, name: 'out', element: 'f32', access: 'read_write' },
+        ],
+      },
+      (k) => {
+        const lane = k.laneId();
+        const word = (memory: 'a' | 'b', width: number, r: number) =>
+          k.load(memory, ir.add(ir.mul(lane, u32(width)), u32(r))) as Expr<'u32'>;
+        const c = (i: number) => ir.convert('f32', ir.add(ir.mul(lane, u32(4)), u32(i)));
+        const d = k.mma('m16n8k16', ['d0', 'd1', 'd2', 'd3'], {
+          a: [word('a', 4, 0), word('a', 4, 1), word('a', 4, 2), word('a', 4, 3)],
+          b: [word('b', 2, 0), word('b', 2, 1)],
+          c: [c(0), c(1), c(2), c(3)],
+        });
+        d.forEach((value, i) => k.store('out', ir.add(ir.mul(lane, u32(4)), u32(i)), value));
+      },
+    );
+    const out = new Float32Array(128);
+    interpret(spec, { params: {}, buffers: { a, b, out } });
+    const expected = Array.from({ length: 128 }, (_, at) => {
+      const [lane, i] = [at >> 2, at % 4];
+      const [row, col] = [(lane >> 2) + 8 * (i >> 1), 2 * (lane % 4) + (i & 1)];
+      let sum = at;
+      for (let kk = 0; kk < 16; kk++) sum += aAt(row, kk) * bAt(kk, col);
+      return sum;
+    });
+    expect([...out]).toEqual(expected);
+  });
+
+  it('an mma only some lanes reach is rejected, and an ExecutionError when run anyway', () => {
+    const mma: Stmt = { op: 'mma', shape: 'm16n8k16', names: ['d0', 'd1', 'd2', 'd3'], a: [u32(0), u32(0), u32(0), u32(0)], b: [u32(0), u32(0)], c: [f32(0), f32(0), f32(0), f32(0)] }; // prettier-ignore
+    const spec = rawSpec({}, [
+      { op: 'if', condition: ir.lt(ir.builtin('lane_id'), u32(16)), then: [mma], else: [] },
+    ]);
+    expect(() => validateSpec(spec)).toThrow(
+      /body\[0\]\.then\[0\]: mma in control flow that is not uniform/,
+    );
+    expect(() => run(spec, 1)).toThrow(/deadlock.*warp mma/);
   });
 });
 

@@ -1,4 +1,4 @@
-import { WARP_SIZE, type Expr, type ReduceStmt, type ShuffleStmt, type Stmt } from '../body.js';
+import { WARP_SIZE, type Expr, type Stmt } from '../body.js';
 import { ExecutionError, ValidationError } from '../errors.js';
 import { f16FromBits } from '../f16.js';
 import { assertNever, isBinaryExpr, isUnaryExpr } from '../ops.js';
@@ -7,6 +7,7 @@ import { evaluateSizeExpression } from '../size-expression.js';
 import type { KernelSpec, Schedule } from '../spec.js';
 import { isMultiDispatch, kernelDispatches } from '../dispatch.js';
 import { Memory, allocateElements, allocatePoisoned, type ElementArray } from './memory.js';
+import { resolveWarps, type Event, type Resume, type Running, type Thread } from './warp.js';
 import {
   BINARY_SEMANTICS,
   UNARY_SEMANTICS,
@@ -48,23 +49,6 @@ export interface InterpretResult {
   readonly workgroups: number;
   readonly threads: number;
   readonly barriers: number;
-}
-
-interface Thread {
-  readonly localId: number;
-  readonly locals: Map<string, Value>;
-}
-
-type Event =
-  | { kind: 'barrier'; statement: Stmt }
-  | { kind: 'warp'; statement: ShuffleStmt | ReduceStmt; value: number; lane: number };
-
-interface Running {
-  readonly thread: Thread;
-  readonly steps: Generator<Event, void, Value>;
-  waiting: Event | undefined;
-  resume: Value;
-  done: boolean;
 }
 
 /**
@@ -180,7 +164,7 @@ function runWorkgroup(body: readonly Stmt[], context: Context): number {
       thread,
       steps: execute(body, thread, context),
       waiting: undefined,
-      resume: 0,
+      resume: [],
       done: false,
     });
   }
@@ -222,71 +206,11 @@ function runWorkgroup(body: readonly Stmt[], context: Context): number {
   }
 }
 
-/** Completes every warp whose 32 lanes all wait at the same warp operation; returns whether any did. */
-function resolveWarps(threads: Running[]): boolean {
-  let progressed = false;
-  for (let base = 0; base < threads.length; base += WARP_SIZE) {
-    const lanes = threads.slice(base, base + WARP_SIZE);
-    const first = lanes[0]?.waiting;
-    if (
-      first?.kind !== 'warp' ||
-      !lanes.every((lane) => lane.waiting?.statement === first.statement)
-    )
-      continue;
-    if (lanes.length !== WARP_SIZE)
-      throw new ExecutionError(
-        `warp ${first.statement.op} in a partial warp of ${lanes.length} lanes`,
-      );
-    const values = lanes.map((lane) => (lane.waiting as { value: number }).value);
-    const statement = first.statement;
-    const results =
-      statement.op === 'shuffle'
-        ? shuffle(
-            statement,
-            values,
-            lanes.map((lane) => (lane.waiting as { lane: number }).lane),
-          )
-        : reduce(statement, values);
-    lanes.forEach((lane, index) => {
-      lane.resume = results[index] as number;
-      lane.waiting = undefined;
-    });
-    progressed = true;
-  }
-  return progressed;
-}
-
-function shuffle(statement: ShuffleStmt, values: number[], sources: number[]): number[] {
-  return values.map((own, lane) => {
-    const argument = sources[lane] as number;
-    const source = {
-      xor: lane ^ argument,
-      down: lane + argument,
-      up: lane - argument,
-      idx: argument,
-    }[statement.mode];
-    return source >= 0 && source < WARP_SIZE ? (values[source] as number) : own;
-  });
-}
-
-// Butterfly order (xor 16, 8, 4, 2, 1), the order the backends' shuffle sequences use.
-function reduce(statement: ReduceStmt, values: number[]): number[] {
-  let current = values;
-  for (let offset = WARP_SIZE / 2; offset >= 1; offset /= 2) {
-    current = current.map((own, lane) => {
-      const other = current[lane ^ offset] as number;
-      if (statement.reduction === 'add') return roundTo(statement.type, own + other);
-      return statement.reduction === 'min' ? Math.min(own, other) : Math.max(own, other);
-    });
-  }
-  return current;
-}
-
 function* execute(
   statements: readonly Stmt[],
   thread: Thread,
   context: Context,
-): Generator<Event, void, Value> {
+): Generator<Event, void, Resume> {
   for (const statement of statements) {
     switch (statement.op) {
       case 'let':
@@ -358,7 +282,15 @@ function* execute(
         const value = evaluate(statement.value, thread, context) as number;
         const lane =
           statement.op === 'shuffle' ? (evaluate(statement.lane, thread, context) as number) : 0;
-        thread.locals.set(statement.name, yield { kind: 'warp', statement, value, lane });
+        const [result] = yield { kind: 'warp', statement, values: [value], lane };
+        thread.locals.set(statement.name, result as number);
+        break;
+      }
+      case 'mma': {
+        const operands = [...statement.a, ...statement.b, ...statement.c];
+        const values = operands.map((operand) => evaluate(operand, thread, context) as number);
+        const results = yield { kind: 'warp', statement, values, lane: 0 };
+        statement.names.forEach((name, k) => thread.locals.set(name, results[k] as number));
         break;
       }
       default:

@@ -1,5 +1,6 @@
 import type { Stmt } from '@forge/ir';
 import { lowerBoolOps } from './lower-bool-ops.js';
+import { lowerMma } from './lower-mma.js';
 import { lowerReductions } from './lower-reductions.js';
 import { widenF16 } from './widen-f16.js';
 import type { PtxTarget } from '../targets.js';
@@ -12,6 +13,7 @@ export type LegalizationPass = (body: readonly Stmt[], target: PtxTarget) => Stm
 
 /** Rewrites applied in order before printing; after them every op has a PTX mnemonic or is unsupported. */
 export const PTX_LEGALIZATION: readonly LegalizationPass[] = [
+  lowerMma,
   lowerReductions,
   lowerBoolOps,
   widenF16,

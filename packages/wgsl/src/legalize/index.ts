@@ -1,6 +1,7 @@
 import {
   UnsupportedError,
   bindConstants,
+  lowerMmaToShuffles,
   walkBody,
   warpOpsInDivergentFlow,
   type KernelSpec,
@@ -49,20 +50,29 @@ export function requireF16Feature(
   return user !== undefined;
 }
 
+/** The statement at a validator path such as `body[3].then[0]`, if there is one. */
+function statementAt(body: readonly Stmt[], path: string): Stmt | undefined {
+  let node: unknown = { body };
+  for (const [, key, index] of path.matchAll(/(\w+)\[(\d+)\]/g))
+    node = (node as Record<string, readonly unknown[] | undefined>)[key ?? '']?.[Number(index)];
+  return node as Stmt | undefined;
+}
+
 /** Warp operations become barrier-separated exchanges, so they must sit in workgroup-uniform control flow. */
 export function requireUniformWarpOps(spec: KernelSpec, target: WgslTarget): void {
   const [path] = warpOpsInDivergentFlow(spec);
   if (path !== undefined) {
     throw new UnsupportedError(
       targetName(target),
-      'reduce',
+      statementAt(spec.body, path)?.op ?? 'warp operation',
       `${path}: WGSL emulates 32-lane warps with workgroup barriers, so warp operations need workgroup-uniform control flow`,
     );
   }
 }
 
 /**
- * Rewrites applied before printing WGSL: funnel shifts become shifts and bit selects masks (see
+ * Rewrites applied before printing WGSL: warp mma becomes shuffles and f32 arithmetic (WGSL has no
+ * tensor cores; see lowerMmaToShuffles), funnel shifts become shifts and bit selects masks (see
  * expandFunnelShifts, expandBitSelects), then schedule knobs and the workgroup size constants.
  */
 export function legalizeForWgsl(
@@ -70,6 +80,6 @@ export function legalizeForWgsl(
   schedule: Schedule,
   workgroupSize: number,
 ): Stmt[] {
-  const expanded = expandBitSelects(expandFunnelShifts(spec.body));
+  const expanded = expandBitSelects(expandFunnelShifts(lowerMmaToShuffles(spec.body)));
   return bindConstants(expanded, schedule, workgroupSize, spec.shared);
 }
