@@ -39,12 +39,12 @@ const RUNS = [sdpaDecode, sdpaDecodeF32].flatMap((kernel) => {
 });
 
 describe('sdpa-decode at every in-bounds schedule', () => {
-  it('takes 1 to 8 warps and 1, 2, 4 or 8 heads on PTX', () => {
-    expect(ptxValues(sdpaDecode, 'warps')).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+  it('takes 1, 2, 4 or 8 warps and 1, 2, 4 or 8 heads on PTX', () => {
+    expect(ptxValues(sdpaDecode, 'warps')).toEqual([1, 2, 4, 8]);
     expect(ptxValues(sdpaDecode, 'heads')).toEqual([1, 2, 4, 8]);
     expect(
       RUNS.filter(([, kernel, , arch]) => kernel === sdpaDecode && arch === 'sm_80'),
-    ).toHaveLength(8 + 3 * 2);
+    ).toHaveLength(4 + 3 * 2);
   });
 
   it.each(RUNS)('%s assembles without spills', (_name, kernel, schedule, arch) => {

@@ -76,7 +76,7 @@ export const SDPA_DECODE_CASES: readonly ExecutionCase[] = [
   sdpaCase(F32, 33, { nHead: 4, nKvHead: 1, headDim: 32, window: 20, family: 'dominant' }),
   sdpaCase(F32, 257, { family: 'large-q', headDim: 64 }),
   sdpaCase(F16, 257, { schedule: { warps: 1 } }),
-  sdpaCase(F16, 1000, { headDim: 64, schedule: { warps: 6 } }),
+  sdpaCase(F16, 1000, { headDim: 64, schedule: { warps: 2 } }),
   sdpaCase(F16, 257, { schedule: { splits: 1 } }),
   sdpaCase(F16, 1000, { headDim: 64, schedule: { splits: 4 } }),
   sdpaCase(F16, 33, { nHead: 4, nKvHead: 1, headDim: 32, schedule: { splits: 64 } }),

@@ -57,8 +57,14 @@ import type { SdpaCache } from './sdpa-shape.js';
 // 256)) rows (1 at n_kv 256, 4 at 1024, 16 at 4096: 32/8 heads then fill 128 workgroups, 8/2 heads
 // 64 from n_kv 8192 on); under a window the rows past the visible range exit at once.
 
-/** Warps per workgroup; beyond 6 the stages no longer fit WGSL's 32 KiB of workgroup memory. */
-const WARPS = { ptx: { min: 1, max: 8 }, wgsl: { min: 1, max: 6 } };
+/**
+ * Warps per workgroup, powers of two (the schedule sweep assembles every in-bounds schedule, and
+ * warps × heads × splits multiply). On WGSL 4 at most: then every heads value fits 32 KiB.
+ */
+const WARPS = {
+  ptx: { min: 1, max: 8, powerOfTwo: true },
+  wgsl: { min: 1, max: 4, powerOfTwo: true },
+};
 /** Splits of the KV range; the combine reads them all in a loop, so more only costs scratch. */
 // Powers of two: the schedule sweep assembles every in-bounds value, and few splits values suffice.
 const SPLITS = {
@@ -67,7 +73,7 @@ const SPLITS = {
 };
 /**
  * Query heads per workgroup. The spec holds code for 8 under `if (h < heads)`; binding the
- * schedule prunes the rest. At 8 heads WGSL's 32 KiB fits 4 warps (resolveSchedule rejects more).
+ * schedule prunes the rest. At 8 heads WGSL's 32 KiB fits 4 warps, the most its bounds allow.
  */
 const HEADS = {
   ptx: { min: 1, max: SDPA_MAX_HEADS, powerOfTwo: true },
