@@ -32,12 +32,16 @@ fn q6k_soa_gemv(
 ) {
   // let rows_per_group: u32 = 32u32
   var v_rows_per_group: u32 = 32u;
+  // let blocks: u32 = (n_in / 256u32)
+  var v_blocks: u32 = (forge_params.n_in / 256u);
   // let groups: u32 = ((n_out + (rows_per_group - 1u32)) / rows_per_group)
   var v_groups: u32 = ((forge_params.n_out + (v_rows_per_group - 1u)) / v_rows_per_group);
   // let tiles: u32 = ((n_in + 4095u32) / 4096u32)
   var v_tiles: u32 = ((forge_params.n_in + 4095u) / 4096u);
   // let lane: u32 = lane_id
   var v_lane: u32 = (local_index % 32u);
+  // let staging_base: u32 = (warp_id * 1u32)
+  var v_staging_base: u32 = ((local_index / 32u) * 1u);
   // let nb: u32 = (n_in / 256u32)
   var v_nb: u32 = (forge_params.n_in / 256u);
   // let row_words: u32 = ((((nb * 210u32) + 31u32) / 32u32) * 8u32)

@@ -5,7 +5,7 @@ import { formatSchedule } from './schedule.js';
 import { evaluateSizeExpression } from './size-expression.js';
 import { BINARY_SEMANTICS, UNARY_SEMANTICS } from './interpreter/scalar-ops.js';
 import { isBinaryExpr, isUnaryExpr } from './ops.js';
-import { dropUnreadLocals, pruneConstantBranches } from './prune.js';
+import { dropUnreadLocals, pruneConstantBranches, readNames } from './prune.js';
 import { rewriteBody } from './rewrite.js';
 import type { Schedule, SharedDecl } from './spec.js';
 
@@ -22,9 +22,11 @@ export function bindConstants(
   workgroupSize: number,
   shared: readonly SharedDecl[] = [],
 ): Stmt[] {
-  // Branches on the schedule fold to a literal: the untaken one and the locals only it read go.
+  // Branches on the schedule fold to a literal: the untaken one and the locals only it read go
+  // (a local the body never read stays: an op probe keeps its result unread on purpose).
   const bound = dropUnreadLocals(
     pruneConstantBranches(foldConstants(body, schedule, workgroupSize)),
+    readNames(body),
   );
   const lengths = new Map(
     shared.map((array) => [array.name, evaluateSizeExpression(array.length, schedule)]),

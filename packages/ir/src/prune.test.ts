@@ -77,3 +77,15 @@ describe('bindConstants on a schedule branch', () => {
     expect(names(2)).toEqual(['m1', 'm1', 'store']);
   });
 });
+
+describe('dropUnreadLocals with droppable names', () => {
+  it('keeps a local outside `droppable` even when nothing reads it', () => {
+    const body: Stmt[] = [
+      { op: 'let', name: 'probe', type: 'f32', value: f32(1) },
+      { op: 'let', name: 'orphan', type: 'f32', value: f32(2) },
+      store(f32(0)),
+    ];
+    expect(dropUnreadLocals(body, new Set(['orphan']))).toEqual([body[0], body[2]]);
+    expect(dropUnreadLocals(body, new Set())).toEqual(body);
+  });
+});

@@ -16,23 +16,33 @@ export function pruneConstantBranches(body: readonly Stmt[]): Stmt[] {
   });
 }
 
+/** The names of the locals some expression of `body` reads. */
+export function readNames(body: readonly Stmt[]): Set<string> {
+  const read = new Set<string>();
+  walkBody(body, {
+    expression: (expression) => {
+      if (expression.op === 'var') read.add(expression.name);
+    },
+  });
+  return read;
+}
+
 /**
  * Drops the locals nothing reads (a `let`, `reduce`, `shuffle` or `load_vector` and every `assign`
  * to it), until none is left: what a pruned branch used to read goes with it, so no backend sees
- * the registers of code that a schedule leaves out. Expressions have no side effects to keep.
+ * the registers of code that a schedule leaves out. Expressions have no side effects to keep. With
+ * `droppable`, only those names may go (the ones the body read before its branches were pruned):
+ * a local its author left unread, as a probe of an op does, stays.
  */
-export function dropUnreadLocals(body: readonly Stmt[]): Stmt[] {
+export function dropUnreadLocals(body: readonly Stmt[], droppable?: ReadonlySet<string>): Stmt[] {
   let current = [...body];
   for (;;) {
-    const read = new Set<string>();
-    walkBody(current, {
-      expression: (expression) => {
-        if (expression.op === 'var') read.add(expression.name);
-      },
-    });
+    const read = readNames(current);
     let dropped = false;
     const unread = (names: readonly string[]): boolean => {
-      const none = names.every((name) => !read.has(name));
+      const none = names.every(
+        (name) => !read.has(name) && (droppable === undefined || droppable.has(name)),
+      );
       dropped ||= none;
       return none;
     };

@@ -101,8 +101,8 @@ describe('sdpa-decode on the interpreter', () => {
     },
   );
 
-  it('gives the same result on 1 to 8 warps, and over an f32 cache', () => {
-    for (const warps of [1, 3, 8])
+  it('gives the same result on 1, 2 and 8 warps, and over an f32 cache', () => {
+    for (const warps of [1, 2, 8])
       expect(
         nmseOf({ n_head: 8, n_kv_head: 2, head_dim: 64, n_kv: 130, warps }),
       ).toBeLessThanOrEqual(1e-10);
