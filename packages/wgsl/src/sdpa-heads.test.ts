@@ -12,7 +12,7 @@ function problems(
 ): string[] {
   try {
     const shader = emitWgsl(kernel.spec, schedule, wgslTarget(features));
-    expect(shader.launch.dispatches[0]?.sharedBytes).toBeLessThanOrEqual(32 * 1024);
+    expect(shader.launch.dispatches?.[0]?.sharedBytes).toBeLessThanOrEqual(32 * 1024);
     return [];
   } catch (error) {
     if (!(error instanceof ValidationError)) throw error;
