@@ -170,7 +170,7 @@ describe('EXECUTION_CASES', () => {
 
   it('leave out of an engine only the cases too slow for it', () => {
     // WebGPU lowers wmma-gemv's mma to 64 barriers each: its 256 × 4096 and 17 × 4096 cases stay
-    // off, and 3 warps (lavapipe does not finish it with subgroups; see wmma-cases.ts).
+    // off, and 3 warps (minutes on lavapipe with subgroups; see wmma-cases.ts).
     const webgpu = executionCasesFor('webgpu').map((c) => c.name);
     expect(
       EXECUTION_CASES.filter((c) => !webgpu.includes(c.name)).map((c) => [c.kernelId, c.shape]),
