@@ -71,6 +71,8 @@ type Four<T> = [T, T, T, T];
 
 /** The lane's fixed state: its fragment coordinates and where its rows and columns start. */
 interface Lanes {
+  /** A local name not used before in this body: `prefix` and a counter. */
+  readonly fresh: (prefix: string) => string;
   readonly warp: Var<'u32'>;
   readonly rowWords: Var<'u32'>;
   /** X word of the lane's column g (g + 8), at the lane's 4t offset. */
@@ -100,20 +102,19 @@ interface Guards {
   readonly rows: boolean;
 }
 
-let unique = 0;
-
 /**
  * `count` words of `memory` at `index` as named locals: one vector load, or, when `live` is given,
  * zeros replaced by the vector load only where `live` holds.
  */
 function loadWords(
   b: WmmaBuilder,
+  lanes: Lanes,
   memory: 'w' | 'x',
   index: Expr<'u32'>,
   count: 2 | 4,
   live: Expr<'bool'> | undefined,
 ): Var<'u32'>[] {
-  const prefix = `${memory}${unique++}_`;
+  const prefix = `${lanes.fresh(memory)}_`;
   const names = Array.from({ length: count }, (_, k) => `${prefix}${k}`);
   if (live === undefined) return b.loadVector(memory, index, names);
   const words = names.map((name) => b.let(name, u32(0)));
@@ -134,14 +135,15 @@ const both = (a: Expr<'bool'> | undefined, b: Expr<'bool'>): Expr<'bool'> =>
 /** acc[first..first+4) += A·B for one mma, updating the accumulators in place. */
 function mmaInto(
   b: WmmaBuilder,
+  lanes: Lanes,
   acc: readonly Var<'f32'>[],
   first: number,
   a: Four<Expr<'u32'>>,
   words: [Expr<'u32'>, Expr<'u32'>],
 ): void {
   const c = acc.slice(first, first + 4) as Four<Var<'f32'>>;
-  const names = Array.from({ length: 4 }, (_, i) => `d${unique}_${first + i}`) as Four<string>;
-  unique++;
+  const prefix = lanes.fresh('d');
+  const names = Array.from({ length: 4 }, (_, i) => `${prefix}_${first + i}`) as Four<string>;
   const d = b.mma('m16n8k16', names, { a, b: words, c });
   c.forEach((local, i) => b.assign(local, d[i] as Var<'f32'>));
 }
@@ -154,11 +156,11 @@ function chunkStep(
   offset: Expr<'u32'>,
   guards: Guards,
 ): void {
-  const off = b.let(`off${unique++}`, offset);
+  const off = b.let(lanes.fresh('off'), offset);
   const rowGuard = (live: Var<'bool'>) => (guards.rows ? both(guards.chunk, live) : guards.chunk);
   const at = (base: Var<'u32'>) => add(base, off);
-  const lo = loadWords(b, 'w', at(tile.wLo), 4, rowGuard(tile.liveLo));
-  const hi = loadWords(b, 'w', at(tile.wHi), 4, rowGuard(tile.liveHi));
+  const lo = loadWords(b, lanes, 'w', at(tile.wLo), 4, rowGuard(tile.liveLo));
+  const hi = loadWords(b, lanes, 'w', at(tile.wHi), 4, rowGuard(tile.liveHi));
   const a = (j: number): Four<Expr<'u32'>> => [
     lo[2 * j] as Var<'u32'>,
     hi[2 * j] as Var<'u32'>,
@@ -166,9 +168,12 @@ function chunkStep(
     hi[2 * j + 1] as Var<'u32'>,
   ];
   const columns = (bb: WmmaBuilder, base: Var<'u32'>, first: number) => {
-    const x = loadWords(bb, 'x', add(base, off), 4, guards.chunk);
+    const x = loadWords(bb, lanes, 'x', add(base, off), 4, guards.chunk);
     for (let j = 0; j < 2; j++)
-      mmaInto(bb, tile.acc, first, a(j), [x[2 * j] as Var<'u32'>, x[2 * j + 1] as Var<'u32'>]);
+      mmaInto(bb, lanes, tile.acc, first, a(j), [
+        x[2 * j] as Var<'u32'>,
+        x[2 * j + 1] as Var<'u32'>,
+      ]);
   };
   columns(b, lanes.xLo, 0);
   b.if(lanes.two, (second) => columns(second, lanes.xHi, 4));
@@ -185,12 +190,12 @@ function halfStep(
   const { tailOff } = b.let({ tailOff: add(offset, lanes.pair) });
   // Row and column starts carry the lane's 4t; the half chunk wants 2t.
   const at = (base: Var<'u32'>) => sub(add(base, tailOff), lanes.quad);
-  const lo = loadWords(b, 'w', at(tile.wLo), 2, and(mine, tile.liveLo));
-  const hi = loadWords(b, 'w', at(tile.wHi), 2, and(mine, tile.liveHi));
+  const lo = loadWords(b, lanes, 'w', at(tile.wLo), 2, and(mine, tile.liveLo));
+  const hi = loadWords(b, lanes, 'w', at(tile.wHi), 2, and(mine, tile.liveHi));
   const a: Four<Expr<'u32'>> = [lo[0]!, hi[0]!, lo[1]!, hi[1]!];
   const columns = (bb: WmmaBuilder, base: Var<'u32'>, first: number) => {
-    const x = loadWords(bb, 'x', at(base), 2, mine);
-    mmaInto(bb, tile.acc, first, a, [x[0]!, x[1]!]);
+    const x = loadWords(bb, lanes, 'x', at(base), 2, mine);
+    mmaInto(bb, lanes, tile.acc, first, a, [x[0]!, x[1]!]);
   };
   columns(b, lanes.xLo, 0);
   b.if(lanes.two, (second) => columns(second, lanes.xHi, 4));
@@ -249,7 +254,8 @@ function storeTile(b: WmmaBuilder, lanes: Lanes, tile: Tile, firstRow: Var<'u32'
 }
 
 function body(b: WmmaBuilder): void {
-  unique = 0;
+  let unique = 0;
+  const fresh = (prefix: string): string => `${prefix}${unique++}`;
   const [nCols, nOut, nIn] = [b.param('n_cols'), b.param('n_out'), b.param('n_in')];
   const warps = b.schedule('warps');
   const lane = b.laneId();
@@ -266,7 +272,7 @@ function body(b: WmmaBuilder): void {
     xHi: add(mul(min(add(g, 8), lastCol), rowWords), quad),
     two: gt(nCols, 8),
   });
-  const lanes: Lanes = { warp, rowWords, xLo, xHi, quad, pair, two };
+  const lanes: Lanes = { fresh, warp, rowWords, xLo, xHi, quad, pair, two };
   const { chunks, tiles } = b.let({
     chunks: shr(nIn, 5),
     tiles: div(add(nOut, WMMA_TILE_ROWS - 1), WMMA_TILE_ROWS),
