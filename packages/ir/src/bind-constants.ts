@@ -5,12 +5,14 @@ import { formatSchedule } from './schedule.js';
 import { evaluateSizeExpression } from './size-expression.js';
 import { BINARY_SEMANTICS, UNARY_SEMANTICS } from './interpreter/scalar-ops.js';
 import { isBinaryExpr, isUnaryExpr } from './ops.js';
+import { dropUnreadLocals, pruneConstantBranches, readNames } from './prune.js';
 import { rewriteBody } from './rewrite.js';
 import type { Schedule, SharedDecl } from './spec.js';
 
 /**
  * Replaces schedule knobs and the workgroup size with constants, then folds integer and bool
- * arithmetic on constants with the IR's own semantics, so no backend computes `256 / 32` at run time.
+ * arithmetic on constants with the IR's own semantics, so no backend computes `256 / 32` at run time;
+ * an `if` on a literal keeps only the branch it takes, and locals nothing reads are dropped.
  * A constant expression that faults at these values (Tint would reject it), or a constant index past
  * a `shared` array's length, is a ValidationError naming the body path and the schedule.
  */
@@ -20,7 +22,12 @@ export function bindConstants(
   workgroupSize: number,
   shared: readonly SharedDecl[] = [],
 ): Stmt[] {
-  const bound = foldConstants(body, schedule, workgroupSize);
+  // Branches on the schedule fold to a literal: the untaken one and the locals only it read go
+  // (a local the body never read stays: an op probe keeps its result unread on purpose).
+  const bound = dropUnreadLocals(
+    pruneConstantBranches(foldConstants(body, schedule, workgroupSize)),
+    readNames(body),
+  );
   const lengths = new Map(
     shared.map((array) => [array.name, evaluateSizeExpression(array.length, schedule)]),
   );

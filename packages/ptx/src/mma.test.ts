@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { MMA_PROBE, mmaProbeCase } from '@forge/test-fixtures';
 import { parsePtx, simulate, type KernelArgument } from '@forge/ptx-sim';
 import { interpret } from '@forge/ir';
+import { normalizedMse } from '@forge/ir/kernels';
 import { emitPtx } from './emit.js';
 import { assemblePtx } from './ptxas.js';
 import { MMA_FORMS, mmaForm } from './ops/mma.js';
@@ -11,15 +12,6 @@ const buffer = (array: Float32Array | Uint32Array): KernelArgument => ({
   kind: 'buffer',
   bytes: new Uint8Array(array.buffer),
 });
-
-function nmse(actual: ArrayLike<number>, reference: ArrayLike<number>): number {
-  let [error, norm] = [0, 0];
-  for (let i = 0; i < reference.length; i++) {
-    error += ((actual[i] as number) - (reference[i] as number)) ** 2;
-    norm += (reference[i] as number) ** 2;
-  }
-  return error / norm;
-}
 
 const PAIRS = 2;
 const K_CHUNKS = 3;
@@ -89,7 +81,7 @@ describe('mma on PTX', () => {
         },
       });
       expect(result.findings).toEqual([]);
-      expect(nmse(d, reference)).toBeLessThan(1e-12);
+      expect(normalizedMse(d, reference)).toBeLessThan(1e-12);
       // The simulator adds the products in increasing k, rounding each sum to f32, as the IR does.
       expect([...d]).toEqual([...interpreted()]);
     });

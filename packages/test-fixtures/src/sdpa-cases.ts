@@ -52,7 +52,8 @@ const F32 = 'sdpa-decode-f32';
  * Decode attention: the issue's n_kv at 8/2 heads of 128; every head ratio and head_dim; windows
  * (one position, mid-tile, wider than n_kv); the adversarial families (with a window too); the
  * f32 cache; 1 and 6 warps (6 is WGSL's largest); 1, 2, 4 and 64 splits (a split
- * takes ≥ 256 positions, so most of 64 are empty).
+ * takes ≥ 256 positions, so most of 64 are empty); `heads` 1 (MHA), 2 (a group of 7 in 4 passes)
+ * and 8 (a group of 8 in one workgroup).
  * 4096 positions only on WebGPU (the simulator takes ~8 s per arch for it).
  */
 export const SDPA_DECODE_CASES: readonly ExecutionCase[] = [
@@ -75,7 +76,7 @@ export const SDPA_DECODE_CASES: readonly ExecutionCase[] = [
   sdpaCase(F32, 33, { nHead: 4, nKvHead: 1, headDim: 32, window: 20, family: 'dominant' }),
   sdpaCase(F32, 257, { family: 'large-q', headDim: 64 }),
   sdpaCase(F16, 257, { schedule: { warps: 1 } }),
-  sdpaCase(F16, 1000, { headDim: 64, schedule: { warps: 6 } }),
+  sdpaCase(F16, 1000, { headDim: 64, schedule: { warps: 2 } }),
   sdpaCase(F16, 257, { schedule: { splits: 1 } }),
   sdpaCase(F16, 1000, { headDim: 64, schedule: { splits: 4 } }),
   sdpaCase(F16, 33, { nHead: 4, nKvHead: 1, headDim: 32, schedule: { splits: 64 } }),
@@ -85,4 +86,13 @@ export const SDPA_DECODE_CASES: readonly ExecutionCase[] = [
     family: 'dominant',
     schedule: { splits: 2, warps: 2 },
   }),
+  sdpaCase(F16, 33, { nHead: 8, nKvHead: 8, headDim: 64, window: 20, schedule: { heads: 1 } }),
+  sdpaCase(F32, 257, {
+    nHead: 28,
+    nKvHead: 4,
+    headDim: 32,
+    family: 'dominant',
+    schedule: { heads: 2 },
+  }),
+  sdpaCase(F16, 257, { nHead: 16, nKvHead: 2, headDim: 64, schedule: { heads: 8 } }),
 ];

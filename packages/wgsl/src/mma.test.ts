@@ -1,21 +1,13 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { MMA_PROBE, mmaProbeCase } from '@forge/test-fixtures';
 import { UnsupportedError, interpret } from '@forge/ir';
+import { normalizedMse } from '@forge/ir/kernels';
 import { emitWgsl } from './emit.js';
 import { wgslDiagnostics } from './runner/compile.js';
 import { closeSharedWebGpu, runWgsl, sharedWebGpu } from './runner/index.js';
 import { wgslTarget, type WgslFeature } from './targets.js';
 
 afterAll(closeSharedWebGpu);
-
-function nmse(actual: ArrayLike<number>, reference: ArrayLike<number>): number {
-  let [error, norm] = [0, 0];
-  for (let i = 0; i < reference.length; i++) {
-    error += ((actual[i] as number) - (reference[i] as number)) ** 2;
-    norm += (reference[i] as number) ** 2;
-  }
-  return error / norm;
-}
 
 const PAIRS = 2;
 const K_CHUNKS = 3;
@@ -58,7 +50,7 @@ describe('mma on WebGPU', () => {
         buffers: { a, b, c, d },
         params: { k_chunks: K_CHUNKS, pairs: PAIRS },
       });
-      expect(nmse(d, reference)).toBeLessThan(1e-12);
+      expect(normalizedMse(d, reference)).toBeLessThan(1e-12);
       const expected = new Float32Array(PAIRS * 256);
       interpret(MMA_PROBE, {
         params: { k_chunks: K_CHUNKS, pairs: PAIRS },

@@ -19,12 +19,19 @@ import {
   xor,
 } from '../expressions.js';
 import { four } from './locals.js';
+import {
+  ALL_HEADS,
+  forHead,
+  headsKnob,
+  ladderHeads,
+  loadHeads,
+  storeHeads,
+  switchHeads,
+} from './sdpa-heads.js';
 import type { SdpaCache } from './sdpa-shape.js';
 
 export type SdpaBuilder = BodyBuilder<Declared>;
 
-/** Query heads a workgroup carries in registers; a GQA group of more takes several workgroups. */
-export const SDPA_HEADS = 4;
 /** Positions a warp takes a tile: one a lane for the scores. */
 export const SDPA_TILE = WARP_SIZE;
 /** Words of a position's row a chunk stages (64 halves or 32 f32), one 128-byte line. */
@@ -102,7 +109,8 @@ export function forLaneColumns(
 
 /** Fresh state: max at the sentinel, sums and accumulators zero. */
 export function sdpaState(b: SdpaBuilder): SdpaState {
-  const heads = Array.from({ length: SDPA_HEADS }, (_, h) => h);
+  // Every head the spec can carry: a bound schedule drops the registers of heads it leaves out.
+  const heads = ALL_HEADS;
   const chunks = Array.from({ length: SDPA_COLUMNS }, (_, c) => c);
   const values = Array.from({ length: SDPA_LANE_DIMS }, (_, e) => e);
   return {
@@ -132,7 +140,7 @@ export function attendRange(b: SdpaBuilder, range: SdpaRange, state: SdpaState):
     // Lane p reads row p: rotating its 16-byte pieces by p mod 8 keeps 8 lanes on 32 banks.
     swizzle: shl(and(lane, 7), 2),
     stageBase: mul(warp, SDPA_STAGE_WORDS),
-    probBase: mul(warp, SDPA_TILE * SDPA_HEADS),
+    probBase: mul(warp, mul(headsKnob(b), SDPA_TILE)),
   });
   b.for('round', { start: 0, end: rounds }, (loop, round) => {
     const { tileStart } = loop.let({
@@ -143,7 +151,7 @@ export function attendRange(b: SdpaBuilder, range: SdpaRange, state: SdpaState):
       position: add(tileStart, lane),
     });
     const { visible } = loop.let({ visible: lt(position, end) });
-    const scores = Array.from({ length: SDPA_HEADS }, (_, h) => loop.let(`s${h}`, 0, 'f32'));
+    const scores = ALL_HEADS.map((h) => loop.let(`s${h}`, 0, 'f32'));
     loop.for('chunk', { start: 0, end: chunks }, (inner, chunk) => {
       stageChunk(inner, range, { tileStart, live, chunk, laneRow, lanePiece, stageBase });
       inner.if(live, (compute) =>
@@ -240,21 +248,24 @@ function dotChunk(b: SdpaBuilder, cache: SdpaCache, at: DotAt): void {
     const { qPiece } = loop.let({
       qPiece: add(qChunk, perWord === 1 ? piece : mul(piece, perWord)),
     });
-    for (let h = 0; h < SDPA_HEADS; h++) {
-      for (let v = 0; v < keys.length; v += 4) {
-        // One constant offset from qPiece, so PTX folds it into the load's address.
-        const offset = h * SDPA_Q_STRIDE + v;
-        const queries = loop.loadVector(
-          'q_scaled',
-          offset === 0 ? qPiece : add(qPiece, offset),
-          [0, 1, 2, 3].map((i) => `q${h}_${v + i}`),
-        );
-        queries.forEach((query, i) => {
-          const key = keys[v + i];
-          const score = scores[h];
-          if (key !== undefined && score !== undefined) loop.assign(score, fma(query, key, score));
-        });
-      }
+    for (const h of ALL_HEADS) {
+      forHead(loop, h, (head) => {
+        for (let v = 0; v < keys.length; v += 4) {
+          // One constant offset from qPiece, so PTX folds it into the load's address.
+          const offset = h * SDPA_Q_STRIDE + v;
+          const queries = head.loadVector(
+            'q_scaled',
+            offset === 0 ? qPiece : add(qPiece, offset),
+            [0, 1, 2, 3].map((i) => `q${h}_${v + i}`),
+          );
+          queries.forEach((query, i) => {
+            const key = keys[v + i];
+            const score = scores[h];
+            if (key !== undefined && score !== undefined)
+              head.assign(score, fma(query, key, score));
+          });
+        }
+      });
     }
   });
 }
@@ -273,32 +284,44 @@ interface FoldAt {
  */
 function foldTile(b: SdpaBuilder, at: FoldAt): void {
   const { visible, scores, state, probBase, lane } = at;
-  const probs = scores.map((score, h) => {
-    const { m, l, acc } = { m: state.m[h]!, l: state.l[h]!, acc: state.acc[h]! };
-    const masked = b.let(`masked${h}`, select(visible, score, SDPA_NO_SCORE));
-    const tileMax = b.reduce('max', `tile_max${h}`, masked);
-    const { newMax } = { newMax: b.let(`new_max${h}`, max(m, tileMax)) };
-    const alpha = b.let(`alpha${h}`, exp2(sub(m, newMax)));
-    const prob = b.let(`p${h}`, select(visible, exp2(sub(masked, newMax)), 0));
-    b.assign(l, fma(l, alpha, prob));
-    b.assign(m, newMax);
-    for (const values of acc) for (const value of values) b.assign(value, mul(value, alpha));
-    return prob;
-  });
-  b.storeVector(
-    'probs',
-    add(probBase, mul(lane, SDPA_HEADS)),
-    four((h) => probs[h]!),
+  const probs: Var<'f32'>[] = [];
+  ladderHeads(
+    b,
+    (head, h) => {
+      const { m, l, acc, score } = {
+        m: state.m[h]!,
+        l: state.l[h]!,
+        acc: state.acc[h]!,
+        score: scores[h]!,
+      };
+      const masked = head.let(`masked${h}`, select(visible, score, SDPA_NO_SCORE));
+      const tileMax = head.reduce('max', `tile_max${h}`, masked);
+      const { newMax } = { newMax: head.let(`new_max${h}`, max(m, tileMax)) };
+      const alpha = head.let(`alpha${h}`, exp2(sub(m, newMax)));
+      const prob = head.let(`p${h}`, select(visible, exp2(sub(masked, newMax)), 0));
+      head.assign(l, fma(l, alpha, prob));
+      head.assign(m, newMax);
+      for (const values of acc) for (const value of values) head.assign(value, mul(value, alpha));
+      probs.push(prob);
+    },
+    (done, n) => storeHeads(done, 'probs', add(probBase, mul(lane, n)), probs.slice(0, n)),
   );
 }
 
 /** The lane's two V values of column c: one f16 word unpacked, or two f32 words in one load. */
-function columnValues(b: SdpaBuilder, cache: SdpaCache, vRow: Var<'u32'>, c: number): Var<'f32'>[] {
+function columnValues(
+  b: SdpaBuilder,
+  cache: SdpaCache,
+  vRow: Var<'u32'>,
+  c: number,
+  tag: string,
+): Var<'f32'>[] {
   const wordsPerColumn = (SDPA_LANE_DIMS * WARP_SIZE) / valuesPerWord(cache);
   const at = c === 0 ? vRow : add(vRow, c * wordsPerColumn);
-  if (cache === 'f32') return b.loadVector('v', at, [`val${c}_0`, `val${c}_1`]) as Var<'f32'>[];
+  const name = `val${c}${tag}`;
+  if (cache === 'f32') return b.loadVector('v', at, [`${name}_0`, `${name}_1`]) as Var<'f32'>[];
   // A local first, so that both halves come from one load.
-  return wordValues(b, cache, b.let(`v_word${c}`, b.load('v', at)), `val${c}`);
+  return wordValues(b, cache, b.let(`v_word${c}${tag}`, b.load('v', at)), name);
 }
 
 interface AddAt {
@@ -311,26 +334,27 @@ interface AddAt {
 function addValues(b: SdpaBuilder, range: SdpaRange, at: AddAt): void {
   const { cache, lane, rowWords, headBase, end } = range;
   const { tileStart, probBase, state } = at;
+  const heads = headsKnob(b);
   // The loop walks the tile's probs rows; V's row advances by rowWords a position.
   const { probEnd, vRow } = b.let({
-    probEnd: add(probBase, mul(sub(min(add(tileStart, SDPA_TILE), end), tileStart), SDPA_HEADS)),
+    probEnd: add(probBase, mul(sub(min(add(tileStart, SDPA_TILE), end), tileStart), heads)),
     // The lane's first word: its dim pair is one f16 word, or two f32 words.
     vRow: add(add(mul(tileStart, rowWords), headBase), cache === 'f16' ? lane : shl(lane, 1)),
   });
-  b.for('prob_at', { start: probBase, end: probEnd, step: SDPA_HEADS }, (loop, probAt) => {
-    const probs = loop.loadVector(
-      'probs',
-      probAt,
-      Array.from({ length: SDPA_HEADS }, (_, h) => `pv${h}`),
-    );
-    forLaneColumns(loop, range, (inside, c) => {
-      const values = columnValues(inside, cache, vRow, c);
-      probs.forEach((prob, h) =>
-        values.forEach((value, e) => {
-          const target = state.acc[h]?.[c]?.[e];
-          if (target !== undefined) inside.assign(target, fma(prob, value, target));
-        }),
-      );
+  b.for('prob_at', { start: probBase, end: probEnd, step: heads }, (loop, probAt) => {
+    // The heads' p in one broadcast (two at 8 heads), then each V word once for all of them.
+    switchHeads(loop, (block, n, tag) => {
+      const names = ALL_HEADS.slice(0, n).map((h) => `pv${h}${tag}`);
+      const probs = loadHeads(block, 'probs', probAt, names);
+      forLaneColumns(block, range, (inside, c) => {
+        const values = columnValues(inside, cache, vRow, c, tag);
+        probs.forEach((prob, h) =>
+          values.forEach((value, e) => {
+            const target = state.acc[h]?.[c]?.[e];
+            if (target !== undefined) inside.assign(target, fma(prob, value, target));
+          }),
+        );
+      });
     });
     loop.assign(vRow, add(vRow, rowWords));
   });

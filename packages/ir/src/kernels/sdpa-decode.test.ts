@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { bindConstants } from '../bind-constants.js';
+import { walkBody } from '../rewrite.js';
 import { interpret } from '../interpreter/run.js';
+import type { KernelSpec } from '../spec.js';
 import { resolveSchedule } from '../schedule.js';
 import { compareWithReference } from './case-inputs.js';
 import { Rng } from './random.js';
@@ -17,6 +20,7 @@ interface Case {
   readonly family?: SdpaInputFamily;
   readonly warps?: number;
   readonly splits?: number;
+  readonly heads?: number;
 }
 
 /** Runs a case on the interpreter (invisible positions poisoned with NaN); its NMSE. */
@@ -44,6 +48,7 @@ function nmseOf(at: Case): number {
   const schedule = resolveSchedule(kernel.spec, 'ptx', {
     ...(at.warps === undefined ? {} : { warps: at.warps }),
     ...(at.splits === undefined ? {} : { splits: at.splits }),
+    ...(at.heads === undefined ? {} : { heads: at.heads }),
   });
   interpret(kernel.spec, { schedule, params, buffers });
   return compareWithReference(kernel, inputs, params, { out }).nmse;
@@ -96,8 +101,8 @@ describe('sdpa-decode on the interpreter', () => {
     },
   );
 
-  it('gives the same result on 1 to 8 warps, and over an f32 cache', () => {
-    for (const warps of [1, 3, 8])
+  it('gives the same result on 1, 2 and 8 warps, and over an f32 cache', () => {
+    for (const warps of [1, 2, 8])
       expect(
         nmseOf({ n_head: 8, n_kv_head: 2, head_dim: 64, n_kv: 130, warps }),
       ).toBeLessThanOrEqual(1e-10);
@@ -172,5 +177,89 @@ describe('sdpa-decode on the interpreter', () => {
       return out;
     });
     expect(outs[0]!.some((value, i) => value !== outs[1]![i])).toBe(true);
+  });
+});
+
+// Groups of 1, 4, 7 and 8 query heads a KV head (MHA, Llama-3-8B-like, Qwen 28/4, Llama-3-70B-like).
+const GROUPS = [
+  [8, 8],
+  [8, 2],
+  [28, 4],
+  [16, 2],
+] as const;
+const SIZES = [
+  [32, 700],
+  [64, 33],
+  [128, 257],
+] as const;
+
+describe('sdpa-decode with the heads knob', () => {
+  it.each([1, 2, 4, 8])('matches the reference at heads=%i on groups of 1, 4, 7 and 8', (heads) => {
+    GROUPS.forEach(([n, g], index) => {
+      // Each group at a different (head_dim, n_kv) per heads value: all 3 sizes get covered.
+      const [headDim, nKv] = SIZES[(index + heads) % SIZES.length]!;
+      expect(
+        nmseOf({ n_head: n, n_kv_head: g, head_dim: headDim, n_kv: nKv, heads }),
+      ).toBeLessThanOrEqual(1e-10);
+    });
+  });
+
+  it.each([1, 2, 8])('stays within 1e-10 at heads=%i under a window and on dominant', (heads) => {
+    const window = { n_head: 16, n_kv_head: 2, head_dim: 64, n_kv: 257, window: 100, heads };
+    expect(nmseOf({ ...window, splits: 4 })).toBeLessThanOrEqual(1e-10);
+    for (const cache of ['f16', 'f32'] as const)
+      expect(
+        nmseOf({
+          n_head: 28,
+          n_kv_head: 4,
+          head_dim: 128,
+          n_kv: 70,
+          cache,
+          family: 'dominant',
+          heads,
+        }),
+      ).toBeLessThanOrEqual(1e-10);
+  });
+
+  it('keeps only the heads a schedule carries once it is bound', () => {
+    const locals = (heads: number): Set<string> => {
+      const schedule = resolveSchedule(sdpaDecode.spec, 'ptx', { heads });
+      const names = new Set<string>();
+      walkBody(bindConstants(sdpaDecode.spec.body, schedule, 128, sdpaDecode.spec.shared), {
+        statement: (statement) => {
+          if (statement.op === 'let') names.add(statement.name);
+        },
+      });
+      return names;
+    };
+    for (const heads of [1, 2, 4, 8]) {
+      const names = locals(heads);
+      for (let h = 0; h < 8; h++) {
+        expect(names.has(`m${h}`)).toBe(h < heads);
+        expect(names.has(`p${h}`)).toBe(h < heads);
+      }
+    }
+  });
+
+  // The interpreter runs the unbound spec (a `schedule` expression reads the knob): it must agree
+  // bit for bit with the bound body the backends get.
+  it.each([1, 8])('gives the same bits from the bound body at heads=%i', (heads) => {
+    const shape = { n_head: 16, n_kv_head: 2, head_dim: 64, n_kv: 300, max_ctx: 300, window: 0 };
+    const { buffers } = sdpaInputs(shape, {
+      cache: 'f16',
+      rng: new Rng(9),
+      magnitude: 1,
+      family: 'uniform',
+      poisonInvisible: false,
+    });
+    const schedule = resolveSchedule(sdpaDecode.spec, 'ptx', { heads, warps: 2 });
+    const body = bindConstants(sdpaDecode.spec.body, schedule, 64, sdpaDecode.spec.shared);
+    const bound: KernelSpec = { ...sdpaDecode.spec, body };
+    const outs = [sdpaDecode.spec, bound].map((spec) => {
+      const out = new Float32Array(16 * 64);
+      interpret(spec, { schedule, params: sdpaDecode.params(shape), buffers: { ...buffers, out } });
+      return out;
+    });
+    expect(outs[1]).toEqual(outs[0]);
   });
 });

@@ -6,7 +6,6 @@ import type { KernelSpec } from '../spec.js';
 import type { CatalogKernel } from './catalog-kernel.js';
 import {
   SDPA_CHUNK_WORDS,
-  SDPA_HEADS,
   SDPA_Q_STRIDE,
   SDPA_STAGE_WORDS,
   SDPA_TILE,
@@ -23,44 +22,62 @@ import {
   sdpaCombineStage,
   splitSpanOf,
 } from './sdpa-combine.js';
-import { SDPA_STATS_WORDS, foldWarps, writePartial } from './sdpa-finish.js';
+import { foldWarps, writePartial } from './sdpa-finish.js';
+import { SDPA_DEFAULT_HEADS, SDPA_MAX_HEADS, headsKnob } from './sdpa-heads.js';
 import type { SdpaCache } from './sdpa-shape.js';
 
 // Bandwidth plan. Decode attention reads the cache once and does little arithmetic per byte, so
 // the kernel is built to load each K and V byte once, in whole sectors, and spend few instructions
-// per byte. A workgroup takes one KV head and up to 4 of its query heads (a GQA group of 4 or
-// fewer shares every K/V load; more heads take more workgroups), and its warps take interleaved
-// tiles of 32 positions of the visible range [start, n_kv). Per tile:
+// per byte. A workgroup takes one KV head and up to `heads` (a knob: 1, 2, 4 or 8; default 4) of
+// its query heads: a GQA group of `heads` or fewer shares every K/V load, a larger one takes more
+// workgroups; heads above the group only cost registers and FMAs on zero q, so MHA wants 1 and a
+// group of 8 wants 8. Its warps take interleaved tiles of 32 positions of the range [start, n_kv):
 //  - QK: the warp stages K a chunk at a time (32 words = 128 bytes of each position's row) into
 //    shared memory, 16-byte loads, 4 positions a load, so every request is whole sectors; lane p
-//    then dots position p with the 4 heads' q (pre-scaled by scale·log2e, broadcast from shared),
-//    unpacking each K word once for all 4 heads. Staged rows are swizzled by 16-byte piece so the
+//    then dots position p with the heads' q (pre-scaled by scale·log2e, broadcast from shared),
+//    unpacking each K word once for all the heads. Staged rows are swizzled by 16-byte piece so the
 //    lanes' row reads hit distinct banks.
 //  - softmax: per head the warp max of the 32 scores, the rescale exp2(m_old − m_new) of the sum and
 //    accumulators, p = exp2(s − m_new); masked lanes (past n_kv) take a finite sentinel score and
 //    p = 0, so no −inf − (−inf) arises. Each lane keeps its own share of the sum (one reduction at
 //    the end) and writes its p to shared for the PV step.
 //  - PV: lane l owns dims 64c + 2l and 64c + 2l + 1 of the head (one f16 word or two f32 a lane,
-//    so each warp load is 128 or 256 contiguous bytes); per visible position it reads the 4
-//    heads' p in one broadcast and adds p·v to its accumulators.
+//    so each warp load is 128 or 256 contiguous bytes); per visible position it reads the
+//    heads' p in one broadcast (two at 8 heads) and adds p·v to its accumulators.
 // At the end the warps' (m, l, acc) fold through shared memory into the workgroup's (M, L, acc).
 // Split (FlashDecoding): the visible range is cut into `splits` chunks of whole tiles, one per
 // grid row y, so few heads still fill the GPU; each workgroup stores its (M, L, acc) in scratch and
 // a second dispatch, `combine`, merges a query head's splits and writes out = acc* / L*.
 // Measured on the simulator (sm_80, 8/2 heads, n_kv 256-4096, f16): 0.19-0.22 warp instructions
 // per visible K+V byte at head_dim 128, 0.23-0.27 at 64; K and V read once, 100% sector efficiency.
+// At n_kv 1024, head_dim 128: 16/2 heads 0.44 at heads=4, 0.33 at heads=8 (its FMAs alone are 0.125);
+// 8/8 heads 0.22 at heads=4, 0.15 at heads=1.
 // The default of 32 splits is fixed (a knob's default cannot depend on the shape), so n_kv decides
 // how many are used: a split takes at least 256 positions, so the grid has min(splits, ceil(n_kv /
 // 256)) rows (1 at n_kv 256, 4 at 1024, 16 at 4096: 32/8 heads then fill 128 workgroups, 8/2 heads
 // 64 from n_kv 8192 on); under a window the rows past the visible range exit at once.
 
-/** Warps per workgroup; beyond 6 the stages no longer fit WGSL's 32 KiB of workgroup memory. */
-const WARPS = { ptx: { min: 1, max: 8 }, wgsl: { min: 1, max: 6 } };
+/**
+ * Warps per workgroup, powers of two (the schedule sweep assembles every in-bounds schedule, and
+ * warps × heads × splits multiply). On WGSL 4 at most: then every heads value fits 32 KiB.
+ */
+const WARPS = {
+  ptx: { min: 1, max: 8, powerOfTwo: true },
+  wgsl: { min: 1, max: 4, powerOfTwo: true },
+};
 /** Splits of the KV range; the combine reads them all in a loop, so more only costs scratch. */
 // Powers of two: the schedule sweep assembles every in-bounds value, and few splits values suffice.
 const SPLITS = {
   ptx: { min: 1, max: SDPA_MAX_SPLITS, powerOfTwo: true },
   wgsl: { min: 1, max: SDPA_MAX_SPLITS, powerOfTwo: true },
+};
+/**
+ * Query heads per workgroup. The spec holds code for 8 under `if (h < heads)`; binding the
+ * schedule prunes the rest. At 8 heads WGSL's 32 KiB fits 4 warps, the most its bounds allow.
+ */
+const HEADS = {
+  ptx: { min: 1, max: SDPA_MAX_HEADS, powerOfTwo: true },
+  wgsl: { min: 1, max: SDPA_MAX_HEADS, powerOfTwo: true },
 };
 
 function declarations(cache: SdpaCache): KernelDeclarations & {
@@ -71,7 +88,7 @@ function declarations(cache: SdpaCache): KernelDeclarations & {
   const entryPoint = cache === 'f16' ? 'sdpa_decode' : 'sdpa_decode_f32';
   return {
     id: cache === 'f16' ? 'sdpa-decode' : 'sdpa-decode-f32',
-    semanticVersion: 3,
+    semanticVersion: 4,
     entryPoint,
     description:
       `out[j] = softmax(scale * q[j] . K[t]) . V[t] over the visible positions t; query head j ` +
@@ -92,9 +109,9 @@ function declarations(cache: SdpaCache): KernelDeclarations & {
     ],
     shared: [
       { name: 'k_stage', element: cached, length: `warps * ${SDPA_STAGE_WORDS}` },
-      { name: 'q_scaled', element: 'f32', length: `${SDPA_HEADS * SDPA_Q_STRIDE}` },
-      { name: 'probs', element: 'f32', length: `warps * ${SDPA_TILE * SDPA_HEADS}` },
-      { name: 'stats', element: 'f32', length: `warps * ${SDPA_STATS_WORDS}` },
+      // q, then the warps' softmax stats and the acc fold (foldWarps).
+      { name: 'q_scaled', element: 'f32', length: `heads * ${SDPA_Q_STRIDE}` },
+      { name: 'probs', element: 'f32', length: `warps * heads * ${SDPA_TILE}` },
     ],
     schedule: [
       {
@@ -109,12 +126,18 @@ function declarations(cache: SdpaCache): KernelDeclarations & {
         default: 32,
         bounds: SPLITS,
       },
+      {
+        name: 'heads',
+        description: 'query heads of a GQA group a workgroup carries, sharing its K/V loads',
+        default: SDPA_DEFAULT_HEADS,
+        bounds: HEADS,
+      },
     ],
     launch: {
       workgroupSize: `warps * ${WARP_SIZE}`,
       // Splits past ceil(n_kv / 256) would have no positions (a split takes at least 256): not launched.
       grid: [
-        `n_kv_head * ceil_div(n_head / n_kv_head, ${SDPA_HEADS})`,
+        'n_kv_head * ceil_div(n_head / n_kv_head, heads)',
         `min(splits, ceil_div(n_kv, ${SDPA_MIN_SPLIT}))`,
         '1',
       ],
@@ -142,15 +165,16 @@ function body(b: SdpaBuilder, cache: SdpaCache): void {
     group: div(u32Param(b, 'n_head'), nKvHead),
     split: b.workgroupId('y'),
   });
-  const { passes } = b.let({ passes: div(add(group, SDPA_HEADS - 1), SDPA_HEADS) });
+  const heads = headsKnob(b);
+  const { passes } = b.let({ passes: div(add(group, sub(heads, 1)), heads) });
   const { kvHead, headPass } = b.let({
     kvHead: div(b.workgroupId(), passes),
     headPass: rem(b.workgroupId(), passes),
   });
-  const { passHead } = b.let({ passHead: mul(headPass, SDPA_HEADS) });
+  const { passHead } = b.let({ passHead: mul(headPass, heads) });
   const { firstHead, headsHere, headWords } = b.let({
     firstHead: add(mul(kvHead, group), passHead),
-    headsHere: min(sub(group, passHead), SDPA_HEADS),
+    headsHere: min(sub(group, passHead), heads),
     headWords: cache === 'f16' ? shr(headDim, 1) : headDim,
   });
   const { rowWords, headBase, pairs, chunks, visibleStart, qScale } = b.let({
@@ -200,7 +224,7 @@ interface QueryAt {
 /** q_scaled[h][d] = q[firstHead + h][d] · scale · log2e, zero past head_dim and past the group. */
 function stageQueries(b: SdpaBuilder, at: QueryAt): void {
   const { warps, headDim, firstHead, headsHere, qScale } = at;
-  const total = SDPA_HEADS * SDPA_Q_STRIDE;
+  const total = mul(headsKnob(b), SDPA_Q_STRIDE);
   b.for('qi', { start: b.localId(), end: total, step: mul(warps, WARP_SIZE) }, (loop, i) => {
     const { qHead, qDim } = loop.let({
       qHead: shr(i, Math.log2(SDPA_Q_STRIDE)),

@@ -1,9 +1,7 @@
 // Folds the warps' partial softmaxes of one workgroup, then stores them as the split's partial.
 import { WARP_SIZE, type Expr, type VarExpr as Var } from '../body.js';
 import { add, and, eq, exp2, lt, max, mul, select, shl, shr, sub } from '../expressions.js';
-import { four } from './locals.js';
 import {
-  SDPA_HEADS,
   SDPA_LANE_DIMS,
   SDPA_NO_SCORE,
   SDPA_Q_STRIDE,
@@ -13,15 +11,21 @@ import {
   type SdpaState,
 } from './sdpa-attend.js';
 import { partialAt } from './sdpa-combine.js';
-
-/** Words of `stats` a warp writes: m then l of each head. */
-export const SDPA_STATS_WORDS = 2 * SDPA_HEADS;
+import {
+  ALL_HEADS,
+  forHead,
+  headsKnob,
+  ladderHeads,
+  loadHeads,
+  storeHeads,
+  switchHeads,
+} from './sdpa-heads.js';
 
 /** Where the pass's output goes. */
 export interface SdpaOutput {
   /** The pass's first query head. */
   readonly firstHead: Var<'u32'>;
-  /** Query heads of the pass that exist (1 to SDPA_HEADS). */
+  /** Query heads of the pass that exist (1 to the `heads` knob). */
   readonly headsHere: Var<'u32'>;
   readonly headDim: Expr<'u32'>;
 }
@@ -40,47 +44,50 @@ export interface SdpaFolded {
  */
 export function foldWarps(b: SdpaBuilder, range: SdpaRange, state: SdpaState): SdpaFolded {
   const { lane, warp, warps } = range;
-  const heads = Array.from({ length: SDPA_HEADS }, (_, h) => h);
-  const sums = heads.map((h) => b.reduce('add', `l_sum${h}`, state.l[h]!));
-  b.if(eq(lane, 0), (first) => {
-    const base = mul(warp, SDPA_STATS_WORDS);
-    first.storeVector(
-      'stats',
-      base,
-      four((h) => state.m[h]!),
-    );
-    first.storeVector(
-      'stats',
-      add(base, SDPA_HEADS),
-      four((h) => sums[h]!),
-    );
-  });
+  const heads = ALL_HEADS;
+  // Warp w's m then l of each head, in `q_scaled`: its last reads (the dots) are behind the tiles'
+  // barriers, and the acc fold below writes it only after its first barrier.
+  const statsWords = mul(headsKnob(b), 2);
+  const sums: Var<'f32'>[] = [];
+  ladderHeads(
+    b,
+    (head, h) => void sums.push(head.reduce('add', `l_sum${h}`, state.l[h]!)),
+    (done, n) =>
+      done.if(eq(lane, 0), (first) => {
+        const base = mul(warp, statsWords);
+        storeHeads(first, 'q_scaled', base, state.m.slice(0, n));
+        storeHeads(first, 'q_scaled', add(base, n), sums.slice(0, n));
+      }),
+  );
   b.barrier();
   const most = heads.map((h) => b.let(`most${h}`, SDPA_NO_SCORE, 'f32'));
   b.for('w_max', { start: 0, end: warps }, (loop, w) => {
-    const ms = loop.loadVector(
-      'stats',
-      mul(w, SDPA_STATS_WORDS),
-      heads.map((h) => `wm${h}`),
-    );
-    heads.forEach((h) => loop.assign(most[h]!, max(most[h]!, ms[h]!)));
+    switchHeads(loop, (block, n, tag) => {
+      const names = heads.slice(0, n).map((h) => `wm${h}${tag}`);
+      const ms = loadHeads(block, 'q_scaled', mul(w, statsWords), names);
+      ms.forEach((m, h) => block.assign(most[h]!, max(most[h]!, m)));
+    });
   });
   const total = heads.map((h) => b.let(`total${h}`, 0, 'f32'));
   b.for('w_sum', { start: 0, end: warps }, (loop, w) => {
-    const base = mul(w, SDPA_STATS_WORDS);
-    const ms = loop.loadVector(
-      'stats',
-      base,
-      heads.map((h) => `sm${h}`),
-    );
-    const ls = loop.loadVector(
-      'stats',
-      add(base, SDPA_HEADS),
-      heads.map((h) => `sl${h}`),
-    );
-    heads.forEach((h) =>
-      loop.assign(total[h]!, add(total[h]!, mul(ls[h]!, exp2(sub(ms[h]!, most[h]!))))),
-    );
+    const base = mul(w, statsWords);
+    switchHeads(loop, (block, n, tag) => {
+      const ms = loadHeads(
+        block,
+        'q_scaled',
+        base,
+        heads.slice(0, n).map((h) => `sm${h}${tag}`),
+      );
+      const ls = loadHeads(
+        block,
+        'q_scaled',
+        add(base, n),
+        heads.slice(0, n).map((h) => `sl${h}${tag}`),
+      );
+      ms.forEach((m, h) =>
+        block.assign(total[h]!, add(total[h]!, mul(ls[h]!, exp2(sub(m, most[h]!))))),
+      );
+    });
   });
   const factor = heads.map((h) => b.let(`factor${h}`, exp2(sub(state.m[h]!, most[h]!))));
   // The lane's first dim of column c (64 dims a column, 2 a lane), and its slot in head h's row.
@@ -94,12 +101,14 @@ export function foldWarps(b: SdpaBuilder, range: SdpaRange, state: SdpaState): S
     loop.barrier();
     loop.if(eq(warp, w), (mine) =>
       forLaneColumns(mine, range, (inside, c) =>
-        heads.forEach((h) => {
-          const at = inside.let(`sum_slot${h}_${c}`, slot(h, c));
-          const earlier = readShares(inside, at, `prev${h}_${c}`);
-          const values = earlier.map((prev, e) => add(select(eq(w, 0), 0, prev), share(h, c, e)));
-          writeShares(inside, at, values);
-        }),
+        heads.forEach((h) =>
+          forHead(inside, h, (head) => {
+            const at = head.let(`sum_slot${h}_${c}`, slot(h, c));
+            const earlier = readShares(head, at, `prev${h}_${c}`);
+            const values = earlier.map((prev, e) => add(select(eq(w, 0), 0, prev), share(h, c, e)));
+            writeShares(head, at, values);
+          }),
+        ),
       ),
     );
   });
@@ -135,9 +144,14 @@ export function writePartial(
   const local = b.let('stat_head', b.localId());
   b.if(lt(local, headsHere), (write) => {
     const where = partialAt(nHead, splits, headDim, rowOf(local));
-    write.storeVector('partials', where.stats, [pick(most, local), pick(total, local)]);
+    switchHeads(write, (block, n) =>
+      block.storeVector('partials', where.stats, [
+        pick(most.slice(0, n), local),
+        pick(total.slice(0, n), local),
+      ]),
+    );
   });
-  const rows = SDPA_HEADS * SDPA_Q_STRIDE;
+  const rows = mul(headsKnob(b), SDPA_Q_STRIDE);
   b.for('oi', { start: b.localId(), end: rows, step: mul(range.warps, WARP_SIZE) }, (loop, i) => {
     const { outHead, outDim } = loop.let({
       outHead: shr(i, Math.log2(SDPA_Q_STRIDE)),
