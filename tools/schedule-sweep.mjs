@@ -210,7 +210,12 @@ export function formatSweep(results) {
   return [line(header), ...rows.map(line), ...problems].join('\n');
 }
 
-function parseArguments(argv) {
+const USAGE =
+  'usage: node tools/schedule-sweep.mjs [--kernel ID]... [--arch sm_XX]... [--concurrency N] (default: every catalog kernel on every PTX arch, 2 ptxas at a time)';
+
+/** The options, or `help` for -h / --help (usage on stdout, exit 0). */
+export function parseArguments(argv) {
+  if (argv.includes('--help') || argv.includes('-h')) return 'help';
   const options = { kernels: [], archs: [], concurrency: 2 };
   for (let index = 0; index < argv.length; index += 2) {
     const [flag, value] = [argv[index], argv[index + 1]];
@@ -229,8 +234,12 @@ async function main() {
   try {
     options = parseArguments(process.argv.slice(2));
   } catch (error) {
-    console.error(`schedule-sweep: ${error.message}`);
+    console.error(`schedule-sweep: ${error.message}; ${USAGE}`);
     return 2;
+  }
+  if (options === 'help') {
+    console.log(USAGE);
+    return 0;
   }
   const cases = sweepCases({
     ...(options.kernels.length > 0 ? { kernels: options.kernels } : {}),

@@ -10,6 +10,7 @@ import {
   edgeSchedules,
   formatSweep,
   knobValues,
+  parseArguments,
   ptxKnobValues,
   ptxSchedules,
   quickCases,
@@ -93,4 +94,16 @@ describe('schedule sweep', () => {
     });
     for (const result of results) expect(result.registers).toBeGreaterThan(0);
   }, 600_000);
+
+  it('reads its options, answers --help, and names a bad option', () => {
+    expect(parseArguments(['--help'])).toBe('help');
+    expect(parseArguments(['-h'])).toBe('help');
+    expect(
+      parseArguments(['--kernel', 'rmsnorm', '--arch', 'sm_80', '--concurrency', '3']),
+    ).toEqual({ kernels: ['rmsnorm'], archs: ['sm_80'], concurrency: 3 });
+    expect(() => parseArguments(['--kernel'])).toThrow('--kernel needs a value');
+    expect(() => parseArguments(['--arch', 'sm_99'])).toThrow(
+      'unknown option or value: --arch sm_99',
+    );
+  });
 });
