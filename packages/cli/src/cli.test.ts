@@ -229,6 +229,13 @@ describe('forge with WGSL', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toBe('');
     expect(result.stdout).toMatch(/broken\.wgsl:3:11: error: unresolved value 'missing'/);
+    // .wgsl files alone are WGSL without --target; mixed with PTX they need it.
+    const inferred = await forge('validate', broken);
+    expect([inferred.code, inferred.stderr]).toEqual([1, '']);
+    expect(inferred.stdout).toMatch(/broken\.wgsl:3:11: error: unresolved value 'missing'/);
+    const mixed = await forge('validate', broken, 'kernel.ptx');
+    expect([mixed.code, mixed.stdout]).toEqual([2, '']);
+    expect(mixed.stderr).toMatch(/^forge validate: --target: the files mix \.wgsl and other files/);
   });
 
   it('runs rmsnorm on WebGPU within tolerance and prints the error figures', async () => {

@@ -24,9 +24,13 @@ describe('the Dawn log filter', () => {
     expect(kept).toEqual(stderr.slice(4));
   });
 
-  it('applies to run and validate with --target wgsl only', () => {
+  it('applies to run and validate with --target wgsl, and to validate of .wgsl files alone', () => {
     expect(opensDawn(['run', 'rmsnorm', '--target', 'wgsl'])).toBe(true);
     expect(opensDawn(['validate', '--target=wgsl', 'a.wgsl'])).toBe(true);
+    expect(opensDawn(['validate', 'a.wgsl', 'b.wgsl'])).toBe(true);
+    expect(opensDawn(['validate', '--target', 'ptx', 'a.wgsl'])).toBe(false);
+    expect(opensDawn(['validate', 'a.wgsl', 'b.ptx'])).toBe(false);
+    expect(opensDawn(['validate'])).toBe(false);
     expect(opensDawn(['validate', 'a.ptx'])).toBe(false);
     expect(opensDawn(['run', 'rmsnorm', '--target', 'ptx-sim'])).toBe(false);
     expect(opensDawn(['emit', 'rmsnorm', '--target', 'wgsl'])).toBe(false);

@@ -27,6 +27,10 @@ export function dawnLogFilter(): (line: string) => boolean {
 export function opensDawn(argv: readonly string[]): boolean {
   const [command, ...args] = argv;
   if (command !== 'run' && command !== 'validate') return false;
+  const targets = args.filter((arg) => arg === '--target' || arg.startsWith('--target='));
+  // `forge validate a.wgsl b.wgsl` validates WGSL without --target (see validateTargetKind).
+  if (command === 'validate' && targets.length === 0)
+    return args.length > 0 && args.every((arg) => arg.endsWith('.wgsl'));
   return args.some(
     (arg, index) => arg === '--target=wgsl' || (arg === '--target' && args[index + 1] === 'wgsl'),
   );

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { assemblePtx, ptxTargetArch } from '@forge/ptx/ptxas';
 import { parseCommandArgs } from '../args.js';
-import { EXIT_CHECK_FAILED, EXIT_OK, InputError } from '../errors.js';
+import { EXIT_CHECK_FAILED, EXIT_OK, InputError, UsageError } from '../errors.js';
 import { escapeControl } from '../error-line.js';
 import type { CliIo } from '../io.js';
 import { readManifest } from '../golden/golden.js';
@@ -10,6 +10,23 @@ import { goldenDirectory } from './golden.js';
 import { checkTarget, type TargetKindName } from './emit.js';
 
 export const VALIDATE_USAGE = 'forge validate [--target ptx|wgsl] [FILE...]';
+
+/**
+ * The target to validate for: --target, else WGSL when every file named ends in `.wgsl`, else PTX.
+ * Files that mix `.wgsl` with others need --target (a run checks one language).
+ */
+export function validateTargetKind(
+  target: string | undefined,
+  files: readonly string[],
+): TargetKindName {
+  if (target !== undefined || files.length === 0) return checkTarget(target);
+  const wgsl = files.filter((file) => file.endsWith('.wgsl')).length;
+  if (wgsl === 0) return 'ptx';
+  if (wgsl === files.length) return 'wgsl';
+  throw new UsageError(
+    '--target: the files mix .wgsl and other files; validate each language in its own run, or give --target ptx|wgsl',
+  );
+}
 
 interface Verdict {
   readonly ok: boolean;
@@ -75,7 +92,7 @@ export async function validateCommand(args: readonly string[], io: CliIo): Promi
     { target: { type: 'string' }, dir: { type: 'string' } },
     VALIDATE_USAGE,
   );
-  const kind = checkTarget(parsed.string('target'));
+  const kind = validateTargetKind(parsed.string('target'), parsed.positionals);
   // Names are echoed in the report: control characters in them are shown escaped.
   let files = parsed.positionals.map((file) => ({
     name: escapeControl(file),
