@@ -21,4 +21,3 @@ export * from './unpack-half-probe.js';
 export * from './op-probe.js';
 export * from './op-types.js';
 export * from './op-probe-compare.js';
-export * from './wmma-cases.js';
