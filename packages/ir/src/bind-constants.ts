@@ -12,7 +12,7 @@ import type { Schedule, SharedDecl } from './spec.js';
 /**
  * Replaces schedule knobs and the workgroup size with constants, then folds integer and bool
  * arithmetic on constants with the IR's own semantics, so no backend computes `256 / 32` at run time;
- * an `if` on a literal keeps only the branch it takes, and locals nothing reads are dropped.
+ * an `if` on a literal keeps only the branch it takes, and the locals only the untaken branch read go.
  * A constant expression that faults at these values (Tint would reject it), or a constant index past
  * a `shared` array's length, is a ValidationError naming the body path and the schedule.
  */

@@ -7,6 +7,7 @@ import {
   div,
   exp2,
   fma,
+  gt,
   lt,
   max,
   min,
@@ -31,6 +32,13 @@ import {
 import type { SdpaCache } from './sdpa-shape.js';
 
 export type SdpaBuilder = BodyBuilder<Declared>;
+
+/** A u32 param (the builder types params loosely over both caches' declarations). */
+export const u32Param = (b: SdpaBuilder, name: string): Expr<'u32'> => b.param(name) as Expr<'u32'>;
+
+/** Whether a sliding window hides some of the n_kv positions (window 0 = none). */
+export const windowCuts = (nKv: Expr<'u32'>, window: Expr<'u32'>): Expr<'bool'> =>
+  and(gt(window, 0), gt(nKv, window));
 
 /** Positions a warp takes a tile: one a lane for the scores. */
 export const SDPA_TILE = WARP_SIZE;

@@ -1,22 +1,8 @@
 // The second dispatch of decode attention: merges the splits' partial softmaxes of each query head.
 import type { Expr } from '../body.js';
 import type { StageDeclaration } from '../builder.js';
-import {
-  add,
-  and,
-  div,
-  exp2,
-  fma,
-  gt,
-  lt,
-  max,
-  mul,
-  select,
-  shl,
-  shr,
-  sub,
-} from '../expressions.js';
-import { SDPA_NO_SCORE, type SdpaBuilder } from './sdpa-attend.js';
+import { add, div, exp2, fma, lt, max, mul, select, shl, shr, sub } from '../expressions.js';
+import { SDPA_NO_SCORE, u32Param, windowCuts, type SdpaBuilder } from './sdpa-attend.js';
 
 /** Threads of a combine workgroup: one warp, a lane per dim of 32 of one query head. */
 export const SDPA_COMBINE_THREADS = 32;
@@ -49,8 +35,6 @@ export function splitSpanOf(visible: Expr<'u32'>, splits: Expr<'u32'>): Expr<'u3
   return max(even, SDPA_MIN_SPLIT);
 }
 
-const u32Param = (b: SdpaBuilder, name: string): Expr<'u32'> => b.param(name) as Expr<'u32'>;
-
 /** Most splits the combine weighs: the `splits` knob's largest value (a weight a split in shared). */
 export const SDPA_MAX_SPLITS = 64;
 
@@ -69,7 +53,7 @@ function combineBody(b: SdpaBuilder): void {
   const window = u32Param(b, 'window');
   const { head, lane } = b.let({ head: b.workgroupId(), lane: b.laneId() });
   const { d } = b.let({ d: add(mul(b.workgroupId('y'), SDPA_COMBINE_THREADS), lane) });
-  const { visible } = b.let({ visible: select(and(gt(window, 0), gt(nKv, window)), window, nKv) });
+  const { visible } = b.let({ visible: select(windowCuts(nKv, window), window, nKv) });
   const { span } = b.let({ span: splitSpanOf(visible, splits) });
   // The splits that had positions (the rest stored nothing): never more than `splits`.
   const { used } = b.let({ used: div(add(visible, sub(span, 1)), span) });

@@ -1,7 +1,7 @@
 // Catalog kernels `sdpa-decode` (f16 K/V) and `sdpa-decode-f32`: attention of one new token.
 import { WARP_SIZE, type Expr } from '../body.js';
 import { defineKernel, type KernelDeclarations, type StageDeclaration } from '../builder.js';
-import { add, and, div, f32, gt, lt, min, mul, rem, select, shr, sub } from '../expressions.js';
+import { add, and, div, f32, lt, min, mul, rem, select, shr, sub } from '../expressions.js';
 import type { KernelSpec } from '../spec.js';
 import type { CatalogKernel } from './catalog-kernel.js';
 import {
@@ -11,6 +11,8 @@ import {
   SDPA_TILE,
   attendRange,
   sdpaState,
+  u32Param,
+  windowCuts,
   type SdpaBuilder,
   type SdpaRange,
 } from './sdpa-attend.js';
@@ -149,9 +151,6 @@ function declarations(cache: SdpaCache): KernelDeclarations & {
   };
 }
 
-/** A u32 param (the builder types params loosely over both caches' declarations). */
-const u32Param = (b: SdpaBuilder, name: string): Expr<'u32'> => b.param(name) as Expr<'u32'>;
-
 function body(b: SdpaBuilder, cache: SdpaCache): void {
   const warps = b.schedule('warps');
   const splits = b.schedule('splits');
@@ -183,7 +182,7 @@ function body(b: SdpaBuilder, cache: SdpaCache): void {
     pairs: shr(headDim, 1),
     chunks: div(add(headWords, SDPA_CHUNK_WORDS - 1), SDPA_CHUNK_WORDS),
     // The last `window` positions, or all of them: the range is never empty (n_kv ≥ 1).
-    visibleStart: select(and(gt(window, 0), gt(nKv, window)), sub(nKv, window), 0),
+    visibleStart: select(windowCuts(nKv, window), sub(nKv, window), 0),
     qScale: mul(b.param('scale') as Expr<'f32'>, f32(Math.fround(Math.LOG2E))),
   });
   // Split y's chunk of whole tiles; splits past the range are empty and store nothing (the
