@@ -9,14 +9,17 @@ import {
   semanticHash,
   usesWarpOps,
   validateSpec,
+  walkBody,
   type GeneratedShader,
   type KernelSpec,
+  type Stmt,
 } from '@forge/ir';
 import { wgslLaunchInfo } from './launch.js';
 import { legalizeForWgsl, requireF16Feature, requireUniformWarpOps } from './legalize/index.js';
 import { vectorBufferWidths } from './legalize/vector-buffers.js';
 import { DOT4_I8_EXTENSION } from './ops/arithmetic.js';
 import { wgslType } from './ops/types.js';
+import { mmaScratchBytes, mmaScratchDeclarations } from './ops/mma.js';
 import { WARP_SCRATCH } from './ops/warp.js';
 import {
   PARAMS_STRUCT,
@@ -39,6 +42,18 @@ const stageSharedName =
   (index: number) =>
   (name: string): string =>
     index === 0 ? sharedName(name) : `wg${index}_${name}`;
+
+/** Which warp operations a legalized body uses: shuffles or reductions, and mmas. */
+function warpOpKinds(body: readonly Stmt[]): { exchanges: boolean; mma: boolean } {
+  const uses = { exchanges: false, mma: false };
+  walkBody(body, {
+    statement: (statement) => {
+      if (statement.op === 'shuffle' || statement.op === 'reduce') uses.exchanges = true;
+      if (statement.op === 'mma') uses.mma = true;
+    },
+  });
+  return uses;
+}
 
 /**
  * Renders a KernelSpec to a WGSL compute shader. The spec and schedule are validated against the
@@ -71,26 +86,28 @@ export function emitWgsl(
   const dispatches = views.map((view) => {
     const workgroupSize = evaluateSizeExpression(view.launch.workgroupSize, schedule);
     const body = legalizeForWgsl(view, schedule, workgroupSize);
-    return { view, workgroupSize, body, warpOps: usesWarpOps(body) };
+    const uses = warpOpKinds(body);
+    return { view, workgroupSize, body, warpOps: usesWarpOps(body), ...uses };
   });
   // Every dispatch is checked, so the first that needs f16 is the one named.
   const usesF16 = dispatches
     .map(({ view, body }) => requireF16Feature(view, body, target))
     .some((uses) => uses);
-  const warpOps = dispatches.some((dispatch) => dispatch.warpOps);
-  if (warpOps) requireUniformWarpOps(spec, target);
+  if (dispatches.some((dispatch) => dispatch.warpOps)) requireUniformWarpOps(spec, target);
+  const warpOps = dispatches.some((dispatch) => dispatch.exchanges);
   const subgroups = warpOps && hasFeature(target, 'subgroups');
-  // One warp exchange array serves every entry that needs it, sized for the largest workgroup.
-  const warpLength = Math.max(
-    0,
-    ...dispatches.filter((dispatch) => dispatch.warpOps).map((dispatch) => dispatch.workgroupSize),
-  );
+  // One warp exchange array (and one pair of mma arrays) serves every entry that needs it, sized
+  // for the largest workgroup.
+  const largest = (uses: (dispatch: (typeof dispatches)[number]) => boolean): number =>
+    Math.max(0, ...dispatches.filter(uses).map((dispatch) => dispatch.workgroupSize));
+  const warpLength = largest((dispatch) => dispatch.exchanges);
+  const mmaLength = largest((dispatch) => dispatch.mma);
   const requiredFeatures = [
     ...(usesF16 ? ['shader-f16'] : []),
     ...(subgroups ? ['subgroups'] : []),
   ];
-  const launches = dispatches.map(({ view, warpOps: exchanges }, index) => {
-    const scratchBytes = exchanges ? 4 * warpLength : 0;
+  const launches = dispatches.map(({ view, exchanges, mma }, index) => {
+    const scratchBytes = (exchanges ? 4 * warpLength : 0) + (mma ? mmaScratchBytes(mmaLength) : 0);
     const launch = wgslLaunchInfo(view, schedule, scratchBytes, requiredFeatures);
     if (launch.sharedBytes > WGSL_LIMITS.maxSharedBytes) {
       throw new ValidationError([
@@ -153,6 +170,7 @@ export function emitWgsl(
         ),
       ),
       ...(warpOps ? [`var<workgroup> ${WARP_SCRATCH}: array<u32, ${warpLength}>;`] : []),
+      ...(mmaLength > 0 ? mmaScratchDeclarations(mmaLength) : []),
     ],
   ];
   const declarations = sections

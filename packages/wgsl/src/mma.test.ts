@@ -13,12 +13,30 @@ const PAIRS = 2;
 const K_CHUNKS = 3;
 
 describe('mma on WebGPU', () => {
-  it('is lowered to 32 warp shuffles and f32 arithmetic, without the f16 feature', () => {
+  it('exchanges fragments through workgroup memory: two barriers and a loop over k, no f16 feature', () => {
     const shader = emitWgsl(MMA_PROBE, {}, wgslTarget([]));
     expect(shader.source).not.toContain('enable f16');
-    expect(shader.source.match(/\/\/ let __d0_\w+: u32 = shuffle_idx/g)).toHaveLength(32);
-    // D starts from C and adds the 16 products in increasing k.
-    expect(shader.source.match(/v_d0 = \(v_d0 \+ \(unpack2x16float/g)).toHaveLength(16);
+    expect(shader.source).not.toContain('forge_warp_scratch');
+    // 4 A and 2 B words per invocation (64 of them): 1536 bytes, counted in the launch.
+    expect(shader.source).toContain('var<workgroup> forge_mma_a: array<u32, 256>;');
+    expect(shader.source).toContain('var<workgroup> forge_mma_b: array<u32, 128>;');
+    expect(shader.launch.sharedBytes).toBe(1536);
+    expect(shader.source.match(/workgroupBarrier\(\);/g)).toHaveLength(2);
+    // D starts from C and adds the 16 products in increasing k: two per pass of an 8-pass loop.
+    expect(shader.source).toMatch(/var v_d0: f32 = v_acc0;/);
+    expect(shader.source).toMatch(/forge_t\d+ < 8u;/);
+    expect(
+      shader.source.match(/v_d0 = v_d0 \+ forge_t\d+\.[xy] \* forge_t\d+\.[xy];/g),
+    ).toHaveLength(2);
+  });
+
+  it('counts its exchange arrays against the workgroup memory limit, naming shared', () => {
+    const json = JSON.parse(JSON.stringify(MMA_PROBE)) as { shared: unknown[] };
+    // 31 KiB of the probe's own plus 1.5 KiB of exchange passes the 32 KiB the backend allows.
+    json.shared = [{ name: 'pad', element: 'u32', length: '7936' }];
+    expect(() => emitWgsl(json, {}, wgslTarget([]))).toThrow(
+      /shared: 33280 bytes of workgroup memory \(incl\. 1536 for warp exchange\) exceed 32768/,
+    );
   });
 
   it('rejects an mma in warp-uniform but not workgroup-uniform control flow, naming op and path', () => {

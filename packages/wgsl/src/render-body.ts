@@ -17,6 +17,7 @@ import {
 } from './ops/arithmetic.js';
 import { bitcastText, convertText, unpackHalfText } from './ops/conversion.js';
 import { wgslLiteral, wgslType } from './ops/types.js';
+import { mmaLines } from './ops/mma.js';
 import { LANE, reduceLines, shuffleLines, shuffleSourceLane } from './ops/warp.js';
 
 // Every spec name gets a prefix per kind, and generated names start with `forge_`: no collisions.
@@ -163,7 +164,16 @@ export class WgslBodyWriter {
         );
       }
       case 'mma':
-        throw new EmissionError('wgsl', 'mma must be lowered to shuffles before printing');
+        return this.emit(
+          ...mmaLines(
+            statement.shape,
+            statement.a.map((word) => this.expression(word)),
+            statement.b.map((word) => this.expression(word)),
+            statement.c.map((value) => this.expression(value)),
+            statement.names.map(localName),
+            this.temporary,
+          ),
+        );
       default:
         return assertNever(statement, 'statement op');
     }

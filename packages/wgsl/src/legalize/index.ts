@@ -1,7 +1,6 @@
 import {
   UnsupportedError,
   bindConstants,
-  lowerMmaToShuffles,
   walkBody,
   warpOpsInDivergentFlow,
   type KernelSpec,
@@ -71,8 +70,7 @@ export function requireUniformWarpOps(spec: KernelSpec, target: WgslTarget): voi
 }
 
 /**
- * Rewrites applied before printing WGSL: warp mma becomes shuffles and f32 arithmetic (WGSL has no
- * tensor cores; see lowerMmaToShuffles), funnel shifts become shifts and bit selects masks (see
+ * Rewrites applied before printing WGSL: funnel shifts become shifts and bit selects masks (see
  * expandFunnelShifts, expandBitSelects), then schedule knobs and the workgroup size constants.
  */
 export function legalizeForWgsl(
@@ -80,6 +78,6 @@ export function legalizeForWgsl(
   schedule: Schedule,
   workgroupSize: number,
 ): Stmt[] {
-  const expanded = expandBitSelects(expandFunnelShifts(lowerMmaToShuffles(spec.body)));
+  const expanded = expandBitSelects(expandFunnelShifts(spec.body));
   return bindConstants(expanded, schedule, workgroupSize, spec.shared);
 }
