@@ -16,6 +16,7 @@ export {
   PTX_ARCHS,
   PTX_ISA_VERSIONS,
   PTX_LIMITS,
+  PTX_MIN_VERSIONS,
   PTX_VERSIONS,
   type PtxArch,
   type PtxTarget,

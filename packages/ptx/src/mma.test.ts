@@ -24,10 +24,10 @@ function interpreted(): Float32Array {
   return d;
 }
 
-// sm_75 at its lowest ISA (6.3) has no mma form; at 6.5 it has m16n8k8.
+// sm_75 at its default ISA (6.5) has m16n8k8; at its lowest (6.3) no mma form.
 const TARGETS: readonly PtxTarget[] = [
   ...PTX_ARCHS.map((arch) => ptxTarget(arch)),
-  { ...ptxTarget('sm_75'), ptxVersion: '6.5' },
+  { ...ptxTarget('sm_75'), ptxVersion: '6.3' },
 ];
 const label = (target: PtxTarget): string => `${target.arch} ISA ${target.ptxVersion}`;
 
@@ -35,15 +35,15 @@ describe('mma on PTX', () => {
   it('picks m16n8k16 on sm_80+, two m16n8k8 on sm_75 from ISA 6.5, and shuffles below', () => {
     const forms = TARGETS.map((target) => mmaForm('m16n8k16', target)?.instruction);
     expect(forms).toEqual([
-      undefined,
-      ...PTX_ARCHS.slice(1).map(() => MMA_FORMS.m16n8k16[0]?.instruction),
       MMA_FORMS.m16n8k16[1]?.instruction,
+      ...PTX_ARCHS.slice(1).map(() => MMA_FORMS.m16n8k16[0]?.instruction),
+      undefined,
     ]);
     const sm80 = emitPtx(MMA_PROBE, {}, ptxTarget('sm_80')).source;
     expect(sm80).toMatch(
       /mma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.f16\.f16\.f32 \{(%f\d+), %f\d+, %f\d+, %f\d+\}, \{%r\d+, %r\d+, %r\d+, %r\d+\}, \{%r\d+, %r\d+\}, \{%f\d+, %f\d+, %f\d+, %f\d+\};/,
     );
-    const sm75 = emitPtx(MMA_PROBE, {}, TARGETS.at(-1) as PtxTarget).source;
+    const sm75 = emitPtx(MMA_PROBE, {}, ptxTarget('sm_75')).source;
     const steps = [...sm75.matchAll(/mma\.sync\.aligned\.m16n8k8\.row\.col\.f32\.f16\.f16\.f32 (\{[^}]+\}), \{(%r\d+), (%r\d+)\}, \{(%r\d+)\}, (\{[^}]+\});/g)]; // prettier-ignore
     expect(steps).toHaveLength(2);
     const [first, second] = steps as [RegExpMatchArray, RegExpMatchArray];
@@ -51,7 +51,7 @@ describe('mma on PTX', () => {
     expect(second[5]).toBe(first[1]);
     expect(second[1]).toBe(first[1]);
     expect(new Set([first[2], first[3], first[4], second[2], second[3], second[4]]).size).toBe(6);
-    const sm75Old = emitPtx(MMA_PROBE, {}, ptxTarget('sm_75')).source;
+    const sm75Old = emitPtx(MMA_PROBE, {}, TARGETS.at(-1) as PtxTarget).source;
     expect(sm75Old).not.toContain('mma.sync');
     expect(sm75Old.match(/shfl\.sync\.idx\.b32/g)).toHaveLength(32);
   });

@@ -2,7 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { ValidationError, type KernelSpec, type ScheduleKnob } from '@forge/ir';
 import { affineF32 } from '@forge/ir/kernels';
 import { emitPtx } from './emit.js';
-import { PTX_ARCHS, PTX_LIMITS, PTX_VERSIONS, ptxTarget } from './targets.js';
+import {
+  PTX_ARCHS,
+  PTX_LIMITS,
+  PTX_MIN_VERSIONS,
+  PTX_VERSIONS,
+  checkPtxTarget,
+  ptxTarget,
+} from './targets.js';
 
 /** affine-f32 with its workgroupSize knob's bounds replaced. */
 function withBounds(bounds: ScheduleKnob['bounds']): KernelSpec {
@@ -17,6 +24,15 @@ describe('the PTX target list and limits', () => {
       expect(ptxTarget(arch)).toEqual({ kind: 'ptx', arch, ptxVersion: PTX_VERSIONS[arch] });
     expect(Object.keys(PTX_VERSIONS)).toEqual([...PTX_ARCHS]);
     expect(PTX_LIMITS).toEqual({ kind: 'ptx', maxWorkgroupSize: 1024, maxSharedBytes: 49152 });
+  });
+
+  it('defaults sm_75 to ISA 6.5 (mma m16n8k8) and still accepts its minimum, 6.3', () => {
+    expect(PTX_VERSIONS.sm_75).toBe('6.5');
+    const oldest = { kind: 'ptx', arch: 'sm_75', ptxVersion: PTX_MIN_VERSIONS.sm_75 };
+    expect(checkPtxTarget(oldest)).toEqual(oldest);
+    expect(() => checkPtxTarget({ ...oldest, arch: 'sm_80' })).toThrow(
+      'target.ptxVersion: 6.3 cannot target sm_80 (needs 7.0 or later)',
+    );
   });
 
   it('checks a knob without ptx bounds against PTX_LIMITS only', () => {

@@ -33,8 +33,20 @@ export const PTX_LIMITS: TargetLimits = {
 };
 
 /** The PTX ISA version that introduced each architecture: the lowest `.version` that can target it. */
-export const PTX_VERSIONS: Readonly<Record<PtxArch, string>> = {
+export const PTX_MIN_VERSIONS: Readonly<Record<PtxArch, string>> = {
   sm_75: '6.3',
+  sm_80: '7.0',
+  sm_86: '7.1',
+  sm_89: '7.8',
+  sm_90: '7.8',
+};
+
+/**
+ * The `.version` each arch's default target prints: its PTX_MIN_VERSIONS entry, except sm_75 at 6.5
+ * (CUDA 10.2's ISA, read by every driver since 2019), the first with `mma.sync` m16n8k8.
+ */
+export const PTX_VERSIONS: Readonly<Record<PtxArch, string>> = {
+  sm_75: '6.5',
   sm_80: '7.0',
   sm_86: '7.1',
   sm_89: '7.8',
@@ -90,10 +102,10 @@ export function checkPtxTarget(value: unknown): PtxTarget {
       `${version} is not a PTX ISA version ptxas reads (${PTX_ISA_VERSIONS[0]} to ${PTX_ISA_VERSIONS.at(-1)}, no 6.6-6.9 or 7.9)`,
     );
   const target: PtxTarget = { kind: 'ptx', arch, ptxVersion: version };
-  if (isaVersion(target) < isaVersion(ptxTarget(arch)))
+  if (isaVersion(target) < isaVersion({ ...target, ptxVersion: PTX_MIN_VERSIONS[arch] }))
     fail(
       'target.ptxVersion',
-      `${version} cannot target ${arch} (needs ${PTX_VERSIONS[arch]} or later)`,
+      `${version} cannot target ${arch} (needs ${PTX_MIN_VERSIONS[arch]} or later)`,
     );
   return takeSnapshot(target) as PtxTarget;
 }

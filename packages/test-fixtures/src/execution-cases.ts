@@ -7,6 +7,7 @@ import {
   Q8_0_GEMV_CASES,
 } from './gemv-cases.js';
 import { SDPA_DECODE_CASES } from './sdpa-cases.js';
+import { WMMA_GEMV_CASES } from './wmma-cases.js';
 
 /**
  * One execution of a catalog kernel that every engine (the IR interpreter, WebGPU and the PTX
@@ -94,6 +95,7 @@ export const EXECUTION_CASES: readonly ExecutionCase[] = [
   ...Q6K_GEMV_CASES,
   ...Q6K_SOA_GEMV_CASES,
   ...SDPA_DECODE_CASES,
+  ...WMMA_GEMV_CASES,
 ];
 
 /** The EXECUTION_CASES that `engine` runs. */

@@ -21,3 +21,4 @@ export * from './unpack-half-probe.js';
 export * from './op-probe.js';
 export * from './op-types.js';
 export * from './op-probe-compare.js';
+export * from './wmma-cases.js';

@@ -7,12 +7,21 @@ import { q6kSoaGemv } from './q6k-soa-gemv.js';
 import { q8_0Gemv } from './q8-0-gemv.js';
 import { rmsnorm } from './rmsnorm.js';
 import { sdpaDecode, sdpaDecodeF32 } from './sdpa-decode.js';
+import { wmmaGemv } from './wmma-gemv-catalog.js';
 
 /** The reference kernels, by id, in listing order. */
 export const CATALOG: ReadonlyMap<string, CatalogKernel> = new Map(
-  [affineF32, rmsnorm, q8_0Gemv, q4kGemv, q6kGemv, q6kSoaGemv, sdpaDecode, sdpaDecodeF32].map(
-    (kernel) => [kernel.spec.id, kernel],
-  ),
+  [
+    affineF32,
+    rmsnorm,
+    q8_0Gemv,
+    q4kGemv,
+    q6kGemv,
+    q6kSoaGemv,
+    sdpaDecode,
+    sdpaDecodeF32,
+    wmmaGemv,
+  ].map((kernel) => [kernel.spec.id, kernel]),
 );
 
 /** Thrown for an id the catalog does not have; a user's mistake, so a ForgeError. */

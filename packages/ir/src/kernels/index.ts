@@ -21,3 +21,4 @@ export * from './sdpa-inputs.js';
 export * from './half-words.js';
 export * from './sdpa-catalog.js';
 export { sdpaDecode, sdpaDecodeF32 } from './sdpa-decode.js';
+export { wmmaGemv, WMMA_MAX_COLS } from './wmma-gemv-catalog.js';
