@@ -16,7 +16,7 @@ function run(shape: Record<string, number>, warps?: number): number {
   const inputs = { w: buffers['w']!.slice(), x: buffers['x']!.slice() };
   // y starts as NaN: every element must be written, and only those.
   const y = new Float32Array(buffers['y']!.length).fill(Number.NaN);
-  const schedule = warps === undefined ? {} : { warps };
+  const schedule: Record<string, number> = warps === undefined ? {} : { warps };
   interpret(kernel.spec, { params, schedule, buffers: { ...inputs, y } });
   return compareWithReference(kernel, inputs, params, { y }).nmse;
 }
