@@ -20,7 +20,7 @@ import { add, and, div, eq, f32, gt, le, lt, min, mul, ne, shr, sub, u32 } from 
 // Columns of D depend only on their column of B, and rows only on their row of A: lanes past
 // n_cols read column n_cols − 1 again (cached) and their D columns are dropped; rows past n_out
 // load nothing (zero fragments) and store nothing. Loops and mmas are workgroup-uniform, so the
-// same spec runs in WGSL, where the mma lowers to workgroup-memory shuffles.
+// same spec runs in WGSL, where the mma exchanges fragments through workgroup memory.
 
 /** Warps per workgroup (split K); 8 keeps the workgroup at 256 threads, WebGPU's default limit. */
 const WARPS = { min: 1, max: 8 };
