@@ -2,6 +2,7 @@ import { ForgeError } from '../errors.js';
 import { affineF32 } from './affine-f32.js';
 import type { CatalogKernel } from './catalog-kernel.js';
 import { q4kGemv } from './q4k-gemv.js';
+import { q4kSoaWmma } from './q4k-soa-wmma-catalog.js';
 import { q6kGemv } from './q6k-gemv.js';
 import { q6kSoaGemv } from './q6k-soa-gemv.js';
 import { q8_0Gemv } from './q8-0-gemv.js';
@@ -21,6 +22,7 @@ export const CATALOG: ReadonlyMap<string, CatalogKernel> = new Map(
     sdpaDecode,
     sdpaDecodeF32,
     wmmaGemv,
+    q4kSoaWmma,
   ].map((kernel) => [kernel.spec.id, kernel]),
 );
 

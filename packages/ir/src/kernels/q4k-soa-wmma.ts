@@ -1,0 +1,324 @@
+// Catalog kernel `q4k-soa-wmma`: Y[c][r] = Σ_k W[r][k]·X[c][k], W repacked Q4_K, on tensor cores.
+import { WARP_SIZE, type Expr, type VarExpr as Var } from '../body.js';
+import { defineKernel, type BodyBuilder, type DeclaredBy } from '../builder.js';
+import {
+  add,
+  and,
+  bitSelect,
+  convert,
+  div,
+  eq,
+  f32,
+  fma,
+  gt,
+  lt,
+  min,
+  mul,
+  neg,
+  or,
+  select,
+  shl,
+  shr,
+  sub,
+  u32,
+  unpackHalf,
+} from '../expressions.js';
+
+// Plan. As in wmma-gemv a workgroup takes 16 rows (a tile) and its warps split K, here by whole
+// 256-value blocks (warp w takes blocks w, w + warps, …, in workgroup-uniform rounds: a warp past
+// the last block rereads it with d = dmin = 0). Per block a lane (g = lane >> 2, t = lane % 4)
+// loads the 16-byte meta of rows g and g + 8, and per 32-byte qs span c (sub-blocks 2c, 2c + 1)
+// qs words 2t, 2t + 1 of both rows (8-byte loads: the 4 lanes of a row read one whole sector).
+// The mma takes raw nibbles, not dequantized weights: a nibble q OR 0x6400 is the f16 1024 + q, so
+// each qs word gives four A words with 3 integer ops each (bytes 0 and 2, 1 and 3; low and high
+// nibbles), and the lane's X halves are paired alike (k, k + 2) by bit selects. Every mma then
+// covers one sub-block in both rows: D = Σ (1024 + q)·x, and a second mma with A = 1.0 gives the
+// sub-block's S = Σ x per column. With α = d·scale and β = 1024·α + dmin·min of the row,
+// Σ w·x = α·D − β·S: two fmas per D element finish the dequantization after the mma, so the
+// weights never leave registers and the 6-bit scales are decoded once per row and sub-block.
+// Rows past n_out reread row n_out − 1 (same sectors, same request) and store nothing; lanes past
+// n_cols read column n_cols − 1 and their columns are dropped.
+
+/** Warps per workgroup (split K); 8 keeps the workgroup at 256 threads, WebGPU's default limit. */
+const WARPS = { min: 1, max: 8 };
+export const Q4K_WMMA_TILE_ROWS = 16;
+/** Bytes of a Q4_K block: 128 of qs, 16 of meta. */
+const BLOCK_BYTES = 144;
+/** f32 a lane parks in shared memory for the cross-warp sum: both D fragments. */
+const PARTIAL_WORDS = 8;
+/** Two f16 1.0: the A fragment that makes the mma sum X over k. */
+const ONES = 0x3c003c00;
+/** Two f16 1024: OR-ed onto two nibbles at bits 0 and 16 they become 1024 + q. */
+const MAGIC = 0x64006400;
+
+const declarations = {
+  id: 'q4k-soa-wmma',
+  semanticVersion: 1,
+  entryPoint: 'q4k_soa_wmma',
+  description:
+    'Y[c][r] = sum_k W[r][k] * X[c][k] for c < n_cols (1..16): W [n_out][n_in] Q4_K repacked ' +
+    'structure-of-arrays (LAYOUTS.md), X f16 [n_cols][n_in] (two halves a u32 word), Y f32 ' +
+    '[n_cols][n_out]; m16n8k16 mma on raw nibbles, scales and mins applied to the D fragments',
+  buffers: [
+    { group: 0, binding: 0, name: 'w', element: 'u32', access: 'read' },
+    { group: 0, binding: 1, name: 'x', element: 'u32', access: 'read' },
+    { group: 0, binding: 2, name: 'y', element: 'f32', access: 'read_write' },
+  ],
+  params: [
+    { name: 'n_cols', type: 'u32' },
+    { name: 'n_out', type: 'u32' },
+    { name: 'n_in', type: 'u32' },
+  ],
+  shared: [{ name: 'partial', element: 'f32', length: `warps * ${WARP_SIZE * PARTIAL_WORDS}` }],
+  schedule: [
+    {
+      name: 'warps',
+      description:
+        'warps per workgroup, splitting K (interleaved Q4_K blocks) over one 16-row tile',
+      default: 4,
+      bounds: { ptx: WARPS, wgsl: WARPS },
+    },
+  ],
+  launch: {
+    workgroupSize: `warps * ${WARP_SIZE}`,
+    grid: [`min(ceil_div(n_out, ${Q4K_WMMA_TILE_ROWS}), 65535)`, '1', '1'],
+  },
+} as const; // checked by defineKernel
+
+type QBuilder = BodyBuilder<DeclaredBy<typeof declarations>>;
+type Four<T> = [T, T, T, T];
+
+/** The lane's fixed state. */
+interface Lanes {
+  readonly fresh: (prefix: string) => string;
+  readonly warp: Var<'u32'>;
+  readonly t2: Var<'u32'>;
+  /** X word of column g (g + 8) at the lane's 4t offset in a block's first span. */
+  readonly xLo: Var<'u32'>;
+  readonly xHi: Var<'u32'>;
+  readonly two: Var<'bool'>;
+}
+
+/** Row g's and g + 8's qs word and meta word of the block (lane offsets included). */
+interface BlockRows {
+  readonly qs: [Var<'u32'>, Var<'u32'>];
+  readonly meta: [Var<'u32'>, Var<'u32'>];
+  readonly xAt: Var<'u32'>;
+  readonly live: Var<'bool'>;
+}
+
+/** f16 pairs (k, k + 2) and (k + 1, k + 3) of four consecutive halves in words w0, w1. */
+function pairX(
+  b: QBuilder,
+  lanes: Lanes,
+  w0: Var<'u32'>,
+  w1: Var<'u32'>,
+): [Var<'u32'>, Var<'u32'>] {
+  const prefix = lanes.fresh('xp');
+  return [
+    b.let(`${prefix}e`, bitSelect(0xffff, w0, shl(w1, 16))),
+    b.let(`${prefix}o`, bitSelect(0xffff, shr(w0, 16), w1)),
+  ];
+}
+
+/** α and −β of a row's sub-block j from its meta words (d·scale, 1024·α + dmin·min). */
+function scaleMin(
+  b: QBuilder,
+  lanes: Lanes,
+  meta: readonly Var<'u32'>[],
+  [d, dmin]: readonly [Var<'f32'>, Var<'f32'>],
+  j: number,
+): [Var<'f32'>, Var<'f32'>] {
+  const [, m1, m2, m3] = meta as Four<Var<'u32'>>;
+  const i = j & 3;
+  const field = (word: Var<'u32'>, shift: number, mask: number): Expr<'u32'> =>
+    and(shift === 0 ? word : shr(word, shift), mask);
+  // ggml's get_scale_min_k4: 6-bit fields in bytes 0-7, or a nibble of bytes 8-11 under 2 top bits.
+  const scale =
+    j < 4 ? field(m1, 8 * i, 63) : or(field(m3, 8 * i, 15), shl(field(m1, 8 * i + 6, 3), 4));
+  const minimum =
+    j < 4 ? field(m2, 8 * i, 63) : or(field(m3, 8 * i + 4, 15), shl(field(m2, 8 * i + 6, 3), 4));
+  const prefix = lanes.fresh('sm');
+  const alpha = b.let(`${prefix}a`, mul(d, convert('f32', scale)));
+  // −β, so the D update is two fmas; dmin is stored negated.
+  const beta = b.let(`${prefix}b`, fma(alpha, -1024, mul(dmin, convert('f32', minimum))));
+  return [alpha, beta];
+}
+
+/** Two chained mmas from zero: D of A words a0..a3 (both k halves) against B pairs. */
+function mmaPair(
+  b: QBuilder,
+  lanes: Lanes,
+  a: readonly [Four<Expr<'u32'>>, Four<Expr<'u32'>>],
+  x: readonly [readonly [Expr<'u32'>, Expr<'u32'>], readonly [Expr<'u32'>, Expr<'u32'>]],
+): Four<Var<'f32'>> {
+  const zero = b.let(lanes.fresh('z'), f32(0));
+  const first = b.mma(
+    'm16n8k16',
+    ['p', 'q', 'r', 's'].map((s) => lanes.fresh(`d${s}`)) as Four<string>,
+    { a: a[0], b: [x[0][0], x[0][1]], c: [zero, zero, zero, zero] },
+  );
+  return b.mma('m16n8k16', ['p', 'q', 'r', 's'].map((s) => lanes.fresh(`e${s}`)) as Four<string>, {
+    a: a[1],
+    b: [x[1][0], x[1][1]],
+    c: first as Four<Var<'f32'>>,
+  }) as Four<Var<'f32'>>;
+}
+
+/** One block's contribution into the accumulators. */
+function blockStep(b: QBuilder, lanes: Lanes, rows: BlockRows, acc: readonly Var<'f32'>[]): void {
+  const metaLo = b.loadVector('w', rows.meta[0], ['mlo0', 'mlo1', 'mlo2', 'mlo3']);
+  const metaHi = b.loadVector('w', rows.meta[1], ['mhi0', 'mhi1', 'mhi2', 'mhi3']);
+  // d and −dmin of both rows, zero in a round's rereads past the last block.
+  const [dLo, dHi] = [metaLo, metaHi].map((meta) => {
+    const p = lanes.fresh('dd');
+    return [
+      b.let(`${p}d`, select(rows.live, unpackHalf(meta[0]!, 0), f32(0))),
+      b.let(`${p}m`, select(rows.live, neg(unpackHalf(meta[0]!, 1)), f32(0))),
+    ] as const;
+  }) as [readonly [Var<'f32'>, Var<'f32'>], readonly [Var<'f32'>, Var<'f32'>]];
+  const ones: Four<Expr<'u32'>> = [u32(ONES), u32(ONES), u32(ONES), u32(ONES)];
+  for (let c = 0; c < 4; c++) {
+    const p = lanes.fresh('q');
+    const lo = b.loadVector('w', add(rows.qs[0], 8 * c), [`${p}l0`, `${p}l1`]);
+    const hi = b.loadVector('w', add(rows.qs[1], 8 * c), [`${p}h0`, `${p}h1`]);
+    for (let high = 0; high < 2; high++) {
+      const j = 2 * c + high;
+      // A words: nibbles of bytes (0, 2) and (1, 3) of each qs word, as 1024 + q.
+      const nib = (word: Var<'u32'>, shift: number) => {
+        const base = 4 * high + shift;
+        return b.let(
+          lanes.fresh('a'),
+          or(and(base === 0 ? word : shr(word, base), 0x000f000f), MAGIC),
+        );
+      };
+      const a = (k: number): Four<Expr<'u32'>> => [
+        nib(lo[k]!, 0),
+        nib(hi[k]!, 0),
+        nib(lo[k]!, 8),
+        nib(hi[k]!, 8),
+      ];
+      const aWords = [a(0), a(1)] as const;
+      const [alphaLo, betaLo] = scaleMin(b, lanes, metaLo, dLo, j);
+      const [alphaHi, betaHi] = scaleMin(b, lanes, metaHi, dHi, j);
+      const columns = (bb: QBuilder, base: Var<'u32'>, first: number) => {
+        const xw = bb.loadVector('x', add(base, add(rows.xAt, 32 * c + 16 * high)), [
+          lanes.fresh('x'),
+          lanes.fresh('x'),
+          lanes.fresh('x'),
+          lanes.fresh('x'),
+        ]);
+        const x = [pairX(bb, lanes, xw[0]!, xw[1]!), pairX(bb, lanes, xw[2]!, xw[3]!)] as const;
+        const d = mmaPair(bb, lanes, aWords, x);
+        const s = mmaPair(bb, lanes, [ones, ones], x);
+        // d[i] is row g + 8·(i >> 1), column 2t + (i & 1); s[i & 1] that column's Σ x.
+        for (let i = 0; i < 4; i++) {
+          const [alpha, beta] = i < 2 ? [alphaLo, betaLo] : [alphaHi, betaHi];
+          const local = acc[first + i]!;
+          bb.assign(local, fma(alpha, d[i]!, fma(beta, s[i & 1]!, local)));
+        }
+      };
+      columns(b, lanes.xLo, 0);
+      b.if(lanes.two, (second) => columns(second, lanes.xHi, 4));
+    }
+  }
+}
+
+/** The warps' accumulators summed through shared memory; warp 0 stores Y (as in wmma-gemv). */
+function storeTile(b: QBuilder, lanes: Lanes, acc: readonly Var<'f32'>[], firstRow: Var<'u32'>) {
+  const lane = b.laneId();
+  const warps = b.schedule('warps');
+  const [nOut, nCols] = [b.param('n_out'), b.param('n_cols')];
+  b.if(gt(lanes.warp, 0), (park) => {
+    const { slot } = park.let({ slot: mul(add(mul(lanes.warp, WARP_SIZE), lane), PARTIAL_WORDS) });
+    park.storeVector('partial', slot, acc.slice(0, 4) as Four<Var<'f32'>>);
+    park.storeVector('partial', add(slot, 4), acc.slice(4, 8) as Four<Var<'f32'>>);
+  });
+  b.barrier();
+  b.if(eq(lanes.warp, 0), (sum) => {
+    sum.for('other', { start: 1, end: warps }, (loop, other) => {
+      const { parkedAt } = loop.let({
+        parkedAt: mul(add(mul(other, WARP_SIZE), lane), PARTIAL_WORDS),
+      });
+      const parked = [
+        ...loop.loadVector('partial', parkedAt, ['pk0', 'pk1', 'pk2', 'pk3']),
+        ...loop.loadVector('partial', add(parkedAt, 4), ['pk4', 'pk5', 'pk6', 'pk7']),
+      ];
+      acc.forEach((local, i) => loop.assign(local, add(local, parked[i]!)));
+    });
+    const { outRow, outCol } = sum.let({ outRow: add(firstRow, shr(lane, 2)), outCol: lanes.t2 });
+    for (let i = 0; i < 8; i++) {
+      const r = sum.let(`out_row${i}`, add(outRow, 8 * ((i >> 1) & 1)));
+      const c = sum.let(`out_col${i}`, add(outCol, (i & 1) + 8 * (i >> 2)));
+      sum.if(and(lt(r, nOut), lt(c, nCols)), (store) =>
+        store.store('y', add(mul(c, nOut), r), acc[i]!),
+      );
+    }
+  });
+  b.barrier();
+}
+
+function body(b: QBuilder): void {
+  let unique = 0;
+  const fresh = (prefix: string): string => `${prefix}${unique++}`;
+  const [nCols, nOut, nIn] = [b.param('n_cols'), b.param('n_out'), b.param('n_in')];
+  const warps = b.schedule('warps');
+  const lane = b.laneId();
+  const { warp, rowWords, t, g, blocks } = b.let({
+    warp: b.warpId(),
+    rowWords: shr(nIn, 1),
+    t: and(lane, 3),
+    g: shr(lane, 2),
+    blocks: shr(nIn, 8),
+  });
+  // Repacked rows are 32·⌈144·nb/32⌉ bytes: 36·nb words, 4 more for odd nb.
+  const { strideWords, metaStart, t2, lastCol, lastRow } = b.let({
+    strideWords: add(mul(blocks, 36), mul(and(blocks, 1), 4)),
+    metaStart: mul(blocks, 32),
+    t2: mul(t, 2),
+    lastCol: sub(nCols, 1),
+    lastRow: sub(nOut, 1),
+  });
+  const { xLo, xHi, two } = b.let({
+    xLo: add(mul(min(g, lastCol), rowWords), mul(t, 4)),
+    xHi: add(mul(min(add(g, 8), lastCol), rowWords), mul(t, 4)),
+    two: gt(nCols, 8),
+  });
+  const lanes: Lanes = { fresh, warp, t2, xLo, xHi, two };
+  const { tiles, rounds } = b.let({
+    tiles: div(add(nOut, Q4K_WMMA_TILE_ROWS - 1), Q4K_WMMA_TILE_ROWS),
+    rounds: div(add(blocks, sub(warps, 1)), warps),
+  });
+  const range = { start: b.workgroupId('x'), end: tiles, step: b.numWorkgroups('x') };
+  b.for('tile', range, (tb, tileIndex) => {
+    const { firstRow } = tb.let({ firstRow: mul(tileIndex, Q4K_WMMA_TILE_ROWS) });
+    const { rowLo, rowHi } = tb.let({
+      rowLo: mul(min(add(firstRow, g), lastRow), strideWords),
+      rowHi: mul(min(add(firstRow, add(g, 8)), lastRow), strideWords),
+    });
+    const acc = Array.from({ length: 8 }, (_, i) => tb.let(`acc${i}`, f32(0)));
+    tb.for('round', { start: 0, end: rounds }, (loop, round) => {
+      const { block } = loop.let({ block: add(mul(round, warps), warp) });
+      // A warp past the last block rereads it (cached) and adds zero: rounds stay uniform.
+      const { live, at } = loop.let({ live: lt(block, blocks), at: min(block, sub(blocks, 1)) });
+      const { qsAt, metaAt } = loop.let({
+        qsAt: add(mul(at, 32), t2),
+        metaAt: add(metaStart, mul(at, 4)),
+      });
+      const rows: BlockRows = {
+        qs: [loop.let('qs_lo', add(rowLo, qsAt)), loop.let('qs_hi', add(rowHi, qsAt))],
+        meta: [loop.let('meta_lo', add(rowLo, metaAt)), loop.let('meta_hi', add(rowHi, metaAt))],
+        xAt: loop.let('x_at', mul(at, 128)),
+        live,
+      };
+      blockStep(loop, lanes, rows, acc);
+    });
+    storeTile(tb, lanes, acc, firstRow);
+  });
+}
+
+/** The `q4k-soa-wmma` spec. */
+export const Q4K_SOA_WMMA_SPEC = defineKernel(declarations, body);
+
+/** Bytes per Q4_K block, exported for the catalog's layout arithmetic. */
+export const Q4K_WMMA_BLOCK_BYTES = BLOCK_BYTES;
