@@ -16,7 +16,6 @@ import {
   mul,
   neg,
   or,
-  select,
   shl,
   shr,
   sub,
@@ -99,12 +98,40 @@ interface Lanes {
   readonly two: Var<'bool'>;
 }
 
-/** Row g's and g + 8's qs word and meta word of the block (lane offsets included). */
+/** Where a block's words are for the lane's rows g and g + 8, and whether each load may happen. */
 interface BlockRows {
+  /** qs word 2t of the block's first span in rows g and g + 8. */
   readonly qs: [Var<'u32'>, Var<'u32'>];
-  readonly meta: [Var<'u32'>, Var<'u32'>];
+  /** The 4 meta words of the block in rows g and g + 8 (zero where absent). */
+  readonly meta: [Four<Var<'u32'>>, Four<Var<'u32'>>];
+  /** X word of the block's first value (lane offsets are in xLo, xHi). */
   readonly xAt: Var<'u32'>;
-  readonly live: Var<'bool'>;
+  /** Whether the block exists (workgroup-uniform) and rows g, g + 8 exist. */
+  readonly block: Var<'bool'>;
+  readonly rowLive: [Var<'bool'>, Var<'bool'>];
+}
+
+/** `count` words of `memory` at `index`: zeros, replaced by one vector load where `live` holds. */
+function loadWords(
+  b: QBuilder,
+  lanes: Lanes,
+  memory: 'w' | 'x',
+  index: Expr<'u32'>,
+  count: 2 | 4,
+  live: Expr<'bool'>,
+): Var<'u32'>[] {
+  const prefix = `${lanes.fresh(memory)}_`;
+  const names = Array.from({ length: count }, (_, k) => `${prefix}${k}`);
+  const words = names.map((name) => b.let(name, u32(0)));
+  b.if(live, (then) => {
+    const loaded = then.loadVector(
+      memory,
+      index,
+      names.map((name) => `${name}l`),
+    );
+    words.forEach((word, k) => then.assign(word, loaded[k]!));
+  });
+  return words;
 }
 
 /** f16 pairs (k, k + 2) and (k + 1, k + 3) of four consecutive halves in words w0, w1. */
@@ -167,21 +194,20 @@ function mmaPair(
 
 /** One block's contribution into the accumulators. */
 function blockStep(b: QBuilder, lanes: Lanes, rows: BlockRows, acc: readonly Var<'f32'>[]): void {
-  const metaLo = b.loadVector('w', rows.meta[0], ['mlo0', 'mlo1', 'mlo2', 'mlo3']);
-  const metaHi = b.loadVector('w', rows.meta[1], ['mhi0', 'mhi1', 'mhi2', 'mhi3']);
-  // d and −dmin of both rows, zero in a round's rereads past the last block.
+  const [metaLo, metaHi] = rows.meta;
+  // d and −dmin of both rows: zero for absent rows and blocks, whose meta words are zero.
   const [dLo, dHi] = [metaLo, metaHi].map((meta) => {
     const p = lanes.fresh('dd');
     return [
-      b.let(`${p}d`, select(rows.live, unpackHalf(meta[0]!, 0), f32(0))),
-      b.let(`${p}m`, select(rows.live, neg(unpackHalf(meta[0]!, 1)), f32(0))),
+      b.let(`${p}d`, unpackHalf(meta[0], 0)),
+      b.let(`${p}m`, neg(unpackHalf(meta[0], 1))),
     ] as const;
   }) as [readonly [Var<'f32'>, Var<'f32'>], readonly [Var<'f32'>, Var<'f32'>]];
   const ones: Four<Expr<'u32'>> = [u32(ONES), u32(ONES), u32(ONES), u32(ONES)];
   for (let c = 0; c < 4; c++) {
-    const p = lanes.fresh('q');
-    const lo = b.loadVector('w', add(rows.qs[0], 8 * c), [`${p}l0`, `${p}l1`]);
-    const hi = b.loadVector('w', add(rows.qs[1], 8 * c), [`${p}h0`, `${p}h1`]);
+    const [liveLo, liveHi] = rows.rowLive.map((row) => and(rows.block, row));
+    const lo = loadWords(b, lanes, 'w', add(rows.qs[0], 8 * c), 2, liveLo!);
+    const hi = loadWords(b, lanes, 'w', add(rows.qs[1], 8 * c), 2, liveHi!);
     for (let high = 0; high < 2; high++) {
       const j = 2 * c + high;
       // A words: nibbles of bytes (0, 2) and (1, 3) of each qs word, as 1024 + q.
@@ -202,12 +228,14 @@ function blockStep(b: QBuilder, lanes: Lanes, rows: BlockRows, acc: readonly Var
       const [alphaLo, betaLo] = scaleMin(b, lanes, metaLo, dLo, j);
       const [alphaHi, betaHi] = scaleMin(b, lanes, metaHi, dHi, j);
       const columns = (bb: QBuilder, base: Var<'u32'>, first: number) => {
-        const xw = bb.loadVector('x', add(base, add(rows.xAt, 32 * c + 16 * high)), [
-          lanes.fresh('x'),
-          lanes.fresh('x'),
-          lanes.fresh('x'),
-          lanes.fresh('x'),
-        ]);
+        const xw = loadWords(
+          bb,
+          lanes,
+          'x',
+          add(base, add(rows.xAt, 32 * c + 16 * high)),
+          4,
+          rows.block,
+        );
         const x = [pairX(bb, lanes, xw[0]!, xw[1]!), pairX(bb, lanes, xw[2]!, xw[3]!)] as const;
         const d = mmaPair(bb, lanes, aWords, x);
         const s = mmaPair(bb, lanes, [ones, ones], x);
@@ -272,12 +300,11 @@ function body(b: QBuilder): void {
     blocks: shr(nIn, 8),
   });
   // Repacked rows are 32·⌈144·nb/32⌉ bytes: 36·nb words, 4 more for odd nb.
-  const { strideWords, metaStart, t2, lastCol, lastRow } = b.let({
+  const { strideWords, metaStart, t2, lastCol } = b.let({
     strideWords: add(mul(blocks, 36), mul(and(blocks, 1), 4)),
     metaStart: mul(blocks, 32),
     t2: mul(t, 2),
     lastCol: sub(nCols, 1),
-    lastRow: sub(nOut, 1),
   });
   const { xLo, xHi, two } = b.let({
     xLo: add(mul(min(g, lastCol), rowWords), mul(t, 4)),
@@ -287,31 +314,59 @@ function body(b: QBuilder): void {
   const lanes: Lanes = { fresh, warp, t2, xLo, xHi, two };
   const { tiles, rounds } = b.let({
     tiles: div(add(nOut, Q4K_WMMA_TILE_ROWS - 1), Q4K_WMMA_TILE_ROWS),
-    rounds: div(add(blocks, sub(warps, 1)), warps),
+    // Rounds of block pairs: the 32 meta bytes of a pair are one sector of each row.
+    rounds: div(add(shr(add(blocks, 1), 1), sub(warps, 1)), warps),
   });
+  const { metaLane } = b.let({ metaLane: add(metaStart, t2) });
   const range = { start: b.workgroupId('x'), end: tiles, step: b.numWorkgroups('x') };
   b.for('tile', range, (tb, tileIndex) => {
     const { firstRow } = tb.let({ firstRow: mul(tileIndex, Q4K_WMMA_TILE_ROWS) });
-    const { rowLo, rowHi } = tb.let({
-      rowLo: mul(min(add(firstRow, g), lastRow), strideWords),
-      rowHi: mul(min(add(firstRow, add(g, 8)), lastRow), strideWords),
+    const { rowLo, rowHi } = tb.let({ rowLo: add(firstRow, g), rowHi: add(firstRow, add(g, 8)) });
+    const { startLo, startHi, liveLo, liveHi } = tb.let({
+      startLo: mul(rowLo, strideWords),
+      startHi: mul(rowHi, strideWords),
+      liveLo: lt(rowLo, nOut),
+      liveHi: lt(rowHi, nOut),
     });
     const acc = Array.from({ length: 8 }, (_, i) => tb.let(`acc${i}`, f32(0)));
     tb.for('round', { start: 0, end: rounds }, (loop, round) => {
-      const { block } = loop.let({ block: add(mul(round, warps), warp) });
-      // A warp past the last block rereads it (cached) and adds zero: rounds stay uniform.
-      const { live, at } = loop.let({ live: lt(block, blocks), at: min(block, sub(blocks, 1)) });
-      const { qsAt, metaAt } = loop.let({
-        qsAt: add(mul(at, 32), t2),
-        metaAt: add(metaStart, mul(at, 4)),
-      });
-      const rows: BlockRows = {
-        qs: [loop.let('qs_lo', add(rowLo, qsAt)), loop.let('qs_hi', add(rowHi, qsAt))],
-        meta: [loop.let('meta_lo', add(rowLo, metaAt)), loop.let('meta_hi', add(rowHi, metaAt))],
-        xAt: loop.let('x_at', mul(at, 128)),
-        live,
-      };
-      blockStep(loop, lanes, rows, acc);
+      const { pair } = loop.let({ pair: add(mul(round, warps), warp) });
+      const { first } = loop.let({ first: mul(pair, 2) });
+      // Lane t loads meta words 2t, 2t + 1 of the pair (block first + t / 2) in both rows: one whole
+      // sector a row, whose second half is the row's zero padding when the block count is odd (d = 0
+      // there). The row's 4 lanes then hand its two blocks' 16 bytes round by shuffles.
+      const { mine } = loop.let({ mine: lt(first, blocks) });
+      const { metaAt } = loop.let({ metaAt: add(metaLane, mul(first, 4)) });
+      const parts = [
+        loadWords(loop, lanes, 'w', add(startLo, metaAt), 2, and(mine, liveLo)),
+        loadWords(loop, lanes, 'w', add(startHi, metaAt), 2, and(mine, liveHi)),
+      ];
+      for (let j = 0; j < 2; j++) {
+        const meta = parts.map((part) => {
+          const words = [0, 1, 2, 3].map((word) =>
+            loop.shuffle(
+              'idx',
+              lanes.fresh('meta'),
+              part[word & 1]!,
+              add(mul(g, 4), 2 * j + (word >> 1)),
+            ),
+          );
+          return words as Four<Var<'u32'>>;
+        }) as [Four<Var<'u32'>>, Four<Var<'u32'>>];
+        const p = lanes.fresh('blk');
+        const block = loop.let(`${p}`, add(first, j));
+        const rows: BlockRows = {
+          qs: [
+            loop.let(`${p}qlo`, add(startLo, add(mul(block, 32), t2))),
+            loop.let(`${p}qhi`, add(startHi, add(mul(block, 32), t2))),
+          ],
+          meta,
+          xAt: loop.let(`${p}x`, mul(block, 128)),
+          block: loop.let(`${p}live`, lt(block, blocks)),
+          rowLive: [liveLo, liveHi],
+        };
+        blockStep(loop, lanes, rows, acc);
+      }
     });
     storeTile(tb, lanes, acc, firstRow);
   });
