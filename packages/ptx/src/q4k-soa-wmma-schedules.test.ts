@@ -25,11 +25,11 @@ describe('q4k-soa-wmma at every in-bounds schedule', () => {
 
   it.each(RUNS)('%s assembles without spills, on tensor cores', (_name, warps, arch) => {
     const shader = emitPtx(q4kSoaWmma.spec, { warps }, ptxTarget(arch));
-    // sm_75 runs two m16n8k8 an mma (ISA 6.5), newer archs one m16n8k16; the only shuffles are the
-    // 16 that hand round a block pair's meta words (the mma's shuffle lowering would add hundreds).
+    // sm_75 runs two m16n8k8 an mma (ISA 6.5), newer archs one m16n8k16; the only shuffles are the 8
+    // that hand round a block's meta words (the mma's shuffle lowering would add hundreds).
     const form = arch === 'sm_75' ? 'm16n8k8' : 'm16n8k16';
     expect(shader.source).toContain(`mma.sync.aligned.${form}.row.col.f32.f16.f16.f32`);
-    expect(shader.source.split('shfl.sync.idx').length - 1).toBe(16);
+    expect(shader.source.split('shfl.sync.idx').length - 1).toBe(8);
     const result = assemblePtx(shader.source, arch);
     expect(result.ok).toBe(true);
     expect(result.spillStores + result.spillLoads).toBe(0);

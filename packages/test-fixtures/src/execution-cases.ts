@@ -7,7 +7,7 @@ import {
   Q8_0_GEMV_CASES,
 } from './gemv-cases.js';
 import { SDPA_DECODE_CASES } from './sdpa-cases.js';
-import { WMMA_GEMV_CASES } from './wmma-cases.js';
+import { Q4K_SOA_WMMA_CASES, WMMA_GEMV_CASES } from './wmma-cases.js';
 
 /**
  * One execution of a catalog kernel that every engine (the IR interpreter, WebGPU and the PTX
@@ -96,6 +96,7 @@ export const EXECUTION_CASES: readonly ExecutionCase[] = [
   ...Q6K_SOA_GEMV_CASES,
   ...SDPA_DECODE_CASES,
   ...WMMA_GEMV_CASES,
+  ...Q4K_SOA_WMMA_CASES,
 ];
 
 /** The EXECUTION_CASES that `engine` runs. */

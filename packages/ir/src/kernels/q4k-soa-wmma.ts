@@ -16,6 +16,7 @@ import {
   mul,
   neg,
   or,
+  select,
   shl,
   shr,
   sub,
@@ -154,22 +155,26 @@ function scaleMin(
   lanes: Lanes,
   meta: readonly Var<'u32'>[],
   [d, dmin]: readonly [Var<'f32'>, Var<'f32'>],
-  j: number,
+  { low, shift }: SubBlock,
 ): [Var<'f32'>, Var<'f32'>] {
   const [, m1, m2, m3] = meta as Four<Var<'u32'>>;
-  const i = j & 3;
-  const field = (word: Var<'u32'>, shift: number, mask: number): Expr<'u32'> =>
-    and(shift === 0 ? word : shr(word, shift), mask);
-  // ggml's get_scale_min_k4: 6-bit fields in bytes 0-7, or a nibble of bytes 8-11 under 2 top bits.
-  const scale =
-    j < 4 ? field(m1, 8 * i, 63) : or(field(m3, 8 * i, 15), shl(field(m1, 8 * i + 6, 3), 4));
-  const minimum =
-    j < 4 ? field(m2, 8 * i, 63) : or(field(m3, 8 * i + 4, 15), shl(field(m2, 8 * i + 6, 3), 4));
+  const field = (word: Var<'u32'>, extra: number, mask: number): Expr<'u32'> =>
+    and(shr(word, extra === 0 ? shift : add(shift, extra)), mask);
+  // ggml's get_scale_min_k4: 6-bit fields in bytes 0-7 (sub-blocks 0-3), or else a nibble of
+  // bytes 8-11 under 2 top bits of bytes 0-7.
+  const scale = select(low, field(m1, 0, 63), or(field(m3, 0, 15), shl(field(m1, 6, 3), 4)));
+  const minimum = select(low, field(m2, 0, 63), or(field(m3, 4, 15), shl(field(m2, 6, 3), 4)));
   const prefix = lanes.fresh('sm');
   const alpha = b.let(`${prefix}a`, mul(d, convert('f32', scale)));
   // −β, so the D update is two fmas; dmin is stored negated.
   const beta = b.let(`${prefix}b`, fma(alpha, -1024, mul(dmin, convert('f32', minimum))));
   return [alpha, beta];
+}
+
+/** Where sub-block 2c + high's 6-bit fields are: bytes 0-7 (low) or 8-11, at bit `shift`. */
+interface SubBlock {
+  readonly low: Var<'bool'>;
+  readonly shift: Var<'u32'>;
 }
 
 /** Two chained mmas from zero: D of A words a0..a3 (both k halves) against B pairs. */
@@ -204,12 +209,23 @@ function blockStep(b: QBuilder, lanes: Lanes, rows: BlockRows, acc: readonly Var
     ] as const;
   }) as [readonly [Var<'f32'>, Var<'f32'>], readonly [Var<'f32'>, Var<'f32'>]];
   const ones: Four<Expr<'u32'>> = [u32(ONES), u32(ONES), u32(ONES), u32(ONES)];
-  for (let c = 0; c < 4; c++) {
-    const [liveLo, liveHi] = rows.rowLive.map((row) => and(rows.block, row));
-    const lo = loadWords(b, lanes, 'w', add(rows.qs[0], 8 * c), 2, liveLo!);
-    const hi = loadWords(b, lanes, 'w', add(rows.qs[1], 8 * c), 2, liveHi!);
+  const [liveLo, liveHi] = rows.rowLive.map((row) =>
+    b.let(lanes.fresh('live'), and(rows.block, row)),
+  );
+  // A runtime loop over the block's 4 qs spans keeps the WGSL small: its mma lowering is long.
+  b.for('span', { start: 0, end: 4 }, (b, c) => {
+    const { low, spanShift, spanWords, spanX } = b.let({
+      low: lt(c, 2),
+      spanShift: mul(and(c, 1), 16),
+      spanWords: mul(c, 8),
+      spanX: mul(c, 32),
+    });
+    const lo = loadWords(b, lanes, 'w', add(rows.qs[0], spanWords), 2, liveLo!);
+    const hi = loadWords(b, lanes, 'w', add(rows.qs[1], spanWords), 2, liveHi!);
     for (let high = 0; high < 2; high++) {
-      const j = 2 * c + high;
+      const shift: Var<'u32'> =
+        high === 0 ? (spanShift as Var<'u32'>) : b.let('span_shift_hi', add(spanShift, 8));
+      const sub: SubBlock = { low, shift };
       // A words: nibbles of bytes (0, 2) and (1, 3) of each qs word, as 1024 + q.
       const nib = (word: Var<'u32'>, shift: number) => {
         const base = 4 * high + shift;
@@ -225,14 +241,14 @@ function blockStep(b: QBuilder, lanes: Lanes, rows: BlockRows, acc: readonly Var
         nib(hi[k]!, 8),
       ];
       const aWords = [a(0), a(1)] as const;
-      const [alphaLo, betaLo] = scaleMin(b, lanes, metaLo, dLo, j);
-      const [alphaHi, betaHi] = scaleMin(b, lanes, metaHi, dHi, j);
+      const [alphaLo, betaLo] = scaleMin(b, lanes, metaLo, dLo, sub);
+      const [alphaHi, betaHi] = scaleMin(b, lanes, metaHi, dHi, sub);
       const columns = (bb: QBuilder, base: Var<'u32'>, first: number) => {
         const xw = loadWords(
           bb,
           lanes,
           'x',
-          add(base, add(rows.xAt, 32 * c + 16 * high)),
+          add(base, add(rows.xAt, high === 0 ? spanX : add(spanX, 16))),
           4,
           rows.block,
         );
@@ -249,7 +265,7 @@ function blockStep(b: QBuilder, lanes: Lanes, rows: BlockRows, acc: readonly Var
       columns(b, lanes.xLo, 0);
       b.if(lanes.two, (second) => columns(second, lanes.xHi, 4));
     }
-  }
+  });
 }
 
 /** The warps' accumulators summed through shared memory; warp 0 stores Y (as in wmma-gemv). */
@@ -341,14 +357,15 @@ function body(b: QBuilder): void {
         loadWords(loop, lanes, 'w', add(startLo, metaAt), 2, and(mine, liveLo)),
         loadWords(loop, lanes, 'w', add(startHi, metaAt), 2, and(mine, liveHi)),
       ];
-      for (let j = 0; j < 2; j++) {
+      // A runtime loop over the pair's 2 blocks, for the same reason as the spans'.
+      loop.for('half', { start: 0, end: 2 }, (loop, j) => {
         const meta = parts.map((part) => {
           const words = [0, 1, 2, 3].map((word) =>
             loop.shuffle(
               'idx',
               lanes.fresh('meta'),
               part[word & 1]!,
-              add(mul(g, 4), 2 * j + (word >> 1)),
+              add(mul(g, 4), add(mul(j, 2), word >> 1)),
             ),
           );
           return words as Four<Var<'u32'>>;
@@ -366,7 +383,7 @@ function body(b: QBuilder): void {
           rowLive: [liveLo, liveHi],
         };
         blockStep(loop, lanes, rows, acc);
-      }
+      });
     });
     storeTile(tb, lanes, acc, firstRow);
   });
