@@ -301,7 +301,8 @@ function gemvInputs(kernel, schedule, shape) {
   );
 }
 
-// Tensor-core mat-vec (issue #14): wmma-gemv (f16 W and X) at 256 x 4096 on sm_80, per n_cols:
+// Tensor-core mat-vec (issue #14): wmma-gemv (f16 W and X) and q4k-soa-wmma (repacked Q4_K W, f16
+// X) at 256 x 4096 on sm_80, per n_cols:
 // warp instructions per weight byte (and over the n_cols = 1 figure: the issue asks <= 1.3 at 8),
 // DRAM read over W + X + Y, W sector efficiency, NMSE against the float64 reference; and the
 // A100/H100/H200 estimates at 4096 x 4096 from 4 sampled workgroups (each takes one 16-row tile,
@@ -309,32 +310,37 @@ function gemvInputs(kernel, schedule, shape) {
 {
   const { GPUS, estimate, sampleMismatch, scaleSample } =
     await import('../packages/ptx-sim/dist/index.js');
-  const kernel = kernels.getKernel('wmma-gemv');
-  const shader = emitPtx(kernel.spec, {}, ptxTarget('sm_80'));
-  const wmmaInputs = (shape) => {
-    const testCase = { name: 'bench', kernelId: 'wmma-gemv', schedule: {}, shape, seed: 5, magnitude: 1 }; // prettier-ignore
-    return { buffers: kernels.makeCaseInputs(kernel, testCase), params: kernel.params(shape) };
-  };
-  console.log(
-    'tensor-core mat-vec wmma-gemv (f16, sm_80 PTX, 256 x 4096; warp instr / weight byte):',
-  );
-  let single;
-  for (const nCols of [1, 2, 4, 8, 16]) {
-    const { buffers, params } = wmmaInputs({ n_cols: nCols, n_out: 256, n_in: 4096 });
-    const result = simulateShader(shader, buffers, params);
-    const allBytes = Object.values(buffers).reduce((sum, data) => sum + data.byteLength, 0);
-    // The reference reads only w and x, which the run left as they were.
-    const nmse = kernels.compareWithReference(kernel, buffers, params, buffers).nmse;
-    const perByte = totalWarpInstructions(result.counters) / buffers.w.byteLength;
-    single ??= perByte;
-    const large4096 = wmmaInputs({ n_cols: nCols, n_out: 4096, n_in: 4096 });
-    const large = simulateShader(shader, large4096.buffers, large4096.params, { sampleBlocks: 4 });
-    const mismatch = sampleMismatch(large.sample);
-    if (mismatch !== undefined) throw new Error(`wmma-gemv n_cols ${nCols} 4096x4096: ${mismatch}`);
-    const scaled = scaleSample(large);
-    const estimates = Object.values(GPUS).map((gpu) => estimate(scaled, large, gpu));
+  for (const kernelId of ['wmma-gemv', 'q4k-soa-wmma']) {
+    const kernel = kernels.getKernel(kernelId);
+    const shader = emitPtx(kernel.spec, {}, ptxTarget('sm_80'));
+    const wmmaInputs = (shape) => {
+      const testCase = { name: 'bench', kernelId, schedule: {}, shape, seed: 5, magnitude: 1 }; // prettier-ignore
+      return { buffers: kernels.makeCaseInputs(kernel, testCase), params: kernel.params(shape) };
+    };
     console.log(
-      `  n_cols ${String(nCols).padStart(2)}: ${perByte.toFixed(4)} warp instr/weight byte (${(perByte / single).toFixed(2)} x n_cols 1, target <= 1.3 at 8), DRAM ${(dramBytesRead(result.counters) / allBytes).toFixed(3)} x (W+X+Y), W sectors ${(sectorEfficiency(result.counters, ['param_w']) * 100).toFixed(1)}%, NMSE ${nmse.toExponential(1)}, findings ${result.findings.length}; 4096x4096: ${estimates.map((e) => `${e.gpu} ${(e.seconds * 1e6).toFixed(1)} µs ${(e.bandwidthFraction * 100).toFixed(0)}% ${e.bound}`).join(', ')}`,
+      `tensor-core mat-vec ${kernelId} (sm_80 PTX, 256 x 4096; warp instr / weight byte):`,
     );
+    let single;
+    for (const nCols of [1, 2, 4, 8, 16]) {
+      const { buffers, params } = wmmaInputs({ n_cols: nCols, n_out: 256, n_in: 4096 });
+      const result = simulateShader(shader, buffers, params);
+      const allBytes = Object.values(buffers).reduce((sum, data) => sum + data.byteLength, 0);
+      // The reference reads only w and x, which the run left as they were.
+      const nmse = kernels.compareWithReference(kernel, buffers, params, buffers).nmse;
+      const perByte = totalWarpInstructions(result.counters) / buffers.w.byteLength;
+      single ??= perByte;
+      const large4096 = wmmaInputs({ n_cols: nCols, n_out: 4096, n_in: 4096 });
+      const large = simulateShader(shader, large4096.buffers, large4096.params, {
+        sampleBlocks: 4,
+      });
+      const mismatch = sampleMismatch(large.sample);
+      if (mismatch !== undefined)
+        throw new Error(`${kernelId} n_cols ${nCols} 4096x4096: ${mismatch}`);
+      const scaled = scaleSample(large);
+      const estimates = Object.values(GPUS).map((gpu) => estimate(scaled, large, gpu));
+      console.log(
+        `  n_cols ${String(nCols).padStart(2)}: ${perByte.toFixed(4)} warp instr/weight byte (${(perByte / single).toFixed(2)} x n_cols 1, target <= 1.3 at 8), DRAM ${(dramBytesRead(result.counters) / allBytes).toFixed(3)} x (W+X+Y), W sectors ${(sectorEfficiency(result.counters, ['param_w']) * 100).toFixed(1)}%, NMSE ${nmse.toExponential(1)}, findings ${result.findings.length}; 4096x4096: ${estimates.map((e) => `${e.gpu} ${(e.seconds * 1e6).toFixed(1)} µs ${(e.bandwidthFraction * 100).toFixed(0)}% ${e.bound}`).join(', ')}`,
+      );
+    }
   }
 }
