@@ -7,8 +7,7 @@ import { repack } from '@forge/ir/gguf';
 import { normalizedMse } from '@forge/ir/kernels';
 import { ORACLE, expectBadInput, floats, gemvCli } from './run-gemv-suite.test-support.js';
 
-// Not yet wgsl: WebGPU runs of this kernel are open (see test-fixtures' wmma-cases.ts).
-const TARGETS = ['interp', 'ptx-sim'] as const;
+const TARGETS = ['interp', 'wgsl', 'ptx-sim'] as const;
 
 const N_OUT = 64;
 const N_IN = 512;

@@ -43,9 +43,9 @@ describe('EXECUTION_CASES', () => {
     for (const count of [1, 3, 8]) expect(warps).toContain(count);
   });
 
-  it('cover q4k-soa-wmma: every n_cols, n_out and n_in of issue #14 on interpreter and simulator', () => {
+  it('cover q4k-soa-wmma: every n_cols, n_out and n_in of issue #14 on every engine', () => {
     const values = { n_cols: [1, 2, 7, 8, 16], n_out: [1, 15, 16, 17, 256], n_in: [256, 4096] };
-    for (const engine of ['interpreter', 'ptx-sim'] as const) {
+    for (const engine of ['interpreter', 'webgpu', 'ptx-sim'] as const) {
       const cases = executionCasesFor(engine).filter((c) => c.kernelId === 'q4k-soa-wmma');
       for (const [name, wanted] of Object.entries(values))
         for (const value of wanted)
@@ -181,18 +181,7 @@ describe('EXECUTION_CASES', () => {
   });
 
   it('leave out of an engine only the cases too slow for it', () => {
-    // wmma-gemv at 3 warps: minutes on lavapipe with subgroups (see wmma-cases.ts).
-    const webgpu = executionCasesFor('webgpu').map((c) => c.name);
-    expect(
-      EXECUTION_CASES.filter((c) => !webgpu.includes(c.name)).map((c) => [c.kernelId, c.shape]),
-    ).toEqual([
-      ['wmma-gemv', { n_cols: 9, n_out: 16, n_in: 272 }],
-      // q4k-soa-wmma: not yet on WebGPU (see wmma-cases.ts).
-      ...EXECUTION_CASES.filter((c) => c.kernelId === 'q4k-soa-wmma').map((c) => [
-        c.kernelId,
-        c.shape,
-      ]),
-    ]);
+    expect(executionCasesFor('webgpu')).toEqual(EXECUTION_CASES);
     for (const engine of ['interpreter', 'ptx-sim'] as const) {
       const names = executionCasesFor(engine).map((c) => c.name);
       const skipped = EXECUTION_CASES.filter((c) => !names.includes(c.name));

@@ -24,11 +24,13 @@ import {
   unpackHalf,
 } from '../expressions.js';
 
-// Plan. As in wmma-gemv a workgroup takes 16 rows (a tile) and its warps split K, here by whole
-// 256-value blocks (warp w takes blocks w, w + warps, …, in workgroup-uniform rounds: a warp past
-// the last block rereads it with d = dmin = 0). Per block a lane (g = lane >> 2, t = lane % 4)
-// loads the 16-byte meta of rows g and g + 8, and per 32-byte qs span c (sub-blocks 2c, 2c + 1)
-// qs words 2t, 2t + 1 of both rows (8-byte loads: the 4 lanes of a row read one whole sector).
+// Plan. As in wmma-gemv a workgroup takes 16 rows (a tile) and its warps split K, here by pairs
+// of 256-value blocks (warp w takes pairs w, w + warps, …, in workgroup-uniform rounds; a block
+// past the last loads nothing and counts as zero). Per pair a lane (g = lane >> 2, t = lane % 4)
+// loads meta words 2t, 2t + 1 of rows g and g + 8 (a pair's 32 meta bytes are one sector a row)
+// and 8 idx shuffles hand each lane its rows' 16 meta bytes of a block; per 32-byte qs span c
+// (sub-blocks 2c, 2c + 1) it loads qs words 2t, 2t + 1 of both rows (8-byte loads: the 4 lanes
+// of a row read one whole sector).
 // The mma takes raw nibbles, not dequantized weights: a nibble q OR 0x6400 is the f16 1024 + q, so
 // each qs word gives four A words with 3 integer ops each (bytes 0 and 2, 1 and 3; low and high
 // nibbles), and the lane's X halves are paired alike (k, k + 2) by bit selects. Every mma then
@@ -212,7 +214,7 @@ function blockStep(b: QBuilder, lanes: Lanes, rows: BlockRows, acc: readonly Var
   const [liveLo, liveHi] = rows.rowLive.map((row) =>
     b.let(lanes.fresh('live'), and(rows.block, row)),
   );
-  // A runtime loop over the block's 4 qs spans keeps the WGSL small: its mma lowering is long.
+  // A runtime loop over the block's 4 qs spans keeps both shaders small (16 mmas a pass).
   b.for('span', { start: 0, end: 4 }, (b, c) => {
     const { low, spanShift, spanWords, spanX } = b.let({
       low: lt(c, 2),
