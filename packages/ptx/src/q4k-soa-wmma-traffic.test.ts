@@ -29,7 +29,7 @@ function simulateCase(shape: Readonly<Record<string, number>>) {
 // + Y); at n_out 256, n_in 4096 the warp instructions per weight byte at n_cols 8 ≤ 1.3 × n_cols 1.
 describe('q4k-soa-wmma traffic on the PTX simulator (sm_80)', () => {
   const perByte = new Map<number, number>();
-  it.each([1, 8, 16])('n_cols %i at 256 × 4096', (nCols) => {
+  it.each([1, 2, 7, 8, 16])('n_cols %i at 256 × 4096', (nCols) => {
     const { counters, wBytes, all } = simulateCase({ n_cols: nCols, n_out: 256, n_in: 4096 });
     expect(counters.buffers['param_w']?.bytesRead).toBe(wBytes);
     expect(sectorEfficiency(counters, ['param_w'])).toBeGreaterThanOrEqual(0.95);

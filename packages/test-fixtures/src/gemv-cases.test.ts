@@ -15,7 +15,13 @@ const GEMV_CASES = EXECUTION_CASES.filter(
 describe('gemv execution cases', () => {
   it('include cases of every gemv kernel', () => {
     const kernels = new Set(GEMV_CASES.map((testCase) => testCase.kernelId));
-    expect([...kernels].sort()).toEqual(['q4k-gemv', 'q6k-gemv', 'q6k-soa-gemv', 'q8_0-gemv']);
+    expect([...kernels].sort()).toEqual([
+      'q4k-gemv',
+      'q4k-soa-wmma',
+      'q6k-gemv',
+      'q6k-soa-gemv',
+      'q8_0-gemv',
+    ]);
   });
 
   it.each(GEMV_CASES.map((testCase) => [testCase.name, testCase] as const))(
