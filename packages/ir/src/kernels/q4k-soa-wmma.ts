@@ -99,6 +99,9 @@ interface Lanes {
   readonly xLo: Var<'u32'>;
   readonly xHi: Var<'u32'>;
   readonly two: Var<'bool'>;
+  /** 0 and two f16 1.0, named once: mma operands are registers, so a literal costs a mov each use. */
+  readonly zero: Var<'f32'>;
+  readonly ones: Var<'u32'>;
 }
 
 /** Where a block's words are for the lane's rows g and g + 8, and whether each load may happen. */
@@ -107,24 +110,29 @@ interface BlockRows {
   readonly qs: [Var<'u32'>, Var<'u32'>];
   /** The 4 meta words of the block in rows g and g + 8 (zero where absent). */
   readonly meta: [Four<Var<'u32'>>, Four<Var<'u32'>>];
-  /** X word of the block's first value (lane offsets are in xLo, xHi). */
+  /** X word of the block's first value (lane offsets are in xLo, xHi); the last block's for a
+   * block past the end, whose zero meta makes its products count nothing. */
   readonly xAt: Var<'u32'>;
   /** Whether the block exists (workgroup-uniform) and rows g, g + 8 exist. */
   readonly block: Var<'bool'>;
   readonly rowLive: [Var<'bool'>, Var<'bool'>];
 }
 
-/** `count` words of `memory` at `index`: zeros, replaced by one vector load where `live` holds. */
+/**
+ * `count` words of `memory` at `index`: one vector load, or, when `live` is given, zeros replaced
+ * by the vector load only where `live` holds.
+ */
 function loadWords(
   b: QBuilder,
   lanes: Lanes,
   memory: 'w' | 'x',
   index: Expr<'u32'>,
   count: 2 | 4,
-  live: Expr<'bool'>,
+  live: Expr<'bool'> | undefined,
 ): Var<'u32'>[] {
   const prefix = `${lanes.fresh(memory)}_`;
   const names = Array.from({ length: count }, (_, k) => `${prefix}${k}`);
+  if (live === undefined) return b.loadVector(memory, index, names);
   const words = names.map((name) => b.let(name, u32(0)));
   b.if(live, (then) => {
     const loaded = then.loadVector(
@@ -151,32 +159,47 @@ function pairX(
   ];
 }
 
-/** α and −β of a row's sub-block j from its meta words (d·scale, 1024·α + dmin·min). */
+/**
+ * A row's 8 scales and 8 mins of a block as bytes, all at once (ggml's get_scale_min_k4, four
+ * sub-blocks a word): [sub-blocks 0-3, 4-7] of each. Meta bytes 0-3 hold scales 0-3 (low 6 bits)
+ * and the top 2 bits of scales 4-7, bytes 4-7 the same for mins, bytes 8-11 the low nibbles of
+ * scales 4-7 and, in their high nibbles, of mins 4-7.
+ */
+function unpackScales(b: QBuilder, lanes: Lanes, meta: Four<Var<'u32'>>): RowScales {
+  const [, m1, m2, m3] = meta;
+  const p = lanes.fresh('sc');
+  return {
+    scales: [
+      b.let(`${p}s0`, and(m1, 0x3f3f3f3f)),
+      b.let(`${p}s1`, or(and(m3, 0x0f0f0f0f), and(shr(m1, 2), 0x30303030))),
+    ],
+    mins: [
+      b.let(`${p}m0`, and(m2, 0x3f3f3f3f)),
+      b.let(`${p}m1`, or(and(shr(m3, 4), 0x0f0f0f0f), and(shr(m2, 2), 0x30303030))),
+    ],
+  };
+}
+
+/** A row's scale and min bytes of a block, four sub-blocks a word (see unpackScales). */
+interface RowScales {
+  readonly scales: readonly [Var<'u32'>, Var<'u32'>];
+  readonly mins: readonly [Var<'u32'>, Var<'u32'>];
+}
+
+/** α and −β of a row's sub-block from the span's scale and min words (d·scale, 1024·α + dmin·min). */
 function scaleMin(
   b: QBuilder,
   lanes: Lanes,
-  meta: readonly Var<'u32'>[],
+  [scales, mins]: readonly [Var<'u32'>, Var<'u32'>],
   [d, dmin]: readonly [Var<'f32'>, Var<'f32'>],
-  { low, shift }: SubBlock,
+  shift: Var<'u32'>,
 ): [Var<'f32'>, Var<'f32'>] {
-  const [, m1, m2, m3] = meta as Four<Var<'u32'>>;
-  const field = (word: Var<'u32'>, extra: number, mask: number): Expr<'u32'> =>
-    and(shr(word, extra === 0 ? shift : add(shift, extra)), mask);
-  // ggml's get_scale_min_k4: 6-bit fields in bytes 0-7 (sub-blocks 0-3), or else a nibble of
-  // bytes 8-11 under 2 top bits of bytes 0-7.
-  const scale = select(low, field(m1, 0, 63), or(field(m3, 0, 15), shl(field(m1, 6, 3), 4)));
-  const minimum = select(low, field(m2, 0, 63), or(field(m3, 4, 15), shl(field(m2, 6, 3), 4)));
+  const byte = (word: Var<'u32'>) => convert('f32', and(shr(word, shift), 0xff));
   const prefix = lanes.fresh('sm');
-  const alpha = b.let(`${prefix}a`, mul(d, convert('f32', scale)));
+  const alpha = b.let(`${prefix}a`, mul(d, byte(scales)));
   // −β, so the D update is two fmas; dmin is stored negated.
-  const beta = b.let(`${prefix}b`, fma(alpha, -1024, mul(dmin, convert('f32', minimum))));
+  const beta = b.let(`${prefix}b`, fma(alpha, -1024, mul(dmin, byte(mins))));
   return [alpha, beta];
-}
-
-/** Where sub-block 2c + high's 6-bit fields are: bytes 0-7 (low) or 8-11, at bit `shift`. */
-interface SubBlock {
-  readonly low: Var<'bool'>;
-  readonly shift: Var<'u32'>;
 }
 
 /** Two chained mmas from zero: D of A words a0..a3 (both k halves) against B pairs. */
@@ -186,7 +209,7 @@ function mmaPair(
   a: readonly [Four<Expr<'u32'>>, Four<Expr<'u32'>>],
   x: readonly [readonly [Expr<'u32'>, Expr<'u32'>], readonly [Expr<'u32'>, Expr<'u32'>]],
 ): Four<Var<'f32'>> {
-  const zero = b.let(lanes.fresh('z'), f32(0));
+  const zero = lanes.zero;
   const first = b.mma(
     'm16n8k16',
     ['p', 'q', 'r', 's'].map((s) => lanes.fresh(`d${s}`)) as Four<string>,
@@ -210,7 +233,8 @@ function blockStep(b: QBuilder, lanes: Lanes, rows: BlockRows, acc: readonly Var
       b.let(`${p}m`, neg(unpackHalf(meta[0], 1))),
     ] as const;
   }) as [readonly [Var<'f32'>, Var<'f32'>], readonly [Var<'f32'>, Var<'f32'>]];
-  const ones: Four<Expr<'u32'>> = [u32(ONES), u32(ONES), u32(ONES), u32(ONES)];
+  const [scalesLo, scalesHi] = [metaLo, metaHi].map((meta) => unpackScales(b, lanes, meta));
+  const ones: Four<Expr<'u32'>> = [lanes.ones, lanes.ones, lanes.ones, lanes.ones];
   const [liveLo, liveHi] = rows.rowLive.map((row) =>
     b.let(lanes.fresh('live'), and(rows.block, row)),
   );
@@ -222,12 +246,18 @@ function blockStep(b: QBuilder, lanes: Lanes, rows: BlockRows, acc: readonly Var
       spanWords: mul(c, 8),
       spanX: mul(c, 32),
     });
+    // Sub-blocks 2c and 2c + 1 are bytes 2(c & 1) and 2(c & 1) + 1 of the scale and min words.
+    const pick = (row: RowScales, p: string): readonly [Var<'u32'>, Var<'u32'>] => [
+      b.let(`${p}s`, select(low, row.scales[0], row.scales[1])),
+      b.let(`${p}m`, select(low, row.mins[0], row.mins[1])),
+    ];
+    const spanLo = pick(scalesLo!, lanes.fresh('span_lo'));
+    const spanHi = pick(scalesHi!, lanes.fresh('span_hi'));
     const lo = loadWords(b, lanes, 'w', add(rows.qs[0], spanWords), 2, liveLo!);
     const hi = loadWords(b, lanes, 'w', add(rows.qs[1], spanWords), 2, liveHi!);
     for (let high = 0; high < 2; high++) {
       const shift: Var<'u32'> =
         high === 0 ? (spanShift as Var<'u32'>) : b.let('span_shift_hi', add(spanShift, 8));
-      const sub: SubBlock = { low, shift };
       // A words: nibbles of bytes (0, 2) and (1, 3) of each qs word, as 1024 + q.
       const nib = (word: Var<'u32'>, shift: number) => {
         const base = 4 * high + shift;
@@ -243,8 +273,8 @@ function blockStep(b: QBuilder, lanes: Lanes, rows: BlockRows, acc: readonly Var
         nib(hi[k]!, 8),
       ];
       const aWords = [a(0), a(1)] as const;
-      const [alphaLo, betaLo] = scaleMin(b, lanes, metaLo, dLo, sub);
-      const [alphaHi, betaHi] = scaleMin(b, lanes, metaHi, dHi, sub);
+      const [alphaLo, betaLo] = scaleMin(b, lanes, spanLo, dLo, shift);
+      const [alphaHi, betaHi] = scaleMin(b, lanes, spanHi, dHi, shift);
       const columns = (bb: QBuilder, base: Var<'u32'>, first: number) => {
         const xw = loadWords(
           bb,
@@ -252,7 +282,7 @@ function blockStep(b: QBuilder, lanes: Lanes, rows: BlockRows, acc: readonly Var
           'x',
           add(base, add(rows.xAt, high === 0 ? spanX : add(spanX, 16))),
           4,
-          rows.block,
+          undefined,
         );
         const x = [pairX(bb, lanes, xw[0]!, xw[1]!), pairX(bb, lanes, xw[2]!, xw[3]!)] as const;
         const d = mmaPair(bb, lanes, aWords, x);
@@ -318,18 +348,20 @@ function body(b: QBuilder): void {
     blocks: shr(nIn, 8),
   });
   // Repacked rows are 32·⌈144·nb/32⌉ bytes: 36·nb words, 4 more for odd nb.
-  const { strideWords, metaStart, t2, lastCol } = b.let({
+  const { strideWords, metaStart, t2, lastCol, lastBlock } = b.let({
     strideWords: add(mul(blocks, 36), mul(and(blocks, 1), 4)),
     metaStart: mul(blocks, 32),
     t2: mul(t, 2),
     lastCol: sub(nCols, 1),
+    lastBlock: sub(blocks, 1),
   });
   const { xLo, xHi, two } = b.let({
     xLo: add(mul(min(g, lastCol), rowWords), mul(t, 4)),
     xHi: add(mul(min(add(g, 8), lastCol), rowWords), mul(t, 4)),
     two: gt(nCols, 8),
   });
-  const lanes: Lanes = { fresh, warp, t2, xLo, xHi, two };
+  const { zero, ones } = b.let({ zero: f32(0), ones: u32(ONES) });
+  const lanes: Lanes = { fresh, warp, t2, xLo, xHi, two, zero, ones };
   const { tiles, rounds } = b.let({
     tiles: div(add(nOut, Q4K_WMMA_TILE_ROWS - 1), Q4K_WMMA_TILE_ROWS),
     // Rounds of block pairs: the 32 meta bytes of a pair are one sector of each row.
@@ -380,7 +412,7 @@ function body(b: QBuilder): void {
             loop.let(`${p}qhi`, add(startHi, add(mul(block, 32), t2))),
           ],
           meta,
-          xAt: loop.let(`${p}x`, mul(block, 128)),
+          xAt: loop.let(`${p}x`, mul(min(block, lastBlock), 128)),
           block: loop.let(`${p}live`, lt(block, blocks)),
           rowLive: [liveLo, liveHi],
         };
