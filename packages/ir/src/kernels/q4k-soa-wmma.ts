@@ -32,7 +32,7 @@ import {
 // (sub-blocks 2c, 2c + 1) it loads qs words 2t, 2t + 1 of both rows (8-byte loads: the 4 lanes
 // of a row read one whole sector).
 // The mma takes raw nibbles, not dequantized weights: a nibble q OR 0x6400 is the f16 1024 + q, so
-// each qs word gives four A words with 3 integer ops each (bytes 0 and 2, 1 and 3; low and high
+// each qs word gives four A words with 2 integer ops each (bytes 0 and 2, 1 and 3; low and high
 // nibbles), and the lane's X halves are paired alike (k, k + 2) by bit selects. Every mma then
 // covers one sub-block in both rows: D = Σ (1024 + q)·x, and a second mma with A = 1.0 gives the
 // sub-block's S = Σ x per column. With α = d·scale and β = 1024·α + dmin·min of the row,
@@ -263,7 +263,8 @@ function blockStep(b: QBuilder, lanes: Lanes, rows: BlockRows, acc: readonly Var
         const base = 4 * high + shift;
         return b.let(
           lanes.fresh('a'),
-          or(and(base === 0 ? word : shr(word, base), 0x000f000f), MAGIC),
+          // MAGIC has no bit under the nibble mask: one lop3 makes (word & mask) | MAGIC.
+          bitSelect(0x000f000f, base === 0 ? word : shr(word, base), MAGIC),
         );
       };
       const a = (k: number): Four<Expr<'u32'>> => [
