@@ -11,6 +11,8 @@ export function packageTestConfig({ setupFiles = [] } = {}) {
       // tools/test-summary.mjs reads this file for the closing "N passed, N failed" line.
       reporters: ['default', ['json', { outputFile: '.vitest-result.json' }]],
       testTimeout: 60_000,
+      // Hooks that build shared test data (a WebGPU device, sampled cases) get the tests' budget.
+      hookTimeout: 60_000,
       // vitest's default (cores - 1) runs one file at a time on a 2-core machine, idling a core.
       maxWorkers: availableParallelism(),
       // Test files share their worker's module cache (no file mocks modules or changes their
