@@ -7,7 +7,6 @@ import {
   bitSelect,
   convert,
   div,
-  eq,
   f32,
   fma,
   gt,
@@ -23,6 +22,7 @@ import {
   u32,
   unpackHalf,
 } from '../expressions.js';
+import { WMMA_PARTIAL, storeWmmaTile } from './wmma-tile.js';
 
 // Plan. As in wmma-gemv a workgroup takes 16 rows (a tile) and its warps split K, here by pairs
 // of 256-value blocks (warp w takes pairs w, w + warps, …, in workgroup-uniform rounds; a block
@@ -46,8 +46,6 @@ const WARPS = { min: 1, max: 8 };
 export const Q4K_WMMA_TILE_ROWS = 16;
 /** Bytes of a Q4_K block: 128 of qs, 16 of meta. */
 const BLOCK_BYTES = 144;
-/** f32 a lane parks in shared memory for the cross-warp sum: both D fragments. */
-const PARTIAL_WORDS = 8;
 /** Two f16 1.0: the A fragment that makes the mma sum X over k. */
 const ONES = 0x3c003c00;
 /** Two f16 1024: OR-ed onto two nibbles at bits 0 and 16 they become 1024 + q. */
@@ -71,7 +69,7 @@ const declarations = {
     { name: 'n_out', type: 'u32' },
     { name: 'n_in', type: 'u32' },
   ],
-  shared: [{ name: 'partial', element: 'f32', length: `warps * ${WARP_SIZE * PARTIAL_WORDS}` }],
+  shared: [WMMA_PARTIAL],
   schedule: [
     {
       name: 'warps',
@@ -301,40 +299,6 @@ function blockStep(b: QBuilder, lanes: Lanes, rows: BlockRows, acc: readonly Var
   });
 }
 
-/** The warps' accumulators summed through shared memory; warp 0 stores Y (as in wmma-gemv). */
-function storeTile(b: QBuilder, lanes: Lanes, acc: readonly Var<'f32'>[], firstRow: Var<'u32'>) {
-  const lane = b.laneId();
-  const warps = b.schedule('warps');
-  const [nOut, nCols] = [b.param('n_out'), b.param('n_cols')];
-  b.if(gt(lanes.warp, 0), (park) => {
-    const { slot } = park.let({ slot: mul(add(mul(lanes.warp, WARP_SIZE), lane), PARTIAL_WORDS) });
-    park.storeVector('partial', slot, acc.slice(0, 4) as Four<Var<'f32'>>);
-    park.storeVector('partial', add(slot, 4), acc.slice(4, 8) as Four<Var<'f32'>>);
-  });
-  b.barrier();
-  b.if(eq(lanes.warp, 0), (sum) => {
-    sum.for('other', { start: 1, end: warps }, (loop, other) => {
-      const { parkedAt } = loop.let({
-        parkedAt: mul(add(mul(other, WARP_SIZE), lane), PARTIAL_WORDS),
-      });
-      const parked = [
-        ...loop.loadVector('partial', parkedAt, ['pk0', 'pk1', 'pk2', 'pk3']),
-        ...loop.loadVector('partial', add(parkedAt, 4), ['pk4', 'pk5', 'pk6', 'pk7']),
-      ];
-      acc.forEach((local, i) => loop.assign(local, add(local, parked[i]!)));
-    });
-    const { outRow, outCol } = sum.let({ outRow: add(firstRow, shr(lane, 2)), outCol: lanes.t2 });
-    for (let i = 0; i < 8; i++) {
-      const r = sum.let(`out_row${i}`, add(outRow, 8 * ((i >> 1) & 1)));
-      const c = sum.let(`out_col${i}`, add(outCol, (i & 1) + 8 * (i >> 2)));
-      sum.if(and(lt(r, nOut), lt(c, nCols)), (store) =>
-        store.store('y', add(mul(c, nOut), r), acc[i]!),
-      );
-    }
-  });
-  b.barrier();
-}
-
 function body(b: QBuilder): void {
   let unique = 0;
   const fresh = (prefix: string): string => `${prefix}${unique++}`;
@@ -420,7 +384,7 @@ function body(b: QBuilder): void {
         blockStep(loop, lanes, rows, acc);
       });
     });
-    storeTile(tb, lanes, acc, firstRow);
+    storeWmmaTile(tb, lanes.warp, lanes.t2, acc, firstRow);
   });
 }
 

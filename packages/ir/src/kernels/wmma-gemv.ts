@@ -2,6 +2,7 @@
 import { WARP_SIZE, type Expr, type VarExpr as Var } from '../body.js';
 import { defineKernel, type BodyBuilder, type DeclaredBy } from '../builder.js';
 import { add, and, div, eq, f32, gt, le, lt, min, mul, ne, shr, sub, u32 } from '../expressions.js';
+import { WMMA_PARTIAL, storeWmmaTile } from './wmma-tile.js';
 
 // Bandwidth plan. Decode with a few columns is W-bandwidth bound: the kernel loads each weight byte
 // once, in whole sectors, and lets one m16n8k16 mma (512 weight bytes) serve 8 columns of X.
@@ -28,8 +29,6 @@ const WARPS = { min: 1, max: 8 };
 export const WMMA_TILE_ROWS = 16;
 /** u32 words of a row a chunk covers: 32 halves, two mmas' K. */
 const CHUNK_WORDS = 16;
-/** f32 a lane parks in shared memory for the cross-warp sum: both D fragments. */
-const PARTIAL_WORDS = 8;
 
 const declarations = {
   id: 'wmma-gemv',
@@ -49,7 +48,7 @@ const declarations = {
     { name: 'n_out', type: 'u32' },
     { name: 'n_in', type: 'u32' },
   ],
-  shared: [{ name: 'partial', element: 'f32', length: `warps * ${WARP_SIZE * PARTIAL_WORDS}` }],
+  shared: [WMMA_PARTIAL],
   schedule: [
     {
       name: 'warps',
@@ -201,58 +200,6 @@ function halfStep(
   b.if(lanes.two, (second) => columns(second, lanes.xHi, 4));
 }
 
-/**
- * The warps' accumulators summed through shared memory by warp 0, which stores Y[col][row] for
- * the rows below n_out and columns below n_cols; a barrier after, so the next tile may reuse it.
- */
-function storeTile(b: WmmaBuilder, lanes: Lanes, tile: Tile, firstRow: Var<'u32'>): void {
-  const lane = b.laneId();
-  const warps = b.schedule('warps');
-  const [nOut, nCols] = [b.param('n_out'), b.param('n_cols')];
-  const acc = tile.acc;
-  b.if(gt(lanes.warp, 0), (park) => {
-    const { slot } = park.let({
-      slot: mul(add(mul(lanes.warp, WARP_SIZE), lane), PARTIAL_WORDS),
-    });
-    park.storeVector('partial', slot, acc.slice(0, 4) as Four<Var<'f32'>>);
-    park.storeVector('partial', add(slot, 4), acc.slice(4, 8) as Four<Var<'f32'>>);
-  });
-  b.barrier();
-  b.if(eq(lanes.warp, 0), (sum) => {
-    sum.for('other', { start: 1, end: warps }, (loop, other) => {
-      const { parkedAt } = loop.let({
-        parkedAt: mul(add(mul(other, WARP_SIZE), lane), PARTIAL_WORDS),
-      });
-      const parked = [
-        ...loop.loadVector(
-          'partial',
-          parkedAt,
-          [0, 1, 2, 3].map((i) => `parked${i}`),
-        ),
-        ...loop.loadVector(
-          'partial',
-          add(parkedAt, 4),
-          [4, 5, 6, 7].map((i) => `parked${i}`),
-        ),
-      ];
-      acc.forEach((local, i) => loop.assign(local, add(local, parked[i] as Var<'f32'>)));
-    });
-    // acc[i] is D[g + 8·((i >> 1) & 1)][2t + (i & 1) + 8·(i >> 2)] of the tile.
-    const { outRow, outCol } = sum.let({
-      outRow: add(firstRow, shr(lane, 2)),
-      outCol: shr(lanes.quad, 1),
-    });
-    for (let i = 0; i < 8; i++) {
-      const r = sum.let(`out_row${i}`, add(outRow, 8 * ((i >> 1) & 1)));
-      const c = sum.let(`out_col${i}`, add(outCol, (i & 1) + 8 * (i >> 2)));
-      sum.if(and(lt(r, nOut), lt(c, nCols)), (store) =>
-        store.store('y', add(mul(c, nOut), r), acc[i] as Var<'f32'>),
-      );
-    }
-  });
-  b.barrier();
-}
-
 function body(b: WmmaBuilder): void {
   let unique = 0;
   const fresh = (prefix: string): string => `${prefix}${unique++}`;
@@ -321,7 +268,7 @@ function body(b: WmmaBuilder): void {
     tb.if(ne(and(nIn, 16), 0), (tail) =>
       halfStep(tail, lanes, tile, mul(chunks, CHUNK_WORDS), eq(warp, sub(warps, 1))),
     );
-    storeTile(tb, lanes, tile, firstRow);
+    storeWmmaTile(tb, lanes.warp, lanes.pair, tile.acc, firstRow);
   });
 }
 
