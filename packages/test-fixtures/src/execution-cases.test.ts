@@ -198,6 +198,25 @@ describe('EXECUTION_CASES', () => {
     }
   });
 
+  it('cover rope: pos 0, 1, 17, 4095 in both modes, head_dim 64 and 128, heads 32/8 and 3/1, on every engine', () => {
+    const cases = casesOf('rope');
+    for (const engine of ['interpreter', 'webgpu', 'ptx-sim'] as const)
+      expect(executionCasesFor(engine).filter((c) => c.kernelId === 'rope')).toEqual(cases);
+    const has = (wanted: Readonly<Record<string, number>>): boolean =>
+      cases.some((c) => Object.entries(wanted).every(([name, value]) => c.shape[name] === value));
+    for (const neox of [0, 1]) {
+      for (const pos of [1, 17, 4095])
+        expect(has({ pos, neox }), `pos ${pos} neox ${neox}`).toBe(true);
+      for (const headDim of [64, 128]) expect(has({ head_dim: headDim, neox })).toBe(true);
+      expect(has({ n_head: 32, n_kv_head: 8, neox })).toBe(true);
+      expect(has({ n_head: 3, n_kv_head: 1, neox })).toBe(true);
+      // The last row of a full 4096-position table.
+      expect(has({ pos: 4095, max_ctx: 4096, neox })).toBe(true);
+    }
+    expect(has({ pos: 0 })).toBe(true);
+    for (const testCase of cases) expect(testCase.partlyRead).toEqual(['cos_sin']);
+  });
+
   it('all resolve on both targets and name a catalog kernel', () => {
     for (const testCase of EXECUTION_CASES) {
       const kernel = getKernel(testCase.kernelId);

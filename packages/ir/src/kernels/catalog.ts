@@ -7,6 +7,7 @@ import { q6kGemv } from './q6k-gemv.js';
 import { q6kSoaGemv } from './q6k-soa-gemv.js';
 import { q8_0Gemv } from './q8-0-gemv.js';
 import { rmsnorm } from './rmsnorm.js';
+import { rope } from './rope.js';
 import { sdpaDecode, sdpaDecodeF32 } from './sdpa-decode.js';
 import { wmmaGemv } from './wmma-gemv-catalog.js';
 
@@ -23,6 +24,7 @@ export const CATALOG: ReadonlyMap<string, CatalogKernel> = new Map(
     sdpaDecodeF32,
     wmmaGemv,
     q4kSoaWmma,
+    rope,
   ].map((kernel) => [kernel.spec.id, kernel]),
 );
 

@@ -23,3 +23,5 @@ export * from './sdpa-catalog.js';
 export { sdpaDecode, sdpaDecodeF32 } from './sdpa-decode.js';
 export { wmmaGemv, WMMA_MAX_COLS } from './wmma-gemv-catalog.js';
 export { q4kSoaWmma } from './q4k-soa-wmma-catalog.js';
+export { rope, ROPE_SHAPE_NAMES, checkRopeShape } from './rope.js';
+export { ropeTable, ROPE_FREQ_BASE } from './rope-table.js';
