@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { ForgeError, resolveSchedule } from '@forge/ir';
-import { checkCase, getKernel, makeCaseInputs, type CatalogKernel } from '@forge/ir/kernels';
+import {
+  GET_ROWS_OUT_OF_RANGE,
+  checkCase,
+  getKernel,
+  makeCaseInputs,
+  type CatalogKernel,
+} from '@forge/ir/kernels';
 import { EXECUTION_CASES, executionCasesFor, type ExecutionCase } from './execution-cases.js';
+import { GET_ROWS_WIDTHS } from './get-rows-cases.js';
 import { UNPACK_HALF_PROBE } from './unpack-half-probe.js';
 
 const casesOf = (kernelId: string): ExecutionCase[] =>
@@ -178,6 +185,30 @@ describe('EXECUTION_CASES', () => {
     expect(sdpa.map((c) => c.schedule['warps'])).toEqual(expect.arrayContaining([1, 2]));
     // Several splits, and 64 of them over 33 positions (all but one empty).
     expect(sdpa.map((c) => c.schedule['splits'])).toEqual(expect.arrayContaining([1, 4, 64]));
+  });
+
+  it('cover get-rows: every table type at n_vocab 1, 3, 256, n_embd a block and 4096, 1 and 3 rows', () => {
+    for (const [id, block] of Object.entries(GET_ROWS_WIDTHS)) {
+      const cases = casesOf(id);
+      const values = { n_vocab: [1, 3, 256], n_embd: [block, 4096], n_rows: [1, 3] };
+      for (const [name, wanted] of Object.entries(values))
+        for (const value of wanted)
+          expect(cases.some((c) => c.shape[name] === value), `${id} ${name}=${value}`).toBe(true); // prettier-ignore
+      // Each case's ids name row 0 (when it has two rows) and the last row; one case names ids
+      // past the table.
+      const kernel = getKernel(id);
+      for (const testCase of cases.filter((c) => c.family === undefined)) {
+        const ids = [...(makeCaseInputs(kernel, testCase)['ids'] ?? [])];
+        const nVocab = testCase.shape['n_vocab'] ?? 0;
+        expect(ids, testCase.name).toContain(nVocab - 1);
+        if (ids.length > 1) expect(ids, testCase.name).toContain(0);
+        expect(ids.every((value) => value < nVocab)).toBe(true);
+      }
+      const outOfRange = cases.filter((c) => c.family === GET_ROWS_OUT_OF_RANGE);
+      expect(outOfRange).toHaveLength(1);
+      const ids = makeCaseInputs(kernel, outOfRange[0]!)['ids'] ?? [];
+      expect([...ids].filter((value) => value >= (outOfRange[0]?.shape['n_vocab'] ?? 0))).toHaveLength(2); // prettier-ignore
+    }
   });
 
   it('leave out of an engine only the cases too slow for it', () => {
