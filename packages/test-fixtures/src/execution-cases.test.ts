@@ -187,13 +187,19 @@ describe('EXECUTION_CASES', () => {
     expect(sdpa.map((c) => c.schedule['splits'])).toEqual(expect.arrayContaining([1, 4, 64]));
   });
 
-  it('cover get-rows: every table type at n_vocab 1, 3, 256, n_embd a block and 4096, 1 and 3 rows', () => {
+  it('cover get-rows: every table type at every n_vocab, n_embd and n_rows together, 32 to 1024 threads', () => {
     for (const [id, block] of Object.entries(GET_ROWS_WIDTHS)) {
       const cases = casesOf(id);
-      const values = { n_vocab: [1, 3, 256], n_embd: [block, 4096], n_rows: [1, 3] };
-      for (const [name, wanted] of Object.entries(values))
-        for (const value of wanted)
-          expect(cases.some((c) => c.shape[name] === value), `${id} ${name}=${value}`).toBe(true); // prettier-ignore
+      const has = (n_vocab: number, n_embd: number, n_rows: number) =>
+        cases.some((c) => JSON.stringify(c.shape) === JSON.stringify({ n_vocab, n_embd, n_rows }));
+      for (const nVocab of [1, 3, 256])
+        for (const nEmbd of [block, 4096])
+          for (const nRows of [1, 3])
+            expect(has(nVocab, nEmbd, nRows), `${id} ${nVocab} x ${nEmbd}, ${nRows} rows`).toBe(
+              true,
+            );
+      const sizes = cases.map((c) => c.schedule['workgroupSize'] ?? 256);
+      expect(new Set(sizes)).toEqual(new Set([32, 256, 1024]));
       // Each case's ids name row 0 (when it has two rows) and the last row; one case names ids
       // past the table.
       const kernel = getKernel(id);
@@ -206,8 +212,9 @@ describe('EXECUTION_CASES', () => {
       }
       const outOfRange = cases.filter((c) => c.family === GET_ROWS_OUT_OF_RANGE);
       expect(outOfRange).toHaveLength(1);
-      const ids = makeCaseInputs(kernel, outOfRange[0]!)['ids'] ?? [];
-      expect([...ids].filter((value) => value >= (outOfRange[0]?.shape['n_vocab'] ?? 0))).toHaveLength(2); // prettier-ignore
+      const [family] = outOfRange as [ExecutionCase];
+      const ids = [...(makeCaseInputs(kernel, family)['ids'] ?? [])];
+      expect(ids.filter((value) => value >= (family.shape['n_vocab'] ?? 0))).toHaveLength(2);
     }
   });
 

@@ -35,17 +35,20 @@ function getRowsCase(
 }
 
 /**
- * Embedding lookups from every table type: n_vocab 1, 3 and 256, n_embd one block (7 unblocked)
- * and 4096, 1 and 3 rows; ids name the last row first and row 0 last (see the kernels' generator),
- * and one case per type names ids at and past n_vocab. Workgroups of 32 and 1024 threads.
+ * Embedding lookups from every table type: every n_vocab (1, 3, 256), n_embd (one block, or 7
+ * unblocked; 4096) and n_rows (1, 3) together; ids name the last row first and row 0 last (see the
+ * kernels' generator), and one case per type names ids at and past n_vocab. Workgroups of 32 and
+ * 1024 threads besides the default 256.
  */
 export const GET_ROWS_CASES: readonly ExecutionCase[] = Object.entries(GET_ROWS_WIDTHS).flatMap(
   ([id, block]) => [
-    getRowsCase(id, 1, block, 1),
-    getRowsCase(id, 3, block, 3),
-    getRowsCase(id, 256, 4096, 3),
+    ...[1, 3, 256].flatMap((nVocab) =>
+      [block, 4096].flatMap((nEmbd) =>
+        [1, 3].map((nRows) => getRowsCase(id, nVocab, nEmbd, nRows)),
+      ),
+    ),
     getRowsCase(id, 3, 4096, 1, { schedule: { workgroupSize: 32 } }),
-    getRowsCase(id, 256, block, 1, { schedule: { workgroupSize: 1024 } }),
+    getRowsCase(id, 256, block, 3, { schedule: { workgroupSize: 1024 } }),
     getRowsCase(id, 3, block, 4, { outOfRange: true }),
   ],
 );
