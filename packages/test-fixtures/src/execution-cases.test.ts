@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { ForgeError, resolveSchedule } from '@forge/ir';
-import { checkCase, getKernel, makeCaseInputs, type CatalogKernel } from '@forge/ir/kernels';
+import {
+  GET_ROWS_OUT_OF_RANGE,
+  checkCase,
+  getKernel,
+  makeCaseInputs,
+  type CatalogKernel,
+} from '@forge/ir/kernels';
 import { EXECUTION_CASES, executionCasesFor, type ExecutionCase } from './execution-cases.js';
+import { GET_ROWS_WIDTHS } from './get-rows-cases.js';
 import { UNPACK_HALF_PROBE } from './unpack-half-probe.js';
 
 const casesOf = (kernelId: string): ExecutionCase[] =>
@@ -178,6 +185,37 @@ describe('EXECUTION_CASES', () => {
     expect(sdpa.map((c) => c.schedule['warps'])).toEqual(expect.arrayContaining([1, 2]));
     // Several splits, and 64 of them over 33 positions (all but one empty).
     expect(sdpa.map((c) => c.schedule['splits'])).toEqual(expect.arrayContaining([1, 4, 64]));
+  });
+
+  it('cover get-rows: every table type at every n_vocab, n_embd and n_rows together, 32 to 1024 threads', () => {
+    for (const [id, block] of Object.entries(GET_ROWS_WIDTHS)) {
+      const cases = casesOf(id);
+      const has = (n_vocab: number, n_embd: number, n_rows: number) =>
+        cases.some((c) => JSON.stringify(c.shape) === JSON.stringify({ n_vocab, n_embd, n_rows }));
+      for (const nVocab of [1, 3, 256])
+        for (const nEmbd of [block, 4096])
+          for (const nRows of [1, 3])
+            expect(has(nVocab, nEmbd, nRows), `${id} ${nVocab} x ${nEmbd}, ${nRows} rows`).toBe(
+              true,
+            );
+      const sizes = cases.map((c) => c.schedule['workgroupSize'] ?? 256);
+      expect(new Set(sizes)).toEqual(new Set([32, 256, 1024]));
+      // Each case's ids name row 0 (when it has two rows) and the last row; one case names ids
+      // past the table.
+      const kernel = getKernel(id);
+      for (const testCase of cases.filter((c) => c.family === undefined)) {
+        const ids = [...(makeCaseInputs(kernel, testCase)['ids'] ?? [])];
+        const nVocab = testCase.shape['n_vocab'] ?? 0;
+        expect(ids, testCase.name).toContain(nVocab - 1);
+        if (ids.length > 1) expect(ids, testCase.name).toContain(0);
+        expect(ids.every((value) => value < nVocab)).toBe(true);
+      }
+      const outOfRange = cases.filter((c) => c.family === GET_ROWS_OUT_OF_RANGE);
+      expect(outOfRange).toHaveLength(1);
+      const [family] = outOfRange as [ExecutionCase];
+      const ids = [...(makeCaseInputs(kernel, family)['ids'] ?? [])];
+      expect(ids.filter((value) => value >= (family.shape['n_vocab'] ?? 0))).toHaveLength(2);
+    }
   });
 
   it('leave out of an engine only the cases too slow for it', () => {

@@ -7,6 +7,7 @@ import {
   Q8_0_GEMV_CASES,
 } from './gemv-cases.js';
 import { ROPE_CASES } from './rope-cases.js';
+import { GET_ROWS_CASES } from './get-rows-cases.js';
 import { SDPA_DECODE_CASES } from './sdpa-cases.js';
 import { Q4K_SOA_WMMA_CASES, WMMA_GEMV_CASES } from './wmma-cases.js';
 
@@ -99,6 +100,7 @@ export const EXECUTION_CASES: readonly ExecutionCase[] = [
   ...WMMA_GEMV_CASES,
   ...Q4K_SOA_WMMA_CASES,
   ...ROPE_CASES,
+  ...GET_ROWS_CASES,
 ];
 
 /** The EXECUTION_CASES that `engine` runs. */

@@ -23,3 +23,4 @@ export * from './op-types.js';
 export * from './op-probe-compare.js';
 export * from './wmma-cases.js';
 export * from './rope-cases.js';
+export * from './get-rows-cases.js';

@@ -1,6 +1,7 @@
 import { ForgeError } from '../errors.js';
 import { affineF32 } from './affine-f32.js';
 import type { CatalogKernel } from './catalog-kernel.js';
+import { getRowsF16, getRowsF32, getRowsQ4k, getRowsQ6k, getRowsQ8_0 } from './get-rows-catalog.js';
 import { q4kGemv } from './q4k-gemv.js';
 import { q4kSoaWmma } from './q4k-soa-wmma-catalog.js';
 import { q6kGemv } from './q6k-gemv.js';
@@ -25,6 +26,11 @@ export const CATALOG: ReadonlyMap<string, CatalogKernel> = new Map(
     wmmaGemv,
     q4kSoaWmma,
     rope,
+    getRowsF32,
+    getRowsF16,
+    getRowsQ8_0,
+    getRowsQ4k,
+    getRowsQ6k,
   ].map((kernel) => [kernel.spec.id, kernel]),
 );
 

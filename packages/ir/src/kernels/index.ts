@@ -25,3 +25,4 @@ export { wmmaGemv, WMMA_MAX_COLS } from './wmma-gemv-catalog.js';
 export { q4kSoaWmma } from './q4k-soa-wmma-catalog.js';
 export { rope, ROPE_SHAPE_NAMES, checkRopeShape } from './rope.js';
 export { ropeTable, ROPE_FREQ_BASE } from './rope-table.js';
+export * from './get-rows-catalog.js';
