@@ -1,6 +1,8 @@
 import { ForgeError } from '../errors.js';
 import { affineF32 } from './affine-f32.js';
+import { argmax } from './argmax.js';
 import type { CatalogKernel } from './catalog-kernel.js';
+import { addF32, siluMul } from './elementwise.js';
 import { q4kGemv } from './q4k-gemv.js';
 import { q4kSoaWmma } from './q4k-soa-wmma-catalog.js';
 import { q6kGemv } from './q6k-gemv.js';
@@ -23,6 +25,9 @@ export const CATALOG: ReadonlyMap<string, CatalogKernel> = new Map(
     sdpaDecodeF32,
     wmmaGemv,
     q4kSoaWmma,
+    addF32,
+    siluMul,
+    argmax,
   ].map((kernel) => [kernel.spec.id, kernel]),
 );
 

@@ -23,3 +23,5 @@ export * from './sdpa-catalog.js';
 export { sdpaDecode, sdpaDecodeF32 } from './sdpa-decode.js';
 export { wmmaGemv, WMMA_MAX_COLS } from './wmma-gemv-catalog.js';
 export { q4kSoaWmma } from './q4k-soa-wmma-catalog.js';
+export { addF32, siluMul, siluMulReference, SILU_EXTREME_GATES } from './elementwise.js';
+export { argmax, argmaxFamily, ARGMAX_FAMILIES } from './argmax.js';
