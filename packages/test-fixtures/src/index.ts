@@ -22,3 +22,4 @@ export * from './op-probe.js';
 export * from './op-types.js';
 export * from './op-probe-compare.js';
 export * from './wmma-cases.js';
+export * from './elementwise-cases.js';
