@@ -70,6 +70,10 @@ describe('EXECUTION_CASES', () => {
       expect.arrayContaining(['ties', 'max-first', 'max-last', 'all-equal', 'negative']),
     );
     expect(casesOf('silu-mul').some((c) => c.family === 'extremes')).toBe(true);
+    // A capped grid (65535 workgroups of 32) with a second grid-stride round, and 2^24 logits.
+    for (const kernelId of ['add', 'silu-mul'])
+      expect(casesOf(kernelId).some((c) => (c.shape['n'] ?? 0) > 65535 * 32 * 4 && c.schedule['workgroupSize'] === 32)).toBe(true); // prettier-ignore
+    expect(casesOf('argmax').some((c) => (c.shape['n'] ?? 0) > 2 ** 24)).toBe(true);
   });
 
   it('cover the affine-f32 sizes the issue asks for, at the default schedule and at 64 threads', () => {
@@ -211,6 +215,9 @@ describe('EXECUTION_CASES', () => {
           'sdpa-decode',
           { n_head: 8, n_kv_head: 2, head_dim: 128, n_kv: 4096, max_ctx: 4096, window: 0 },
         ],
+        ['add', { n: 65535 * 32 * 4 + 133 }],
+        ['silu-mul', { n: 65535 * 32 * 4 + 133 }],
+        ['argmax', { n: 2 ** 24 + 3 }],
       ]);
     }
   });
