@@ -29,11 +29,16 @@ describe('add, silu-mul and argmax at the bounds of workgroupSize', () => {
     expect(result.spillStores + result.spillLoads).toBe(0);
   });
 
-  it('moves add and silu-mul data in 16-byte loads and stores', () => {
-    for (const kernel of [addF32, siluMul]) {
+  it('moves their data in 16-byte loads and stores (add, silu-mul) and loads (argmax)', () => {
+    const expected = [
+      [addF32, 2, 1],
+      [siluMul, 2, 1],
+      [argmax, 1, 0],
+    ] as const;
+    for (const [kernel, loads, stores] of expected) {
       const { source } = emitPtx(kernel.spec, {}, ptxTarget('sm_80'));
-      expect(source.match(/ld\.global\.nc\.v4\.f32/g)?.length).toBe(2);
-      expect(source.match(/st\.global\.v4\.f32/g)?.length).toBe(1);
+      expect(source.match(/ld\.global\.nc\.v4\.f32/g)?.length ?? 0).toBe(loads);
+      expect(source.match(/st\.global\.v4\.f32/g)?.length ?? 0).toBe(stores);
     }
   });
 });

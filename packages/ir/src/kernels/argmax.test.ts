@@ -38,14 +38,19 @@ describe('argmax on the interpreter', () => {
         }
       });
 
-  it('breaks a tie between lanes and rounds for the lower index', () => {
-    // 64 threads: index 63 is lane 31 of warp 1 in round one, index 64 lane 0 of warp 0 in round
-    // two, index 200 lane 8 of warp 0 in round four; the first of them must win.
-    const x = new Float32Array(300).fill(-1);
-    for (const i of [200, 64, 63]) x[i] = 5;
-    expect(run(x, 64)).toEqual({ index: 63, value: 5 });
-    x[63] = 4;
-    expect(run(x, 64)).toEqual({ index: 64, value: 5 });
+  it('breaks a tie between lanes, rounds, a group of four and the tail for the lower index', () => {
+    // 64 threads take 256 elements a round in groups of four: index 255 is thread 63 (lane 31 of
+    // warp 1) in round one, 256 thread 0 in round two, 301 (of n = 302) thread 1's tail element.
+    const x = new Float32Array(302).fill(-1);
+    for (const i of [301, 256, 255]) x[i] = 5;
+    expect(run(x, 64)).toEqual({ index: 255, value: 5 });
+    x[255] = 4;
+    expect(run(x, 64)).toEqual({ index: 256, value: 5 });
+    x[256] = 4;
+    expect(run(x, 64)).toEqual({ index: 301, value: 5 });
+    // Within one thread's group of four, the first of equal values.
+    x[6] = x[5] = 7;
+    expect(run(x, 64)).toEqual({ index: 5, value: 7 });
   });
 
   it('gives 0 when every element is -inf, and the first zero of mixed signs', () => {
