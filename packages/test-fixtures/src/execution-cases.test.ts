@@ -62,6 +62,27 @@ describe('EXECUTION_CASES', () => {
     for (const count of [1, 3, 4, 8]) expect(warps).toContain(count);
   });
 
+  it('cover add, silu-mul and argmax: the sizes of issue #15, 32 and 1024 threads, every family', () => {
+    for (const kernelId of ['add', 'silu-mul', 'argmax']) {
+      const cases = casesOf(kernelId);
+      const defaults = cases.filter((c) => Object.keys(c.schedule).length === 0);
+      for (const n of [1, 7, 255, 256, 257, 4096, 32000])
+        expect(defaults.some((c) => c.shape['n'] === n && c.family === undefined), `${kernelId} n=${n}`).toBe(true); // prettier-ignore
+      for (const size of [32, 1024])
+        expect(cases.some((c) => c.schedule['workgroupSize'] === size), `${kernelId} ${size}`).toBe(true); // prettier-ignore
+      const families = getKernel(kernelId).inputFamilies ?? [];
+      for (const family of families) expect(cases.some((c) => c.family === family)).toBe(true);
+    }
+    expect(getKernel('argmax').inputFamilies).toEqual(
+      expect.arrayContaining(['ties', 'max-first', 'max-last', 'all-equal', 'negative']),
+    );
+    expect(casesOf('silu-mul').some((c) => c.family === 'extremes')).toBe(true);
+    // A capped grid (65535 workgroups of 32) with a second grid-stride round, and 2^24 logits.
+    for (const kernelId of ['add', 'silu-mul'])
+      expect(casesOf(kernelId).some((c) => (c.shape['n'] ?? 0) > 65535 * 32 * 4 && c.schedule['workgroupSize'] === 32)).toBe(true); // prettier-ignore
+    expect(casesOf('argmax').some((c) => (c.shape['n'] ?? 0) > 2 ** 24)).toBe(true);
+  });
+
   it('cover the affine-f32 sizes the issue asks for, at the default schedule and at 64 threads', () => {
     const defaults = casesOf('affine-f32').filter((c) => Object.keys(c.schedule).length === 0);
     expect(defaults.map((c) => c.shape['n'])).toEqual([1, 7, 255, 256, 257, 4096, 5000]);
@@ -232,6 +253,9 @@ describe('EXECUTION_CASES', () => {
           'sdpa-decode',
           { n_head: 8, n_kv_head: 2, head_dim: 128, n_kv: 4096, max_ctx: 4096, window: 0 },
         ],
+        ['add', { n: 65535 * 32 * 4 + 133 }],
+        ['silu-mul', { n: 65535 * 32 * 4 + 133 }],
+        ['argmax', { n: 2 ** 24 + 3 }],
       ]);
     }
   });

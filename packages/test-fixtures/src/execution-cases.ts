@@ -1,5 +1,6 @@
 import { seedFromString, type KernelCase } from '@forge/ir/kernels';
 import { magnitudeLabel, scheduleLabel } from './case-labels.js';
+import { ADD_CASES, ARGMAX_CASES, SILU_MUL_CASES } from './elementwise-cases.js';
 import {
   Q4K_GEMV_CASES,
   Q6K_GEMV_CASES,
@@ -101,6 +102,9 @@ export const EXECUTION_CASES: readonly ExecutionCase[] = [
   ...Q4K_SOA_WMMA_CASES,
   ...ROPE_CASES,
   ...GET_ROWS_CASES,
+  ...ADD_CASES,
+  ...SILU_MUL_CASES,
+  ...ARGMAX_CASES,
 ];
 
 /** The EXECUTION_CASES that `engine` runs. */

@@ -24,3 +24,4 @@ export * from './op-probe-compare.js';
 export * from './wmma-cases.js';
 export * from './rope-cases.js';
 export * from './get-rows-cases.js';
+export * from './elementwise-cases.js';

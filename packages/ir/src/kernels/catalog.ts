@@ -1,7 +1,9 @@
 import { ForgeError } from '../errors.js';
 import { affineF32 } from './affine-f32.js';
+import { argmax } from './argmax.js';
 import type { CatalogKernel } from './catalog-kernel.js';
 import { getRowsF16, getRowsF32, getRowsQ4k, getRowsQ6k, getRowsQ8_0 } from './get-rows-catalog.js';
+import { addF32, siluMul } from './elementwise.js';
 import { q4kGemv } from './q4k-gemv.js';
 import { q4kSoaWmma } from './q4k-soa-wmma-catalog.js';
 import { q6kGemv } from './q6k-gemv.js';
@@ -31,6 +33,9 @@ export const CATALOG: ReadonlyMap<string, CatalogKernel> = new Map(
     getRowsQ8_0,
     getRowsQ4k,
     getRowsQ6k,
+    addF32,
+    siluMul,
+    argmax,
   ].map((kernel) => [kernel.spec.id, kernel]),
 );
 

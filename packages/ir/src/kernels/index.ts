@@ -26,3 +26,5 @@ export { q4kSoaWmma } from './q4k-soa-wmma-catalog.js';
 export { rope, ROPE_SHAPE_NAMES, checkRopeShape } from './rope.js';
 export { ropeTable, ROPE_FREQ_BASE } from './rope-table.js';
 export * from './get-rows-catalog.js';
+export { addF32, siluMul, siluMulReference, SILU_EXTREME_GATES } from './elementwise.js';
+export { argmax, argmaxFamily, ARGMAX_FAMILIES } from './argmax.js';
