@@ -6,6 +6,7 @@ import {
   Q6K_SOA_GEMV_CASES,
   Q8_0_GEMV_CASES,
 } from './gemv-cases.js';
+import { DENSE_GEMV_CASES } from './dense-gemv-cases.js';
 import { SDPA_DECODE_CASES } from './sdpa-cases.js';
 import { Q4K_SOA_WMMA_CASES, WMMA_GEMV_CASES } from './wmma-cases.js';
 
@@ -97,6 +98,7 @@ export const EXECUTION_CASES: readonly ExecutionCase[] = [
   ...SDPA_DECODE_CASES,
   ...WMMA_GEMV_CASES,
   ...Q4K_SOA_WMMA_CASES,
+  ...DENSE_GEMV_CASES,
 ];
 
 /** The EXECUTION_CASES that `engine` runs. */

@@ -23,3 +23,4 @@ export * from './sdpa-catalog.js';
 export { sdpaDecode, sdpaDecodeF32 } from './sdpa-decode.js';
 export { wmmaGemv, WMMA_MAX_COLS } from './wmma-gemv-catalog.js';
 export { q4kSoaWmma } from './q4k-soa-wmma-catalog.js';
+export { f32Gemv, f16Gemv } from './dense-gemv-catalog.js';
