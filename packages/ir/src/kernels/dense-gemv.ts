@@ -51,8 +51,8 @@ interface Row {
   readonly total: Var<'f32'>;
   /** The row's first W word. */
   readonly base: Var<'u32'>;
-  /** Whether the row's x values start on a 16-byte boundary (x then loads 4 values at once). */
-  readonly xAligned: Var<'bool'>;
+  /** Whether x loads 4 values at once (the row's x values start on a 16-byte boundary). */
+  readonly xVector: boolean;
 }
 
 /** W word `word` as f32 values: itself (f32) or its low then high half (f16). */
@@ -62,8 +62,8 @@ function wordValues(type: DenseType, word: Expr): Expr<'f32'>[] {
 
 /**
  * Adds W words `words` (consecutive, the first at `first`) times their x values into the row's
- * total: x in 16-byte loads when the row's x values are aligned, else one value at a time. Locals
- * are named from `prefix`.
+ * total: x in 16-byte loads when the row says so and there are 4 values or more, else one value
+ * at a time. Locals are named from `prefix`.
  */
 function accumulate(
   b: DenseBuilder,
@@ -72,37 +72,21 @@ function accumulate(
   first: Expr<'u32'>,
   words: readonly Expr[],
 ): void {
-  const { type, total, base, xAligned } = row;
+  const { type, total, base, xVector } = row;
   const values = words.flatMap((word) => wordValues(type, word));
   const column = b.let(`${prefix}_column`, mul(sub(first, base), VALUES_PER_WORD[type]));
   const xAt = (k: number) => (k === 0 ? column : add(column, k));
-  const addAll = (to: DenseBuilder, x: readonly Expr<'f32'>[]) =>
-    values.forEach((value, k) => to.assign(total, fma(value, x[k] ?? f32(0), total)));
-  if (values.length < VECTOR) {
-    addAll(
-      b,
-      values.map((_, k) => b.load('x', xAt(k))),
-    );
-    return;
-  }
-  b.if(
-    xAligned,
-    (aligned) => {
-      const x = Array.from({ length: values.length / VECTOR }, (_, v) =>
-        aligned.loadVector(
-          'x',
-          xAt(v * VECTOR),
-          Array.from({ length: VECTOR }, (_, k) => `${prefix}_x${v * VECTOR + k}`),
-        ),
-      );
-      addAll(aligned, x.flat());
-    },
-    (scalar) =>
-      addAll(
-        scalar,
-        values.map((_, k) => scalar.load('x', xAt(k))),
-      ),
-  );
+  const x =
+    xVector && values.length >= VECTOR
+      ? Array.from({ length: values.length / VECTOR }, (_, v) =>
+          b.loadVector(
+            'x',
+            xAt(v * VECTOR),
+            Array.from({ length: VECTOR }, (_, k) => `${prefix}_x${v * VECTOR + k}`),
+          ),
+        ).flat()
+      : values.map((_, k) => b.load('x', xAt(k)));
+  values.forEach((value, k) => b.assign(total, fma(value, x[k] ?? f32(0), total)));
 }
 
 /** A lane's 16-byte W load at word `at`. */
@@ -114,12 +98,42 @@ function loadW(b: DenseBuilder, at: Expr<'u32'>, prefix: string): Var[] {
   );
 }
 
+/** Where a lane's body words lie: whole steps from `laneWord`, then single vectors. */
+interface BodySpan {
+  readonly vectors: Expr<'u32'>;
+  readonly stepWords: Expr<'u32'>;
+  readonly laneWord: Var<'u32'>;
+  readonly fullSteps: Var<'u32'>;
+  readonly restWord: Var<'u32'>;
+  readonly restEnd: Var<'u32'>;
+}
+
+/**
+ * A row's body: whole steps of `vectors` 16-byte loads a lane (a constant-trip loop the compilers
+ * unroll, loads first), then the rest a vector at a time; locals suffixed `suffix`.
+ */
+function bodyLoops(b: DenseBuilder, row: Row, span: BodySpan, suffix: string): void {
+  const { vectors, stepWords, laneWord, fullSteps, restWord, restEnd } = span;
+  b.for(`step_${suffix}`, { start: 0, end: fullSteps }, (s, step) => {
+    const stepWord = s.let(`step_word_${suffix}`, add(laneWord, mul(step, stepWords)));
+    s.for(`vector_${suffix}`, { start: 0, end: vectors }, (v, vector) => {
+      const at = v.let(`at_${suffix}`, add(stepWord, mul(vector, VECTOR * WARP_SIZE)));
+      accumulate(v, row, `step_${suffix}`, at, loadW(v, at, `w_${suffix}`));
+    });
+  });
+  const restRange = { start: restWord, end: restEnd, step: VECTOR * WARP_SIZE };
+  b.for(`word_${suffix}`, restRange, (r, word) =>
+    accumulate(r, row, `rest_${suffix}`, word, loadW(r, word, `rest_w_${suffix}`)),
+  );
+}
+
 /**
  * The gemv body. Workgroups stride over groups of rows, a warp a row. A row's words split into a
  * head (up to its first sector boundary, at most 7 words), a body of 16-byte vectors in whole
  * 512-byte warp loads from that boundary, and a tail (past the last 16-byte boundary, at most 3
  * words): lanes 0–7 take the head's words, lanes 8–10 the tail's, so each word is loaded once.
- * The body runs `vectors` loads a lane a step, then single vectors to its end.
+ * x comes in 16-byte loads where the row's x values are aligned (n_in a multiple of 4: every
+ * row), else one value at a time, each in its own copy of the body's loops.
  */
 function denseBody(b: DenseBuilder, type: DenseType): void {
   const vectors = b.schedule('vectors');
@@ -147,7 +161,7 @@ function denseBody(b: DenseBuilder, type: DenseType): void {
       head: min(and(add(base, SECTOR_WORDS - 1), ~(SECTOR_WORDS - 1) >>> 0), end),
     });
     const { bodyEnd } = g.let({ bodyEnd: max(and(end, ~(VECTOR - 1) >>> 0), head) });
-    const context: Row = { type, total, base, xAligned };
+    const rowContext: Omit<Row, 'xVector'> = { type, total, base };
     // Head and tail: one word a lane.
     const { edgeWord } = g.let({
       edgeWord: select(
@@ -157,27 +171,25 @@ function denseBody(b: DenseBuilder, type: DenseType): void {
       ),
     });
     const edgeLimit = select(lt(lane, SECTOR_WORDS), head, end);
-    g.if(and(live, lt(edgeWord, edgeLimit)), (edge) =>
-      accumulate(edge, context, 'edge', edgeWord, [edge.let('edge_w', edge.load('w', edgeWord))]),
-    );
-    // Whole steps: `vectors` loads a lane (a constant loop the compilers unroll, loads first).
+    g.if(and(live, lt(edgeWord, edgeLimit)), (edge) => {
+      const word = edge.let('edge_w', edge.load('w', edgeWord));
+      accumulate(edge, { ...rowContext, xVector: false }, 'edge', edgeWord, [word]);
+    });
     const stepWords = mul(vectors, VECTOR * WARP_SIZE);
     const { laneWord, fullSteps } = g.let({
       laneWord: add(head, mul(lane, VECTOR)),
       fullSteps: select(live, div(sub(bodyEnd, head), stepWords), 0),
     });
-    g.for('step', { start: 0, end: fullSteps }, (s, step) => {
-      const { stepWord } = s.let({ stepWord: add(laneWord, mul(step, stepWords)) });
-      s.for('vector', { start: 0, end: vectors }, (v, vector) => {
-        const { at } = v.let({ at: add(stepWord, mul(vector, VECTOR * WARP_SIZE)) });
-        accumulate(v, context, 'step', at, loadW(v, at, 'w'));
-      });
+    const { restWord, restEnd } = g.let({
+      restWord: add(laneWord, mul(fullSteps, stepWords)),
+      restEnd: select(live, bodyEnd, 0),
     });
-    // The rest of the body, a vector at a time.
-    const rest = add(laneWord, mul(fullSteps, stepWords));
-    const restEnd = select(live, bodyEnd, 0);
-    g.for('word', { start: rest, end: restEnd, step: VECTOR * WARP_SIZE }, (r, word) =>
-      accumulate(r, context, 'rest', word, loadW(r, word, 'rest_w')),
+    const span = { vectors, stepWords, laneWord, fullSteps, restWord, restEnd };
+    // The body's loops twice, so that neither tests x's alignment per vector.
+    g.if(
+      xAligned,
+      (aligned) => bodyLoops(aligned, { ...rowContext, xVector: true }, span, 'v'),
+      (scalar) => bodyLoops(scalar, { ...rowContext, xVector: false }, span, 's'),
     );
     const sum = g.reduce('add', 'row_sum', total);
     g.if(and(live, eq(lane, 0)), (store) => store.store('y', slot, sum));
