@@ -83,6 +83,24 @@ describe('EXECUTION_CASES', () => {
     expect(casesOf('argmax').some((c) => (c.shape['n'] ?? 0) > 2 ** 24)).toBe(true);
   });
 
+  it('cover f32-gemv and f16-gemv: n_out 1, 15, 16, 17, 256 by the n_in of issue #15, knob edges', () => {
+    const nIn = { 'f32-gemv': [1, 2, 255, 4096, 11008], 'f16-gemv': [2, 256, 4096, 11008] };
+    for (const [kernelId, widths] of Object.entries(nIn)) {
+      const cases = casesOf(kernelId);
+      for (const engine of ['interpreter', 'webgpu', 'ptx-sim'] as const)
+        expect(executionCasesFor(engine).filter((c) => c.kernelId === kernelId)).toEqual(cases);
+      for (const value of [1, 15, 16, 17, 256])
+        expect(cases.some((c) => c.shape['n_out'] === value), `${kernelId} n_out=${value}`).toBe(true); // prettier-ignore
+      for (const value of widths)
+        expect(cases.some((c) => c.shape['n_in'] === value), `${kernelId} n_in=${value}`).toBe(true); // prettier-ignore
+      // Rows whose x starts mid-vector (n_in not a multiple of 4) take the scalar x path.
+      expect(cases.some((c) => (c.shape['n_in'] ?? 0) % 4 === 2)).toBe(true);
+      const knob = (name: string) => cases.map((c) => c.schedule[name]);
+      for (const size of [32, 1024]) expect(knob('workgroupSize')).toContain(size);
+      for (const count of [1, 4]) expect(knob('vectors')).toContain(count);
+    }
+  });
+
   it('cover the affine-f32 sizes the issue asks for, at the default schedule and at 64 threads', () => {
     const defaults = casesOf('affine-f32').filter((c) => Object.keys(c.schedule).length === 0);
     expect(defaults.map((c) => c.shape['n'])).toEqual([1, 7, 255, 256, 257, 4096, 5000]);

@@ -9,6 +9,7 @@ import {
 } from './gemv-cases.js';
 import { ROPE_CASES } from './rope-cases.js';
 import { GET_ROWS_CASES } from './get-rows-cases.js';
+import { DENSE_GEMV_CASES } from './dense-gemv-cases.js';
 import { SDPA_DECODE_CASES } from './sdpa-cases.js';
 import { Q4K_SOA_WMMA_CASES, WMMA_GEMV_CASES } from './wmma-cases.js';
 
@@ -105,6 +106,7 @@ export const EXECUTION_CASES: readonly ExecutionCase[] = [
   ...ADD_CASES,
   ...SILU_MUL_CASES,
   ...ARGMAX_CASES,
+  ...DENSE_GEMV_CASES,
 ];
 
 /** The EXECUTION_CASES that `engine` runs. */

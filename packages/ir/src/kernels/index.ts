@@ -28,3 +28,4 @@ export { ropeTable, ROPE_FREQ_BASE } from './rope-table.js';
 export * from './get-rows-catalog.js';
 export { addF32, siluMul, siluMulReference, SILU_EXTREME_GATES } from './elementwise.js';
 export { argmax, argmaxFamily, ARGMAX_FAMILIES } from './argmax.js';
+export { f32Gemv, f16Gemv } from './dense-gemv-catalog.js';
