@@ -18,6 +18,7 @@ export * from './two-stage-sum.js';
 export { OP_ZOO } from './op-zoo.js';
 export * from './read-counter.js';
 export * from './unpack-half-probe.js';
+export * from './pack-half-probe.js';
 export * from './op-probe.js';
 export * from './op-types.js';
 export * from './op-probe-compare.js';
