@@ -6,6 +6,7 @@ import {
   Q6K_SOA_GEMV_CASES,
   Q8_0_GEMV_CASES,
 } from './gemv-cases.js';
+import { KV_STORE_CASES } from './kv-store-cases.js';
 import { SDPA_DECODE_CASES } from './sdpa-cases.js';
 import { Q4K_SOA_WMMA_CASES, WMMA_GEMV_CASES } from './wmma-cases.js';
 
@@ -22,6 +23,8 @@ export interface ExecutionCase extends KernelCase {
    * simulator's check that every input byte is read.
    */
   readonly partlyRead?: readonly string[];
+  /** Outputs the kernel writes only in part (kv-store writes one row of its caches). */
+  readonly partlyWritten?: readonly string[];
   /** The engines that run the case (all when omitted): the largest shapes are too slow for some. */
   readonly engines?: readonly ExecutionEngine[];
 }
@@ -97,6 +100,7 @@ export const EXECUTION_CASES: readonly ExecutionCase[] = [
   ...SDPA_DECODE_CASES,
   ...WMMA_GEMV_CASES,
   ...Q4K_SOA_WMMA_CASES,
+  ...KV_STORE_CASES,
 ];
 
 /** The EXECUTION_CASES that `engine` runs. */

@@ -10,6 +10,7 @@ export * from './execution-cases.js';
 export * from './gemv-cases.js';
 export * from './gemv-conditioning.js';
 export * from './sdpa-cases.js';
+export * from './kv-store-cases.js';
 export * from './limit-specs.js';
 export * from './load-vector-probe.js';
 export * from './store-vector-probe.js';

@@ -1,6 +1,7 @@
 import { ForgeError } from '../errors.js';
 import { affineF32 } from './affine-f32.js';
 import type { CatalogKernel } from './catalog-kernel.js';
+import { kvStore, kvStoreF32 } from './kv-store.js';
 import { q4kGemv } from './q4k-gemv.js';
 import { q4kSoaWmma } from './q4k-soa-wmma-catalog.js';
 import { q6kGemv } from './q6k-gemv.js';
@@ -23,6 +24,8 @@ export const CATALOG: ReadonlyMap<string, CatalogKernel> = new Map(
     sdpaDecodeF32,
     wmmaGemv,
     q4kSoaWmma,
+    kvStore,
+    kvStoreF32,
   ].map((kernel) => [kernel.spec.id, kernel]),
 );
 

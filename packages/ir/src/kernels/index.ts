@@ -23,3 +23,10 @@ export * from './sdpa-catalog.js';
 export { sdpaDecode, sdpaDecodeF32 } from './sdpa-decode.js';
 export { wmmaGemv, WMMA_MAX_COLS } from './wmma-gemv-catalog.js';
 export { q4kSoaWmma } from './q4k-soa-wmma-catalog.js';
+export {
+  kvStore,
+  kvStoreF32,
+  checkKvStoreShape,
+  kvStoreReference,
+  KV_STORE_SHAPE_NAMES,
+} from './kv-store.js';
