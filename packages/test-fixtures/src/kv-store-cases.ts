@@ -1,4 +1,4 @@
-import { seedFromString } from '@forge/ir/kernels';
+import { getKernel, seedFromString, uniformF32 } from '@forge/ir/kernels';
 import { magnitudeLabel, scheduleLabel } from './case-labels.js';
 import type { ExecutionCase } from './execution-cases.js';
 
@@ -55,3 +55,51 @@ export const KV_STORE_CASES: readonly ExecutionCase[] = [
   ...both([8, 128, 63, 64], { family: 'f16-ties' }),
   ...both([8, 128, 1, 4], { schedule: { workgroupSize: 32 } }),
 ];
+
+/** A word no kv-store case writes: an f16 NaN pair, or as an f32 about 4.3e37. */
+export const KV_STORE_SENTINEL = 0x7e017e01;
+
+/**
+ * Test data: a kv-store run whose caches start filled with KV_STORE_SENTINEL, so a test can tell
+ * what the kernel wrote: the buffers (k and v uniform in [-2, 2)), the params, and `problems`,
+ * which lists each cache word that differs from the reference after the run: row pos rounded
+ * another way, or any word outside it changed.
+ */
+export function kvStoreSentinelRun(
+  kernelId: 'kv-store' | 'kv-store-f32',
+  shape: Readonly<Record<'n_kv_head' | 'head_dim' | 'pos' | 'max_ctx', number>>,
+): {
+  buffers: Record<string, Float32Array | Uint32Array>;
+  params: Readonly<Record<string, number>>;
+  problems: () => string[];
+} {
+  const kernel = getKernel(kernelId);
+  const lengths = kernel.bufferLengths(shape);
+  const row = shape.n_kv_head * shape.head_dim;
+  const sentinel = (): Uint32Array => new Uint32Array(lengths['k_cache'] ?? 0).fill(KV_STORE_SENTINEL); // prettier-ignore
+  const cache = (bits: Uint32Array): Float32Array | Uint32Array =>
+    kernelId === 'kv-store' ? bits : new Float32Array(bits.buffer);
+  const buffers = {
+    k: uniformF32(row, seedFromString(`${kernelId} k`), 2),
+    v: uniformF32(row, seedFromString(`${kernelId} v`), 2),
+    k_cache: cache(sentinel()),
+    v_cache: cache(sentinel()),
+  };
+  const params = kernel.params(shape);
+  // The reference keeps what the caches held outside row pos: here the sentinel, bit for bit.
+  const before = { k_cache: cache(sentinel()), v_cache: cache(sentinel()) };
+  const expected = kernel.reference({ ...buffers, ...before }, params);
+  const problems = (): string[] =>
+    (['k_cache', 'v_cache'] as const).flatMap((name) => {
+      const values = expected[name] ?? [];
+      const want =
+        kernelId === 'kv-store'
+          ? Uint32Array.from(values)
+          : new Uint32Array(Float32Array.from(values).buffer);
+      const got = new Uint32Array(buffers[name].buffer);
+      return [...got.keys()]
+        .filter((index) => got[index] !== want[index])
+        .map((index) => `${name}[${index}] = 0x${got[index]?.toString(16)}, want 0x${want[index]?.toString(16)}`); // prettier-ignore
+    });
+  return { buffers, params, problems };
+}
