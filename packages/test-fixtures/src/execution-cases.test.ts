@@ -257,6 +257,23 @@ describe('EXECUTION_CASES', () => {
     }
   });
 
+  it('cover kv-store on both caches: the first, a middle and the last row, and f16 ties', () => {
+    for (const kernelId of ['kv-store', 'kv-store-f32']) {
+      const cases = executionCasesFor('ptx-sim').filter((c) => c.kernelId === kernelId);
+      const rows = cases.map((c) => [c.shape['pos'], c.shape['max_ctx']]);
+      expect(rows).toEqual(
+        expect.arrayContaining([
+          [0, 64],
+          [37, 64],
+          [63, 64],
+        ]),
+      );
+      expect(cases.map((c) => c.family)).toContain('f16-ties');
+      // Each writes one row of its caches: the simulator's whole-buffer traffic check is waived.
+      for (const c of cases) expect(c.partlyWritten).toEqual(['k_cache', 'v_cache']);
+    }
+  });
+
   it('leave out of an engine only the cases too slow for it', () => {
     expect(executionCasesFor('webgpu')).toEqual(EXECUTION_CASES);
     for (const engine of ['interpreter', 'ptx-sim'] as const) {

@@ -5,6 +5,7 @@ import type { CatalogKernel } from './catalog-kernel.js';
 import { getRowsF16, getRowsF32, getRowsQ4k, getRowsQ6k, getRowsQ8_0 } from './get-rows-catalog.js';
 import { addF32, siluMul } from './elementwise.js';
 import { f16Gemv, f32Gemv } from './dense-gemv-catalog.js';
+import { kvStore, kvStoreF32 } from './kv-store.js';
 import { q4kGemv } from './q4k-gemv.js';
 import { q4kSoaWmma } from './q4k-soa-wmma-catalog.js';
 import { q6kGemv } from './q6k-gemv.js';
@@ -39,6 +40,8 @@ export const CATALOG: ReadonlyMap<string, CatalogKernel> = new Map(
     argmax,
     f32Gemv,
     f16Gemv,
+    kvStore,
+    kvStoreF32,
   ].map((kernel) => [kernel.spec.id, kernel]),
 );
 

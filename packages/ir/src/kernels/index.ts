@@ -29,3 +29,10 @@ export * from './get-rows-catalog.js';
 export { addF32, siluMul, siluMulReference, SILU_EXTREME_GATES } from './elementwise.js';
 export { argmax, argmaxFamily, ARGMAX_FAMILIES } from './argmax.js';
 export { f32Gemv, f16Gemv } from './dense-gemv-catalog.js';
+export {
+  kvStore,
+  kvStoreF32,
+  checkKvStoreShape,
+  kvStoreReference,
+  KV_STORE_SHAPE_NAMES,
+} from './kv-store.js';
