@@ -152,6 +152,8 @@ export class ExpressionGenerator {
       options.push([1, () => ({ op: 'dot4_i8', type, args: [this.expr('u32', d), this.expr('u32', d), this.expr('i32', d)] })]); // prettier-ignore
     if (type === 'f32')
       options.push([1, () => ({ op: 'unpack_half', type, half: p.int(0, 1), args: [this.expr('u32', d)] })]); // prettier-ignore
+    if (type === 'u32')
+      options.push([1, () => ({ op: 'pack_half', type, args: [this.expr('f32', d), this.expr('f32', d)] })]); // prettier-ignore
     return p.weighted(options)();
   }
 
@@ -239,6 +241,7 @@ const FOLD_TRAPS = [
   ['bitcast-i32-nan', () => bitcast('f32', c('i32', -1))],
   ['unpack-half-inf-nan', (p) => ({ op: 'unpack_half', type: 'f32', half: 0, args: [c('u32', p.one([0x7c00, 0x7e00, 0xfc00, 0x7c01]))] })],
   ['unpack-half-high-inf', () => ({ op: 'unpack_half', type: 'f32', half: 1, args: [c('u32', 0x7c000000)] })],
+  ['pack-half-range', (p) => ({ op: 'pack_half', type: 'u32', args: [c('f32', p.one([0, 65504])), c('f32', p.one([65520, -1e6, 3e38]))] })],
   ['convert-f16-range', (p) => cvt('f16', p.one([c('f32', 70000), c('f32', 3e38), c('u32', 0xffffffff), c('i32', -100000)]))],
   ['convert-int-range', (p) => cvt(p.one(['i32', 'u32']), c('f32', p.one([3e9, -1, -3e9, 3e38])))],
   ['int-overflow', () => bin('add', c('u32', 0xffffffff), c('u32', 1))],

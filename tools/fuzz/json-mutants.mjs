@@ -63,6 +63,7 @@ export function mutateJson(p, spec, tag) {
         'dot4_i8',
         'funnel_shift_right',
         'bit_select',
+        'pack_half',
         'select',
         'let',
         'store',

@@ -306,6 +306,31 @@ describe('forge with WGSL', () => {
     );
   });
 
+  it('takes a buffer the kernel updates in place (rope q) as an input and writes it back', async () => {
+    writeFileSync(join(work, 'q.f32'), new Uint8Array(new Float32Array([1, 0, 0, 2]).buffer));
+    const shape = ['n_head=2', 'n_kv_head=1', 'head_dim=2', 'pos=1', 'max_ctx=2', 'neox=0'];
+    const result = await forge(
+      'run',
+      'rope',
+      '--target',
+      'interp',
+      ...shape.flatMap((value) => ['--shape', value]),
+      '--input',
+      'q=@q.f32',
+      '--output',
+      'q=q-out.f32',
+    );
+    expect(result.code).toBe(0);
+    const bytes = readFileSync(join(work, 'q-out.f32'));
+    const q = Array.from(new Float32Array(bytes.buffer, bytes.byteOffset, 4));
+    // Position 1 turns pair 0 by one radian: (1, 0) to (cos 1, sin 1), (0, 2) to (−2 sin 1, 2 cos 1).
+    const expected = [Math.cos(1), Math.sin(1), -2 * Math.sin(1), 2 * Math.cos(1)];
+    q.forEach((value, index) => expect(value).toBeCloseTo(expected[index] ?? Number.NaN, 6));
+    const output = await forge('run', 'rmsnorm', '--input', 'y=@q.f32');
+    expect(output.code).toBe(2);
+    expect(output.stderr).toMatch(/'y' is not an input buffer of rmsnorm \(inputs: x, w\)/);
+  });
+
   it('exits 1 when the result is over tolerance', async () => {
     // NaN inputs make the comparison fail: a run that cannot be checked must not pass.
     writeFileSync(

@@ -182,6 +182,16 @@ export interface UnpackHalfExpr {
   readonly half: 0 | 1;
   readonly args: readonly [Expr];
 }
+/**
+ * The u32 whose low 16 bits are the f32 `args[0]` and high 16 bits the f32 `args[1]`, each rounded
+ * to an IEEE binary16 to nearest even (beyond ±65504 to ±inf, NaN to a quiet NaN): the inverse of
+ * `unpack_half`, so f16 values can be stored in u32 words without the f16 feature.
+ */
+export interface PackHalfExpr {
+  readonly op: 'pack_half';
+  readonly type: 'u32';
+  readonly args: readonly [Expr, Expr];
+}
 /** Element `args[0]` of a buffer or shared array named `memory`. */
 export interface LoadExpr {
   readonly op: 'load';
@@ -207,6 +217,7 @@ export type AnyExpr =
   | ConvertExpr
   | BitcastExpr
   | UnpackHalfExpr
+  | PackHalfExpr
   | LoadExpr;
 
 /**

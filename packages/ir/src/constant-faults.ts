@@ -1,6 +1,6 @@
 import { BINARY_OPS, UNARY_OPS, type Expr, type Stmt } from './body.js';
 import type { ValidationIssue } from './errors.js';
-import { f16FromBits } from './f16.js';
+import { f16FromBits, packHalfBits } from './f16.js';
 import {
   BINARY_SEMANTICS,
   UNARY_SEMANTICS,
@@ -19,8 +19,9 @@ import { isFloatType, type ScalarType } from './types.js';
 // rejects the shader when that evaluation faults. These are the faults Tint reports (measured with
 // Dawn): integer division or remainder by 0, a shift by 32 or more, a float result that is not
 // finite in f32 or beyond ±65504 in f16 (f16 does not round down to its maximum), sqrt of a
-// negative, log2 and inverseSqrt of a value not above 0, and bitcast or unpack2x16float giving an
-// infinity or a NaN. A `let` is not a constant in WGSL, so only the operands written inline count.
+// negative, log2 and inverseSqrt of a value not above 0, bitcast or unpack2x16float giving an
+// infinity or a NaN, and pack2x16float of a value outside f16's finite range. A `let` is not a
+// constant in WGSL, so only the operands written inline count.
 
 const F16_MAX = 65504;
 
@@ -204,6 +205,12 @@ class ConstantFolder {
             return this.fault(path, `unpack_half of constant ${word} holds an inf/NaN half`);
         return f16FromBits(expression.half === 0 ? word & 0xffff : word >>> 16);
       }
+      case 'pack_half':
+        // pack2x16float of constants outside f16's finite range is a shader-creation error.
+        for (const value of [number(a), number(b)])
+          if (!(Math.abs(value) <= F16_MAX))
+            return this.fault(path, `pack_half of constant ${show(value)} (outside ±65504 of f16)`);
+        return packHalfBits(number(a), number(b));
     }
     if (isUnaryExpr(expression)) {
       const x = number(a);

@@ -4,6 +4,7 @@ import type {
   BuiltinName,
   ConstExpr,
   Expr,
+  PackHalfExpr,
   UnaryOp,
   UnpackHalfExpr,
 } from './body.js';
@@ -277,4 +278,16 @@ export const unpackHalf = <W extends ScalarType>(
   type: 'f32',
   half,
   args: [word],
+});
+/**
+ * The u32 holding `lo` (low 16 bits) and `hi` (high 16 bits) rounded to f16, to nearest even: the
+ * inverse of `unpackHalf`. A plain number becomes an f32 const.
+ */
+export const packHalf = <L extends ScalarType, H extends ScalarType>(
+  lo: Operand<'f32', L>,
+  hi: Operand<'f32', H>,
+): PackHalfExpr => ({
+  op: 'pack_half',
+  type: 'u32',
+  args: [operand('f32', lo), operand('f32', hi)],
 });

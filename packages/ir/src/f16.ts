@@ -30,6 +30,14 @@ export function f16Bits(value: number): number {
   return sign | result;
 }
 
+/**
+ * The u32 word holding `lo` in its low 16 bits and `hi` in its high 16 bits, each as the nearest f16
+ * (the IR's `pack_half`; `unpack_half` reads them back).
+ */
+export function packHalfBits(lo: number, hi: number): number {
+  return (f16Bits(lo) | (f16Bits(hi) << 16)) >>> 0;
+}
+
 /** The value of f16 bits as a number. */
 export function f16FromBits(bits: number): number {
   const sign = bits & 0x8000 ? -1 : 1;

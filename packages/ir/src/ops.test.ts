@@ -18,7 +18,7 @@ describe('op registry', () => {
     for (const op of UNARY_OPS) expect(EXPR_OPS[op]).toMatchObject({ category: 'unary', arity: 1 });
     for (const op of BINARY_OPS)
       expect(EXPR_OPS[op]).toMatchObject({ category: 'binary', arity: 2 });
-    expect(Object.keys(EXPR_OPS)).toHaveLength(14 + UNARY_OPS.length + BINARY_OPS.length);
+    expect(Object.keys(EXPR_OPS)).toHaveLength(15 + UNARY_OPS.length + BINARY_OPS.length);
   });
 
   it('gives exactly the word ops a fixed signature of three operands', () => {

@@ -27,7 +27,16 @@ export function assertNever(value: never, what: string): never {
  * (`word`: integer ops on u32 words with one fixed signature, listed in `WORD_OP_SIGNATURES`).
  */
 export type ExprCategory =
-  'leaf' | 'unary' | 'binary' | 'fma' | 'word' | 'select' | 'conversion' | 'unpack' | 'memory';
+  | 'leaf'
+  | 'unary'
+  | 'binary'
+  | 'fma'
+  | 'word'
+  | 'select'
+  | 'conversion'
+  | 'unpack'
+  | 'pack'
+  | 'memory';
 
 /** One expression op's shape: its JSON fields and argument count. */
 export interface ExprOpInfo<K extends ExprOp = ExprOp> {
@@ -59,6 +68,7 @@ export const EXPR_OPS: { readonly [K in ExprOp]: ExprOpInfo<K> } = {
   builtin: { category: 'leaf', fields: ['op', 'type', 'name', 'axis'], arity: 0 },
   load: { category: 'memory', fields: ['op', 'type', 'memory', 'args'], arity: 1 },
   unpack_half: { category: 'unpack', fields: ['op', 'type', 'half', 'args'], arity: 1 },
+  pack_half: { category: 'pack', fields: ['op', 'type', 'args'], arity: 2 },
   fma: { category: 'fma', fields: ['op', 'type', 'args'], arity: 3 },
   dot4_i8: { category: 'word', fields: ['op', 'type', 'args'], arity: 3 },
   funnel_shift_right: { category: 'word', fields: ['op', 'type', 'args'], arity: 3 },

@@ -35,6 +35,7 @@ export function printExpr(expression: Expr): string {
     case 'dot4_i8':
     case 'funnel_shift_right':
     case 'bit_select':
+    case 'pack_half':
     case 'select':
       return `${expression.op}(${expression.args.map(printExpr).join(', ')})`;
     default: {

@@ -459,7 +459,7 @@ const plausible: fc.Arbitrary<Json> = fc.constantFrom<Json>(
   'f32', 'f16', 'u32', 'i32', 'bool', 'read', 'read_write', 'uniform', 'ptx', 'wgsl',
   'let', 'assign', 'store', 'if', 'for', 'barrier', 'shuffle', 'reduce',
   'const', 'var', 'param', 'schedule', 'builtin', 'load', 'add', 'mul', 'div', 'rem', 'fma', 'select',
-  'convert', 'bitcast', 'unpack_half', 'not', 'neg', 'sqrt', 'shl', 'shr', 'eq', 'lt', 'and', 'min', 'max', 'xor',
+  'convert', 'bitcast', 'unpack_half', 'pack_half', 'not', 'neg', 'sqrt', 'shl', 'shr', 'eq', 'lt', 'and', 'min', 'max', 'xor',
   'down', 'up', 'idx', 'local_id', 'workgroup_id', 'lane_id', 'warp_id', 'x', 'y', 'z',
   'n', 'rows', 'n_embd', 'eps', 'scale', 'w', 'stride', 'i', 'row', 'sum', 'partial', 'workgroupSize',
   'ceil_div(n, 2)', 'n +', '', 'ret', '__x', 'a\nb', 'constructor', 'toString', '__proto__',

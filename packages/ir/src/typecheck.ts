@@ -424,6 +424,14 @@ class BodyChecker {
           );
         return halfOk && word !== undefined ? 'f32' : undefined;
       }
+      case 'pack_half': {
+        const args = this.args(node, path, EXPR_OPS[op].arity, scope, depth);
+        if (args === undefined || args.includes(undefined)) return undefined;
+        const wrong = args.findIndex((arg) => arg !== 'f32');
+        if (wrong === -1) return 'u32';
+        const at = joinPath(joinPath(path, 'args'), wrong);
+        return fail(`pack_half operand has type ${args[wrong]} but f32 is required`, at);
+      }
       case 'fma':
       case 'select': {
         const args = this.args(node, path, EXPR_OPS[op].arity, scope, depth);

@@ -165,6 +165,7 @@ class UniformityAnalysis {
       case 'param':
       case 'schedule':
       case 'unpack_half':
+      case 'pack_half':
       case 'fma':
       case 'dot4_i8':
       case 'funnel_shift_right':

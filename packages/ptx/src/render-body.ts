@@ -26,7 +26,12 @@ import {
   UNARY_MNEMONICS,
   type Mnemonic,
 } from './ops/arithmetic.js';
-import { bitcastMnemonic, convertMnemonic, unpackHalfInstructions } from './ops/conversion.js';
+import {
+  bitcastMnemonic,
+  convertMnemonic,
+  packHalfInstructions,
+  unpackHalfInstructions,
+} from './ops/conversion.js';
 import { globalLoad, globalStore, sharedLoad, sharedStore } from './ops/memory.js';
 import { arithmeticType, bitType, f32Immediate } from './ops/types.js';
 import { mmaForm } from './ops/mma.js';
@@ -406,6 +411,14 @@ export class PtxBodyWriter {
         const half = this.registers.next('h');
         const out = destination ?? this.registers.forType('f32');
         this.emit(...unpackHalfInstructions(expression.half, word, half, out));
+        return { text: out, immediate: false };
+      }
+      case 'pack_half': {
+        const lo = this.register(this.expression(expression.args[0]), 'f32');
+        const hi = this.register(this.expression(expression.args[1]), 'f32');
+        const halves = [this.registers.next('h'), this.registers.next('h')] as const;
+        const out = destination ?? this.registers.forType('u32');
+        this.emit(...packHalfInstructions(lo, hi, halves, out));
         return { text: out, immediate: false };
       }
       case 'select': {

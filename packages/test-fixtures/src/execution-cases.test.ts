@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { ForgeError, resolveSchedule } from '@forge/ir';
-import { checkCase, getKernel, makeCaseInputs, type CatalogKernel } from '@forge/ir/kernels';
+import {
+  GET_ROWS_OUT_OF_RANGE,
+  checkCase,
+  getKernel,
+  makeCaseInputs,
+  type CatalogKernel,
+} from '@forge/ir/kernels';
 import { EXECUTION_CASES, executionCasesFor, type ExecutionCase } from './execution-cases.js';
+import { GET_ROWS_WIDTHS } from './get-rows-cases.js';
 import { UNPACK_HALF_PROBE } from './unpack-half-probe.js';
 
 const casesOf = (kernelId: string): ExecutionCase[] =>
@@ -53,6 +60,45 @@ describe('EXECUTION_CASES', () => {
     }
     const warps = casesOf('q4k-soa-wmma').map((c) => c.schedule['warps'] ?? 4);
     for (const count of [1, 3, 4, 8]) expect(warps).toContain(count);
+  });
+
+  it('cover add, silu-mul and argmax: the sizes of issue #15, 32 and 1024 threads, every family', () => {
+    for (const kernelId of ['add', 'silu-mul', 'argmax']) {
+      const cases = casesOf(kernelId);
+      const defaults = cases.filter((c) => Object.keys(c.schedule).length === 0);
+      for (const n of [1, 7, 255, 256, 257, 4096, 32000])
+        expect(defaults.some((c) => c.shape['n'] === n && c.family === undefined), `${kernelId} n=${n}`).toBe(true); // prettier-ignore
+      for (const size of [32, 1024])
+        expect(cases.some((c) => c.schedule['workgroupSize'] === size), `${kernelId} ${size}`).toBe(true); // prettier-ignore
+      const families = getKernel(kernelId).inputFamilies ?? [];
+      for (const family of families) expect(cases.some((c) => c.family === family)).toBe(true);
+    }
+    expect(getKernel('argmax').inputFamilies).toEqual(
+      expect.arrayContaining(['ties', 'max-first', 'max-last', 'all-equal', 'negative']),
+    );
+    expect(casesOf('silu-mul').some((c) => c.family === 'extremes')).toBe(true);
+    // A capped grid (65535 workgroups of 32) with a second grid-stride round, and 2^24 logits.
+    for (const kernelId of ['add', 'silu-mul'])
+      expect(casesOf(kernelId).some((c) => (c.shape['n'] ?? 0) > 65535 * 32 * 4 && c.schedule['workgroupSize'] === 32)).toBe(true); // prettier-ignore
+    expect(casesOf('argmax').some((c) => (c.shape['n'] ?? 0) > 2 ** 24)).toBe(true);
+  });
+
+  it('cover f32-gemv and f16-gemv: n_out 1, 15, 16, 17, 256 by the n_in of issue #15, knob edges', () => {
+    const nIn = { 'f32-gemv': [1, 2, 255, 4096, 11008], 'f16-gemv': [2, 256, 4096, 11008] };
+    for (const [kernelId, widths] of Object.entries(nIn)) {
+      const cases = casesOf(kernelId);
+      for (const engine of ['interpreter', 'webgpu', 'ptx-sim'] as const)
+        expect(executionCasesFor(engine).filter((c) => c.kernelId === kernelId)).toEqual(cases);
+      for (const value of [1, 15, 16, 17, 256])
+        expect(cases.some((c) => c.shape['n_out'] === value), `${kernelId} n_out=${value}`).toBe(true); // prettier-ignore
+      for (const value of widths)
+        expect(cases.some((c) => c.shape['n_in'] === value), `${kernelId} n_in=${value}`).toBe(true); // prettier-ignore
+      // Rows whose x starts mid-vector (n_in not a multiple of 4) take the scalar x path.
+      expect(cases.some((c) => (c.shape['n_in'] ?? 0) % 4 === 2)).toBe(true);
+      const knob = (name: string) => cases.map((c) => c.schedule[name]);
+      for (const size of [32, 1024]) expect(knob('workgroupSize')).toContain(size);
+      for (const count of [1, 4]) expect(knob('vectors')).toContain(count);
+    }
   });
 
   it('cover the affine-f32 sizes the issue asks for, at the default schedule and at 64 threads', () => {
@@ -180,6 +226,54 @@ describe('EXECUTION_CASES', () => {
     expect(sdpa.map((c) => c.schedule['splits'])).toEqual(expect.arrayContaining([1, 4, 64]));
   });
 
+  it('cover get-rows: every table type at every n_vocab, n_embd and n_rows together, 32 to 1024 threads', () => {
+    for (const [id, block] of Object.entries(GET_ROWS_WIDTHS)) {
+      const cases = casesOf(id);
+      const has = (n_vocab: number, n_embd: number, n_rows: number) =>
+        cases.some((c) => JSON.stringify(c.shape) === JSON.stringify({ n_vocab, n_embd, n_rows }));
+      for (const nVocab of [1, 3, 256])
+        for (const nEmbd of [block, 4096])
+          for (const nRows of [1, 3])
+            expect(has(nVocab, nEmbd, nRows), `${id} ${nVocab} x ${nEmbd}, ${nRows} rows`).toBe(
+              true,
+            );
+      const sizes = cases.map((c) => c.schedule['workgroupSize'] ?? 256);
+      expect(new Set(sizes)).toEqual(new Set([32, 256, 1024]));
+      // Each case's ids name row 0 (when it has two rows) and the last row; one case names ids
+      // past the table.
+      const kernel = getKernel(id);
+      for (const testCase of cases.filter((c) => c.family === undefined)) {
+        const ids = [...(makeCaseInputs(kernel, testCase)['ids'] ?? [])];
+        const nVocab = testCase.shape['n_vocab'] ?? 0;
+        expect(ids, testCase.name).toContain(nVocab - 1);
+        if (ids.length > 1) expect(ids, testCase.name).toContain(0);
+        expect(ids.every((value) => value < nVocab)).toBe(true);
+      }
+      const outOfRange = cases.filter((c) => c.family === GET_ROWS_OUT_OF_RANGE);
+      expect(outOfRange).toHaveLength(1);
+      const [family] = outOfRange as [ExecutionCase];
+      const ids = [...(makeCaseInputs(kernel, family)['ids'] ?? [])];
+      expect(ids.filter((value) => value >= (family.shape['n_vocab'] ?? 0))).toHaveLength(2);
+    }
+  });
+
+  it('cover kv-store on both caches: the first, a middle and the last row, and f16 ties', () => {
+    for (const kernelId of ['kv-store', 'kv-store-f32']) {
+      const cases = executionCasesFor('ptx-sim').filter((c) => c.kernelId === kernelId);
+      const rows = cases.map((c) => [c.shape['pos'], c.shape['max_ctx']]);
+      expect(rows).toEqual(
+        expect.arrayContaining([
+          [0, 64],
+          [37, 64],
+          [63, 64],
+        ]),
+      );
+      expect(cases.map((c) => c.family)).toContain('f16-ties');
+      // Each writes one row of its caches: the simulator's whole-buffer traffic check is waived.
+      for (const c of cases) expect(c.partlyWritten).toEqual(['k_cache', 'v_cache']);
+    }
+  });
+
   it('leave out of an engine only the cases too slow for it', () => {
     expect(executionCasesFor('webgpu')).toEqual(EXECUTION_CASES);
     for (const engine of ['interpreter', 'ptx-sim'] as const) {
@@ -194,8 +288,30 @@ describe('EXECUTION_CASES', () => {
           'sdpa-decode',
           { n_head: 8, n_kv_head: 2, head_dim: 128, n_kv: 4096, max_ctx: 4096, window: 0 },
         ],
+        ['add', { n: 65535 * 32 * 4 + 133 }],
+        ['silu-mul', { n: 65535 * 32 * 4 + 133 }],
+        ['argmax', { n: 2 ** 24 + 3 }],
       ]);
     }
+  });
+
+  it('cover rope: pos 0, 1, 17, 4095 in both modes, head_dim 64 and 128, heads 32/8 and 3/1, on every engine', () => {
+    const cases = casesOf('rope');
+    for (const engine of ['interpreter', 'webgpu', 'ptx-sim'] as const)
+      expect(executionCasesFor(engine).filter((c) => c.kernelId === 'rope')).toEqual(cases);
+    const has = (wanted: Readonly<Record<string, number>>): boolean =>
+      cases.some((c) => Object.entries(wanted).every(([name, value]) => c.shape[name] === value));
+    for (const neox of [0, 1]) {
+      for (const pos of [1, 17, 4095])
+        expect(has({ pos, neox }), `pos ${pos} neox ${neox}`).toBe(true);
+      for (const headDim of [64, 128]) expect(has({ head_dim: headDim, neox })).toBe(true);
+      expect(has({ n_head: 32, n_kv_head: 8, neox })).toBe(true);
+      expect(has({ n_head: 3, n_kv_head: 1, neox })).toBe(true);
+      // The last row of a full 4096-position table.
+      expect(has({ pos: 4095, max_ctx: 4096, neox })).toBe(true);
+    }
+    expect(has({ pos: 0 })).toBe(true);
+    for (const testCase of cases) expect(testCase.partlyRead).toEqual(['cos_sin']);
   });
 
   it('all resolve on both targets and name a catalog kernel', () => {

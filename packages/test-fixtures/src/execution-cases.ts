@@ -1,11 +1,16 @@
 import { seedFromString, type KernelCase } from '@forge/ir/kernels';
 import { magnitudeLabel, scheduleLabel } from './case-labels.js';
+import { ADD_CASES, ARGMAX_CASES, SILU_MUL_CASES } from './elementwise-cases.js';
 import {
   Q4K_GEMV_CASES,
   Q6K_GEMV_CASES,
   Q6K_SOA_GEMV_CASES,
   Q8_0_GEMV_CASES,
 } from './gemv-cases.js';
+import { ROPE_CASES } from './rope-cases.js';
+import { GET_ROWS_CASES } from './get-rows-cases.js';
+import { DENSE_GEMV_CASES } from './dense-gemv-cases.js';
+import { KV_STORE_CASES } from './kv-store-cases.js';
 import { SDPA_DECODE_CASES } from './sdpa-cases.js';
 import { Q4K_SOA_WMMA_CASES, WMMA_GEMV_CASES } from './wmma-cases.js';
 
@@ -22,6 +27,8 @@ export interface ExecutionCase extends KernelCase {
    * simulator's check that every input byte is read.
    */
   readonly partlyRead?: readonly string[];
+  /** Outputs the kernel writes only in part (kv-store writes one row of its caches). */
+  readonly partlyWritten?: readonly string[];
   /** The engines that run the case (all when omitted): the largest shapes are too slow for some. */
   readonly engines?: readonly ExecutionEngine[];
 }
@@ -97,6 +104,13 @@ export const EXECUTION_CASES: readonly ExecutionCase[] = [
   ...SDPA_DECODE_CASES,
   ...WMMA_GEMV_CASES,
   ...Q4K_SOA_WMMA_CASES,
+  ...ROPE_CASES,
+  ...GET_ROWS_CASES,
+  ...ADD_CASES,
+  ...SILU_MUL_CASES,
+  ...ARGMAX_CASES,
+  ...DENSE_GEMV_CASES,
+  ...KV_STORE_CASES,
 ];
 
 /** The EXECUTION_CASES that `engine` runs. */

@@ -120,6 +120,11 @@ export const CONSTANT_BOUNDARY_CASES: Readonly<Record<string, Expr>> = {
     half: 1,
     args: [c('u32', 0x7bff7bff)],
   },
+  'pack_half of ±65504': {
+    op: 'convert',
+    type: 'f32',
+    args: [{ op: 'pack_half', type: 'u32', args: [c('f32', 65504), c('f32', -65504)] }],
+  },
   // Tint evaluates `c + dot4I8Packed(a, b)` of constants and wraps the i32 sum (measured).
   'dot4_i8 of constants wrapping past INT_MIN': {
     op: 'convert',

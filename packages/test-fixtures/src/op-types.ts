@@ -87,6 +87,8 @@ export function opTypes(op: ComputeOp): readonly (readonly [from: ScalarType, to
     }
     case 'unpack':
       return [['u32', 'f32']];
+    case 'pack':
+      return [['f32', 'u32']];
     case 'unary':
     case 'binary':
     case 'leaf':

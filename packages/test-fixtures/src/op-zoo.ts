@@ -99,6 +99,9 @@ export const OP_ZOO = defineKernel(
     const merged = ir.bitSelect(0xc0c0c0c0, ir.shl(values.u32, 2), constantParts);
     b.assign(values.u32 as never, ir.bitSelect(ir.xor(values.u32, t), merged, values.u32));
     b.store('out_f32', t, ir.add(ir.unpackHalf(values.u32, 0), ir.unpackHalf(values.u32, 1)));
+    // Computed halves, then a constant one at f16's largest finite value, which Tint folds.
+    b.store('out_u32', t, ir.packHalf(values.f32, ir.unpackHalf(values.u32, 1)));
+    b.store('out_u32', t, ir.packHalf(ir.unpackHalf(values.u32, 0), -65504));
     const flag = b.let('flag', ir.lt(values.f32, ir.f32(1)));
     const other = b.let('other', ir.ne(values.u32, ir.u32(0)));
     const mixed = b.let(

@@ -15,7 +15,7 @@ import {
   SELECT_TEMPLATE,
   UNARY_TEMPLATES,
 } from './ops/arithmetic.js';
-import { bitcastText, convertText, unpackHalfText } from './ops/conversion.js';
+import { bitcastText, convertText, packHalfText, unpackHalfText } from './ops/conversion.js';
 import { wgslLiteral, wgslType } from './ops/types.js';
 import { mmaLines } from './ops/mma.js';
 import { LANE, reduceLines, shuffleLines, shuffleSourceLane } from './ops/warp.js';
@@ -211,6 +211,11 @@ export class WgslBodyWriter {
         return bitcastText(this.expression(expression.args[0]), expression.type);
       case 'unpack_half':
         return unpackHalfText(this.expression(expression.args[0]), expression.half);
+      case 'pack_half':
+        return packHalfText(
+          this.expression(expression.args[0]),
+          this.expression(expression.args[1]),
+        );
       case 'fma':
         return FMA_TEMPLATE(
           expression.args.map((arg) => this.expression(arg)),

@@ -64,6 +64,7 @@ describe('Tint rejects the constant expressions Forge rejects', () => {
     ['let a = 3e38f + 3e38f;', /cannot be represented/],
     ['let a = bitcast<f32>(0x7f800000u);', /cannot be represented/],
     ['let a = unpack2x16float(0x7c000000u).x;', /cannot be represented/],
+    ['let a = pack2x16float(vec2<f32>(0.0f, 65520.0f));', /cannot be represented/],
     ['let a = f16(65505.0f);', /cannot be represented as 'f16'/],
     ['let a = 65504.0h + 1.0h;', /cannot be represented as 'f16'/],
     ['t[32] = 0.0f;', /out of bounds/],

@@ -9,6 +9,7 @@ import {
 import {
   compareWithReference,
   getKernel,
+  isInputBuffer,
   makeCaseInputs,
   type CatalogKernel,
 } from '@forge/ir/kernels';
@@ -158,10 +159,10 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
     const buffer = Object.hasOwn(buffers, name) ? buffers[name] : undefined;
     if (inputNames.has(name)) throw new UsageError(`--input: '${name}' is given twice`);
     inputNames.add(name);
-    if (buffer === undefined || kernel.outputs.includes(name)) {
+    if (buffer === undefined || !isInputBuffer(kernel, name)) {
       throw new UsageError(
         `--input: '${name}' is not an input buffer of ${id} (inputs: ${Object.keys(buffers)
-          .filter((key) => !kernel.outputs.includes(key))
+          .filter((key) => isInputBuffer(kernel, key))
           .join(', ')})`,
       );
     }

@@ -645,6 +645,19 @@ describe('interpreter: scalar semantics', () => {
     expect(pick(0x0f0f0f0f, 0xa5a5a5a5, 0x5a5a5a5a)).toBe(0x55555555);
   });
 
+  it('pack_half rounds lo and hi to nearest-even halves, lo in the low 16 bits', () => {
+    const pack = (lo: Expr, hi: Expr): number => evaluate(ir.packHalf(lo, hi)) >>> 0;
+    expect(pack(f32(1), f32(-2))).toBe(0xc0003c00);
+    // Ties: 1 + 2^-11 down to 1, 1 + 3·2^-11 up to 1 + 2^-9; 65520 up to infinity.
+    expect(pack(f32(1 + 2 ** -11), f32(1 + 3 * 2 ** -11))).toBe(0x3c023c00);
+    // Constants past ±65504 are validation errors (Tint folds them), so these are run-time values.
+    const late = (value: number): Expr => ir.add(f32(value), runtimeZeroF32);
+    expect(pack(late(65519), late(65520))).toBe(0x7c007bff);
+    // A subnormal half and -0; NaN becomes a quiet NaN.
+    expect(pack(f32(2 ** -24), f32(-0))).toBe(0x80000001);
+    expect(pack(ir.div(runtimeZeroF32, runtimeZeroF32), f32(0)) & 0x7e00).toBe(0x7e00);
+  });
+
   it('f16 arithmetic rounds to f16', () => {
     expect(evaluate(ir.add(f16(2048), f16(1)))).toBe(2048);
     expect(evaluate(ir.add(f16(2048), f16(2)))).toBe(2050);

@@ -1,6 +1,6 @@
 import { WARP_SIZE, type Expr, type Stmt } from '../body.js';
 import { ExecutionError, ValidationError } from '../errors.js';
-import { f16FromBits } from '../f16.js';
+import { f16FromBits, packHalfBits } from '../f16.js';
 import { assertNever, isBinaryExpr, isUnaryExpr } from '../ops.js';
 import { takeSnapshot } from '../snapshot.js';
 import { evaluateSizeExpression } from '../size-expression.js';
@@ -346,6 +346,10 @@ function evaluate(expression: Expr, thread: Thread, context: Context): Value {
     case 'unpack_half': {
       const word = evaluate(expression.args[0], thread, context) as number;
       return f16FromBits((word >>> (16 * expression.half)) & 0xffff);
+    }
+    case 'pack_half': {
+      const lo = evaluate(expression.args[0], thread, context) as number;
+      return packHalfBits(lo, evaluate(expression.args[1], thread, context) as number);
     }
     case 'fma':
       return fmaSemantics(...evaluateArgs(expression.args, thread, context), expression.type);

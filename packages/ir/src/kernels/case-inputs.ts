@@ -1,6 +1,6 @@
 import { ForgeError } from '../errors.js';
 import { allocateElements, type ElementArray } from '../interpreter/memory.js';
-import { normalizedMse, type CatalogKernel, type Shape } from './catalog-kernel.js';
+import { isInputBuffer, normalizedMse, type CatalogKernel, type Shape } from './catalog-kernel.js';
 import { Rng, fillUniform } from './random.js';
 
 /**
@@ -35,8 +35,9 @@ export interface CaseCheck {
 }
 
 /**
- * Every buffer of the case, by name: inputs filled with seeded values (in spec order, from one
- * generator) — the kernel's own `generateInput` where it has one, else uniform f32 — outputs zeroed.
+ * Every buffer of the case, by name: inputs (and outputs updated in place) filled with seeded
+ * values (in spec order, from one generator) — the kernel's own `generateInput` where it has one,
+ * else uniform f32 — other outputs zeroed.
  * A shape the kernel cannot run is its `checkShape`'s ValidationError.
  */
 export function makeCaseInputs(
@@ -58,10 +59,10 @@ export function makeCaseInputs(
     if (length === undefined) {
       throw new ForgeError(`${kernel.spec.id}.bufferLengths gives no length for '${buffer.name}'`);
     }
-    buffers[buffer.name] = kernel.outputs.includes(buffer.name)
-      ? allocateElements(buffer.element, length)
-      : (family?.[buffer.name] ??
-        generateInput(kernel, testCase, buffer.name, buffer.element, length, rng));
+    buffers[buffer.name] = isInputBuffer(kernel, buffer.name)
+      ? (family?.[buffer.name] ??
+        generateInput(kernel, testCase, buffer.name, buffer.element, length, rng))
+      : allocateElements(buffer.element, length);
   }
   if (testCase.zeroRows !== undefined) zeroRows(buffers, testCase);
   return buffers;

@@ -58,6 +58,11 @@ export interface CatalogKernel {
   bufferLengths(shape: Shape): Readonly<Record<string, number>>;
   /** Buffers the kernel writes and the reference computes. */
   readonly outputs: readonly string[];
+  /**
+   * Outputs the kernel updates in place (rope's q and k): generated and read like inputs, the
+   * reference given their values from before the run; none when omitted.
+   */
+  readonly inPlace?: readonly string[];
   /** The float64 reference, written from the math (never by running the IR). */
   reference(
     inputs: BufferData,
@@ -86,6 +91,11 @@ export interface CatalogKernel {
    * entries).
    */
   readonly goldenSchedules?: Readonly<Record<string, readonly Schedule[]>>;
+}
+
+/** Whether the kernel reads `buffer` before the run: an input, or an output it updates in place. */
+export function isInputBuffer(kernel: CatalogKernel, buffer: string): boolean {
+  return !kernel.outputs.includes(buffer) || (kernel.inPlace?.includes(buffer) ?? false);
 }
 
 /** Normalized MSE: sum (a-b)^2 / sum b^2 (0 when both are exactly zero). */

@@ -1,12 +1,18 @@
 import { ForgeError } from '../errors.js';
 import { affineF32 } from './affine-f32.js';
+import { argmax } from './argmax.js';
 import type { CatalogKernel } from './catalog-kernel.js';
+import { getRowsF16, getRowsF32, getRowsQ4k, getRowsQ6k, getRowsQ8_0 } from './get-rows-catalog.js';
+import { addF32, siluMul } from './elementwise.js';
+import { f16Gemv, f32Gemv } from './dense-gemv-catalog.js';
+import { kvStore, kvStoreF32 } from './kv-store.js';
 import { q4kGemv } from './q4k-gemv.js';
 import { q4kSoaWmma } from './q4k-soa-wmma-catalog.js';
 import { q6kGemv } from './q6k-gemv.js';
 import { q6kSoaGemv } from './q6k-soa-gemv.js';
 import { q8_0Gemv } from './q8-0-gemv.js';
 import { rmsnorm } from './rmsnorm.js';
+import { rope } from './rope.js';
 import { sdpaDecode, sdpaDecodeF32 } from './sdpa-decode.js';
 import { wmmaGemv } from './wmma-gemv-catalog.js';
 
@@ -23,6 +29,19 @@ export const CATALOG: ReadonlyMap<string, CatalogKernel> = new Map(
     sdpaDecodeF32,
     wmmaGemv,
     q4kSoaWmma,
+    rope,
+    getRowsF32,
+    getRowsF16,
+    getRowsQ8_0,
+    getRowsQ4k,
+    getRowsQ6k,
+    addF32,
+    siluMul,
+    argmax,
+    f32Gemv,
+    f16Gemv,
+    kvStore,
+    kvStoreF32,
   ].map((kernel) => [kernel.spec.id, kernel]),
 );
 

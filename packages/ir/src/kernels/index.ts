@@ -23,3 +23,16 @@ export * from './sdpa-catalog.js';
 export { sdpaDecode, sdpaDecodeF32 } from './sdpa-decode.js';
 export { wmmaGemv, WMMA_MAX_COLS } from './wmma-gemv-catalog.js';
 export { q4kSoaWmma } from './q4k-soa-wmma-catalog.js';
+export { rope, ROPE_SHAPE_NAMES, checkRopeShape } from './rope.js';
+export { ropeTable, ROPE_FREQ_BASE } from './rope-table.js';
+export * from './get-rows-catalog.js';
+export { addF32, siluMul, siluMulReference, SILU_EXTREME_GATES } from './elementwise.js';
+export { argmax, argmaxFamily, ARGMAX_FAMILIES } from './argmax.js';
+export { f32Gemv, f16Gemv } from './dense-gemv-catalog.js';
+export {
+  kvStore,
+  kvStoreF32,
+  checkKvStoreShape,
+  kvStoreReference,
+  KV_STORE_SHAPE_NAMES,
+} from './kv-store.js';

@@ -34,6 +34,7 @@ export function widenF16(body: readonly Stmt[], target: PtxTarget): Stmt[] {
         case 'convert':
         case 'bitcast':
         case 'unpack_half':
+        case 'pack_half':
         case 'load':
           return expression;
         default:

@@ -39,3 +39,22 @@ export function unpackHalfInstructions(
     `${convertMnemonic('f16', 'f32')} ${out}, ${halfRegister};`,
   ];
 }
+
+/**
+ * Rounds two f32 registers to f16 (`cvt.rn`: nearest even, overflow to ±inf, NaN to a quiet NaN)
+ * and joins them into a b32, `lo` in the low half; sm_75 has no `cvt.rn.f16x2.f32`, so every
+ * target takes the same three instructions.
+ */
+export function packHalfInstructions(
+  lo: string,
+  hi: string,
+  halves: readonly [string, string],
+  out: string,
+): [string, string, string] {
+  const convert = convertMnemonic('f32', 'f16');
+  return [
+    `${convert} ${halves[0]}, ${lo};`,
+    `${convert} ${halves[1]}, ${hi};`,
+    `mov.b32 ${out}, {${halves[0]}, ${halves[1]}};`,
+  ];
+}

@@ -66,6 +66,7 @@ describe('constant expressions Tint rejects', () => {
     ['bitcast inf', storeF32({ op: 'bitcast', type: 'f32', args: [c('u32', 0x7f800000)] }), /Infinity/], // prettier-ignore
     ['bitcast NaN', storeF32({ op: 'bitcast', type: 'f32', args: [c('u32', 0x7fc00000)] }), /NaN/], // prettier-ignore
     ['unpack_half(0x7c00)', storeF32({ op: 'unpack_half', type: 'f32', half: 0, args: [c('u32', 0x7c00)] }), /inf\/NaN half/], // prettier-ignore
+    ['pack_half(0, 65520)', storeU32({ op: 'pack_half', type: 'u32', args: [c('f32', 0), c('f32', 65520)] }), /pack_half of constant 65520 \(outside ±65504/], // prettier-ignore
     ['convert<f16>(70000)', storeF32(toF32({ op: 'convert', type: 'f16', args: [c('f32', 70000)] })), /f16 cannot represent/], // prettier-ignore
     ['f16 65504 + 1', storeF32(toF32(bin('add', c('f16', 65504), c('f16', 1)))), /f16 cannot/],
     ['fma product overflow', storeF32({ op: 'fma', type: 'f32', args: [c('f32', 3e38), c('f32', 10), c('f32', -3e38)] }), /fma/], // prettier-ignore

@@ -28,3 +28,13 @@ export function bitcastText(operand: string, to: ScalarType): string {
 export function unpackHalfText(operand: string, half: 0 | 1): string {
   return `unpack2x16float(${operand}).${half === 0 ? 'x' : 'y'}`;
 }
+
+/**
+ * pack2x16float rounds both f32s to f16 and joins them, `lo` in the low half, needing no `f16`
+ * feature. WGSL leaves the result indeterminate when either is outside f16's finite range (±65504,
+ * NaN, infinities) and lets inexact values round either way; lavapipe rounds to nearest even and
+ * gives ±inf and NaN as the IR says (the op probes check both).
+ */
+export function packHalfText(lo: string, hi: string): string {
+  return `pack2x16float(vec2<f32>(${lo}, ${hi}))`;
+}
