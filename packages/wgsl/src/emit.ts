@@ -18,6 +18,7 @@ import { wgslLaunchInfo } from './launch.js';
 import { legalizeForWgsl, requireF16Feature, requireUniformWarpOps } from './legalize/index.js';
 import { vectorBufferWidths } from './legalize/vector-buffers.js';
 import { DOT4_I8_EXTENSION } from './ops/arithmetic.js';
+import { saturatingConversionFunction } from './ops/conversion.js';
 import { wgslType } from './ops/types.js';
 import { mmaScratchBytes, mmaScratchDeclarations } from './ops/mma.js';
 import { WARP_SCRATCH } from './ops/warp.js';
@@ -133,6 +134,9 @@ export function emitWgsl(
     return writer;
   });
   const usesDot4I8 = writers.some((writer) => writer.usesDot4I8);
+  const conversions = [
+    ...new Set(writers.flatMap((writer) => [...writer.saturatingConversions])),
+  ].sort();
   const hash = semanticHash(spec);
   const paramsBinding = launch.bindings?.find((binding) => binding.kind === 'params');
   const sections: string[][] = [
@@ -172,6 +176,10 @@ export function emitWgsl(
       ...(warpOps ? [`var<workgroup> ${WARP_SCRATCH}: array<u32, ${warpLength}>;`] : []),
       ...(mmaLength > 0 ? mmaScratchDeclarations(mmaLength) : []),
     ],
+    conversions.flatMap((to, index) => [
+      ...(index > 0 ? [''] : []),
+      ...saturatingConversionFunction(to),
+    ]),
   ];
   const declarations = sections
     .filter((section) => section.length > 0)

@@ -6,6 +6,7 @@ import {
   printStatementHeader,
   type Expr,
   type KernelSpec,
+  type ScalarType,
   type Stmt,
 } from '@forge/ir';
 import {
@@ -15,7 +16,13 @@ import {
   SELECT_TEMPLATE,
   UNARY_TEMPLATES,
 } from './ops/arithmetic.js';
-import { bitcastText, convertText, packHalfText, unpackHalfText } from './ops/conversion.js';
+import {
+  bitcastText,
+  convertText,
+  packHalfText,
+  saturatingConversion,
+  unpackHalfText,
+} from './ops/conversion.js';
 import { wgslLiteral, wgslType } from './ops/types.js';
 import { mmaLines } from './ops/mma.js';
 import { LANE, reduceLines, shuffleLines, shuffleSourceLane } from './ops/warp.js';
@@ -40,6 +47,8 @@ export class WgslBodyWriter {
   readonly lines: string[] = [];
   /** Whether a rendered expression uses `dot4I8Packed`, so the module requires its extension. */
   usesDot4I8 = false;
+  /** The integer types rendered conversions from f32 saturate into, each a module function. */
+  readonly saturatingConversions = new Set<ScalarType>();
   private temporaries = 0;
   private indent = '  ';
 
@@ -202,6 +211,8 @@ export class WgslBodyWriter {
       case 'load':
         return `${this.memory(expression.memory)}[${this.expression(expression.args[0])}]`;
       case 'convert':
+        if (saturatingConversion(expression.type, expression.args[0].type) !== undefined)
+          this.saturatingConversions.add(expression.type);
         return convertText(
           this.expression(expression.args[0]),
           expression.type,
