@@ -27,3 +27,4 @@ export * from './wmma-cases.js';
 export * from './rope-cases.js';
 export * from './get-rows-cases.js';
 export * from './elementwise-cases.js';
+export * from './llama-reference.js';
