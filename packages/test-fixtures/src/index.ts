@@ -27,3 +27,5 @@ export * from './wmma-cases.js';
 export * from './rope-cases.js';
 export * from './get-rows-cases.js';
 export * from './elementwise-cases.js';
+export * from './gguf-writer.js';
+export * from './tiny-llama.js';
