@@ -8,6 +8,7 @@ import type { KernelSpec } from '../spec.js';
 import type { CatalogKernel, Shape } from './catalog-kernel.js';
 import type { Rng } from './random.js';
 import { SDPA_CACHE_BYTES, type SdpaCache } from './sdpa-shape.js';
+import { U32_LIMIT, checkShapeFields } from './shape-fields.js';
 
 // The cache layout is sdpa-decode's: token-major `[max_ctx][n_kv_head][head_dim]`, an f16 cache as
 // u32 words of two halves (element 2i in the low half of word i), so position pos is one
@@ -17,8 +18,6 @@ import { SDPA_CACHE_BYTES, type SdpaCache } from './sdpa-shape.js';
 
 /** The shape names of kv-store, in listing order; each is also a u32 param. */
 export const KV_STORE_SHAPE_NAMES = ['n_kv_head', 'head_dim', 'pos', 'max_ctx'] as const;
-
-const U32_LIMIT = 2 ** 32;
 
 function spec(cache: SdpaCache): KernelSpec {
   const cached = cache === 'f16' ? 'u32' : 'f32';
@@ -92,19 +91,9 @@ function body(b: BodyBuilder<Declared>, cache: SdpaCache): void {
  */
 export function checkKvStoreShape(shape: Shape, cache: SdpaCache): void {
   const issues: ValidationIssue[] = [];
-  const values: Partial<Record<(typeof KV_STORE_SHAPE_NAMES)[number], number>> = {};
-  for (const name of KV_STORE_SHAPE_NAMES) {
-    const value = shape[name];
-    const least = name === 'pos' ? 0 : 1;
-    if (value === undefined) issues.push({ path: name, message: 'is missing' });
-    else if (!Number.isInteger(value))
-      issues.push({ path: name, message: `${value} is not a whole number` });
-    else if (value < least)
-      issues.push({ path: name, message: `${value} is not at least ${least}` });
-    else if (value >= U32_LIMIT)
-      issues.push({ path: name, message: `${value} does not fit a u32 param` });
-    else values[name] = value;
-  }
+  const values = checkShapeFields(shape, KV_STORE_SHAPE_NAMES, issues, (name) =>
+    name === 'pos' ? 0 : 1,
+  );
   const { n_kv_head: heads, head_dim: headDim, pos, max_ctx: maxCtx } = values;
   if (headDim !== undefined && headDim % 2 !== 0)
     issues.push({ path: 'head_dim', message: `${headDim} is not even` });

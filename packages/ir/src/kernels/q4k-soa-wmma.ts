@@ -22,7 +22,7 @@ import {
   u32,
   unpackHalf,
 } from '../expressions.js';
-import { WMMA_PARTIAL, storeWmmaTile } from './wmma-tile.js';
+import { WMMA_PARTIAL, loadWords, storeWmmaTile } from './wmma-tile.js';
 
 // Plan. As in wmma-gemv a workgroup takes 16 rows (a tile) and its warps split K, here by pairs
 // of 256-value blocks (warp w takes pairs w, w + warps, …, in workgroup-uniform rounds; a block
@@ -114,33 +114,6 @@ interface BlockRows {
   /** Whether the block exists (workgroup-uniform) and rows g, g + 8 exist. */
   readonly block: Var<'bool'>;
   readonly rowLive: [Var<'bool'>, Var<'bool'>];
-}
-
-/**
- * `count` words of `memory` at `index`: one vector load, or, when `live` is given, zeros replaced
- * by the vector load only where `live` holds.
- */
-function loadWords(
-  b: QBuilder,
-  lanes: Lanes,
-  memory: 'w' | 'x',
-  index: Expr<'u32'>,
-  count: 2 | 4,
-  live: Expr<'bool'> | undefined,
-): Var<'u32'>[] {
-  const prefix = `${lanes.fresh(memory)}_`;
-  const names = Array.from({ length: count }, (_, k) => `${prefix}${k}`);
-  if (live === undefined) return b.loadVector(memory, index, names);
-  const words = names.map((name) => b.let(name, u32(0)));
-  b.if(live, (then) => {
-    const loaded = then.loadVector(
-      memory,
-      index,
-      names.map((name) => `${name}l`),
-    );
-    words.forEach((word, k) => then.assign(word, loaded[k]!));
-  });
-  return words;
 }
 
 /** f16 pairs (k, k + 2) and (k + 1, k + 3) of four consecutive halves in words w0, w1. */
@@ -251,8 +224,8 @@ function blockStep(b: QBuilder, lanes: Lanes, rows: BlockRows, acc: readonly Var
     ];
     const spanLo = pick(scalesLo!, lanes.fresh('span_lo'));
     const spanHi = pick(scalesHi!, lanes.fresh('span_hi'));
-    const lo = loadWords(b, lanes, 'w', add(rows.qs[0], spanWords), 2, liveLo!);
-    const hi = loadWords(b, lanes, 'w', add(rows.qs[1], spanWords), 2, liveHi!);
+    const lo = loadWords(b, lanes.fresh, 'w', add(rows.qs[0], spanWords), 2, liveLo!);
+    const hi = loadWords(b, lanes.fresh, 'w', add(rows.qs[1], spanWords), 2, liveHi!);
     for (let high = 0; high < 2; high++) {
       const shift: Var<'u32'> =
         high === 0 ? (spanShift as Var<'u32'>) : b.let('span_shift_hi', add(spanShift, 8));
@@ -277,7 +250,7 @@ function blockStep(b: QBuilder, lanes: Lanes, rows: BlockRows, acc: readonly Var
       const columns = (bb: QBuilder, base: Var<'u32'>, first: number) => {
         const xw = loadWords(
           bb,
-          lanes,
+          lanes.fresh,
           'x',
           add(base, add(rows.xAt, high === 0 ? spanX : add(spanX, 16))),
           4,
@@ -353,8 +326,8 @@ function body(b: QBuilder): void {
       const { mine } = loop.let({ mine: lt(first, blocks) });
       const { metaAt } = loop.let({ metaAt: add(metaLane, mul(first, 4)) });
       const parts = [
-        loadWords(loop, lanes, 'w', add(startLo, metaAt), 2, and(mine, liveLo)),
-        loadWords(loop, lanes, 'w', add(startHi, metaAt), 2, and(mine, liveHi)),
+        loadWords(loop, lanes.fresh, 'w', add(startLo, metaAt), 2, and(mine, liveLo)),
+        loadWords(loop, lanes.fresh, 'w', add(startHi, metaAt), 2, and(mine, liveHi)),
       ];
       // A runtime loop over the pair's 2 blocks, for the same reason as the spans'.
       loop.for('half', { start: 0, end: 2 }, (loop, j) => {

@@ -4,6 +4,7 @@ import type { Expr } from '../body.js';
 import { add, div, lt, mul, ne, select, shr, sub } from '../expressions.js';
 import type { CatalogKernel, Shape } from './catalog-kernel.js';
 import { ROPE_FREQ_BASE, ropeTable } from './rope-table.js';
+import { U32_LIMIT, checkShapeFields } from './shape-fields.js';
 
 const declarations = {
   id: 'rope',
@@ -104,8 +105,6 @@ export const ROPE_SHAPE_NAMES = [
   'neox',
 ] as const;
 
-const U32_LIMIT = 2 ** 32;
-
 /**
  * Throws a ValidationError naming every field of `shape` that `rope` cannot run: each a whole
  * number, n_head, n_kv_head and max_ctx at least 1, head_dim even and at least 2, pos below
@@ -113,19 +112,9 @@ const U32_LIMIT = 2 ** 32;
  */
 export function checkRopeShape(shape: Shape): void {
   const issues: ValidationIssue[] = [];
-  const values: Partial<Record<(typeof ROPE_SHAPE_NAMES)[number], number>> = {};
-  for (const name of ROPE_SHAPE_NAMES) {
-    const value = shape[name];
-    const least = name === 'pos' || name === 'neox' ? 0 : 1;
-    if (value === undefined) issues.push({ path: name, message: 'is missing' });
-    else if (!Number.isInteger(value))
-      issues.push({ path: name, message: `${value} is not a whole number` });
-    else if (value < least)
-      issues.push({ path: name, message: `${value} is not at least ${least}` });
-    else if (value >= U32_LIMIT)
-      issues.push({ path: name, message: `${value} does not fit a u32 param` });
-    else values[name] = value;
-  }
+  const values = checkShapeFields(shape, ROPE_SHAPE_NAMES, issues, (name) =>
+    name === 'pos' || name === 'neox' ? 0 : 1,
+  );
   const { n_head: nHead, n_kv_head: nKvHead, head_dim: headDim, pos, max_ctx: maxCtx } = values;
   if (headDim !== undefined && headDim % 2 !== 0)
     issues.push({ path: 'head_dim', message: `${headDim} is not even (values rotate in pairs)` });

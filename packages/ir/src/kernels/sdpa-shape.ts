@@ -1,6 +1,7 @@
 // Shapes, params and buffer sizes of decode-time attention (`sdpa-decode`, `sdpa-decode-f32`).
 import { ValidationError, type ValidationIssue } from '../errors.js';
 import type { Shape } from './catalog-kernel.js';
+import { U32_LIMIT, checkShapeFields } from './shape-fields.js';
 
 /** How the KV cache stores its values: IEEE halves (two a u32 word) or f32. */
 export type SdpaCache = 'f16' | 'f32';
@@ -30,8 +31,6 @@ export const SDPA_CACHE_BYTES: Readonly<Record<SdpaCache, number>> = { f16: 2, f
 /** Largest head_dim the op takes (llama.cpp's largest vector-kernel head size). */
 export const SDPA_MAX_HEAD_DIM = 256;
 
-const U32_LIMIT = 2 ** 32;
-
 /**
  * `shape` checked for decode attention over a `cache` of that element type: every field a whole
  * number (window may be left out, meaning 0), n_kv_head ≥ 1 dividing n_head, head_dim a multiple
@@ -44,16 +43,13 @@ export function checkSdpaShape(shape: Shape, cache: SdpaCache): SdpaShape {
   const problem = (path: SdpaShapeName, message: string): void => {
     issues.push({ path, message });
   };
-  const values: Partial<Record<SdpaShapeName, number>> = {};
-  for (const name of SDPA_SHAPE_NAMES) {
-    const value = shape[name] ?? (name === 'window' ? 0 : undefined);
-    const least = name === 'window' ? 0 : 1;
-    if (value === undefined) problem(name, 'is missing');
-    else if (!Number.isInteger(value)) problem(name, `${value} is not a whole number`);
-    else if (value < least) problem(name, `${value} is not at least ${least}`);
-    else if (value >= U32_LIMIT) problem(name, `${value} does not fit a u32 param`);
-    else values[name] = value;
-  }
+  const values = checkShapeFields(
+    shape,
+    SDPA_SHAPE_NAMES,
+    issues,
+    (name) => (name === 'window' ? 0 : 1),
+    (name) => (name === 'window' ? 0 : undefined),
+  );
   const {
     n_head: nHead,
     n_kv_head: nKvHead,

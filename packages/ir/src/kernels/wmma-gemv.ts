@@ -1,8 +1,8 @@
 // Catalog kernel `wmma-gemv`: Y[c][r] = Σ_k W[r][k]·X[c][k] for c < n_cols ≤ 16 on tensor cores.
 import { WARP_SIZE, type Expr, type VarExpr as Var } from '../body.js';
 import { defineKernel, type BodyBuilder, type DeclaredBy } from '../builder.js';
-import { add, and, div, eq, f32, gt, le, lt, min, mul, ne, shr, sub, u32 } from '../expressions.js';
-import { WMMA_PARTIAL, storeWmmaTile } from './wmma-tile.js';
+import { add, and, div, eq, f32, gt, le, lt, min, mul, ne, shr, sub } from '../expressions.js';
+import { WMMA_PARTIAL, loadWords, storeWmmaTile } from './wmma-tile.js';
 
 // Bandwidth plan. Decode with a few columns is W-bandwidth bound: the kernel loads each weight byte
 // once, in whole sectors, and lets one m16n8k16 mma (512 weight bytes) serve 8 columns of X.
@@ -101,33 +101,6 @@ interface Guards {
   readonly rows: boolean;
 }
 
-/**
- * `count` words of `memory` at `index` as named locals: one vector load, or, when `live` is given,
- * zeros replaced by the vector load only where `live` holds.
- */
-function loadWords(
-  b: WmmaBuilder,
-  lanes: Lanes,
-  memory: 'w' | 'x',
-  index: Expr<'u32'>,
-  count: 2 | 4,
-  live: Expr<'bool'> | undefined,
-): Var<'u32'>[] {
-  const prefix = `${lanes.fresh(memory)}_`;
-  const names = Array.from({ length: count }, (_, k) => `${prefix}${k}`);
-  if (live === undefined) return b.loadVector(memory, index, names);
-  const words = names.map((name) => b.let(name, u32(0)));
-  b.if(live, (then) => {
-    const loaded = then.loadVector(
-      memory,
-      index,
-      names.map((name) => `${name}l`),
-    );
-    words.forEach((word, k) => then.assign(word, loaded[k] as Var<'u32'>));
-  });
-  return words;
-}
-
 const both = (a: Expr<'bool'> | undefined, b: Expr<'bool'>): Expr<'bool'> =>
   a === undefined ? b : and(a, b);
 
@@ -158,8 +131,8 @@ function chunkStep(
   const off = b.let(lanes.fresh('off'), offset);
   const rowGuard = (live: Var<'bool'>) => (guards.rows ? both(guards.chunk, live) : guards.chunk);
   const at = (base: Var<'u32'>) => add(base, off);
-  const lo = loadWords(b, lanes, 'w', at(tile.wLo), 4, rowGuard(tile.liveLo));
-  const hi = loadWords(b, lanes, 'w', at(tile.wHi), 4, rowGuard(tile.liveHi));
+  const lo = loadWords(b, lanes.fresh, 'w', at(tile.wLo), 4, rowGuard(tile.liveLo));
+  const hi = loadWords(b, lanes.fresh, 'w', at(tile.wHi), 4, rowGuard(tile.liveHi));
   const a = (j: number): Four<Expr<'u32'>> => [
     lo[2 * j] as Var<'u32'>,
     hi[2 * j] as Var<'u32'>,
@@ -167,7 +140,7 @@ function chunkStep(
     hi[2 * j + 1] as Var<'u32'>,
   ];
   const columns = (bb: WmmaBuilder, base: Var<'u32'>, first: number) => {
-    const x = loadWords(bb, lanes, 'x', add(base, off), 4, guards.chunk);
+    const x = loadWords(bb, lanes.fresh, 'x', add(base, off), 4, guards.chunk);
     for (let j = 0; j < 2; j++)
       mmaInto(bb, lanes, tile.acc, first, a(j), [
         x[2 * j] as Var<'u32'>,
@@ -189,11 +162,11 @@ function halfStep(
   const { tailOff } = b.let({ tailOff: add(offset, lanes.pair) });
   // Row and column starts carry the lane's 4t; the half chunk wants 2t.
   const at = (base: Var<'u32'>) => sub(add(base, tailOff), lanes.quad);
-  const lo = loadWords(b, lanes, 'w', at(tile.wLo), 2, and(mine, tile.liveLo));
-  const hi = loadWords(b, lanes, 'w', at(tile.wHi), 2, and(mine, tile.liveHi));
+  const lo = loadWords(b, lanes.fresh, 'w', at(tile.wLo), 2, and(mine, tile.liveLo));
+  const hi = loadWords(b, lanes.fresh, 'w', at(tile.wHi), 2, and(mine, tile.liveHi));
   const a: Four<Expr<'u32'>> = [lo[0]!, hi[0]!, lo[1]!, hi[1]!];
   const columns = (bb: WmmaBuilder, base: Var<'u32'>, first: number) => {
-    const x = loadWords(bb, lanes, 'x', at(base), 2, mine);
+    const x = loadWords(bb, lanes.fresh, 'x', at(base), 2, mine);
     mmaInto(bb, lanes, tile.acc, first, a, [x[0]!, x[1]!]);
   };
   columns(b, lanes.xLo, 0);

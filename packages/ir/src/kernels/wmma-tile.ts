@@ -1,8 +1,9 @@
-// The end of a 16-row tile in both tensor-core mat-vec kernels (wmma-gemv, q4k-soa-wmma): each warp
-// holds D fragments for its share of K; warp 0 sums them and stores Y.
+// What both tensor-core mat-vec kernels (wmma-gemv, q4k-soa-wmma) do alike: guarded word loads, and
+// the end of a 16-row tile, where each warp holds D fragments for its share of K and warp 0 sums
+// them and stores Y.
 import { WARP_SIZE, type Expr, type VarExpr as Var } from '../body.js';
 import type { BodyBuilder } from '../builder.js';
-import { add, and, eq, gt, lt, mul, shr } from '../expressions.js';
+import { add, and, eq, gt, lt, mul, shr, u32 } from '../expressions.js';
 
 /** f32 a lane parks in shared memory for the cross-warp sum: both n8 tiles' D fragments. */
 const PARTIAL_WORDS = 8;
@@ -26,6 +27,33 @@ type TileBuilder = BodyBuilder<{
 }>;
 
 type Four<T> = [T, T, T, T];
+
+/**
+ * `count` words of `memory` at `index` as locals named by `fresh`: one vector load, or, when
+ * `live` is given, zeros replaced by the vector load only where `live` holds.
+ */
+export function loadWords(
+  b: TileBuilder,
+  fresh: (prefix: string) => string,
+  memory: 'w' | 'x',
+  index: Expr<'u32'>,
+  count: 2 | 4,
+  live: Expr<'bool'> | undefined,
+): Var<'u32'>[] {
+  const prefix = `${fresh(memory)}_`;
+  const names = Array.from({ length: count }, (_, k) => `${prefix}${k}`);
+  if (live === undefined) return b.loadVector(memory, index, names);
+  const words = names.map((name) => b.let(name, u32(0)));
+  b.if(live, (then) => {
+    const loaded = then.loadVector(
+      memory,
+      index,
+      names.map((name) => `${name}l`),
+    );
+    words.forEach((word, k) => then.assign(word, loaded[k]!));
+  });
+  return words;
+}
 
 /**
  * The warps' accumulators summed through shared memory by warp 0, which stores Y[col][row] for the
