@@ -7,7 +7,6 @@ import {
   resolveSchedule,
   sequenceLaunch,
   semanticHash,
-  usesWarpOps,
   validateSpec,
   walkBody,
   type GeneratedShader,
@@ -87,14 +86,14 @@ export function emitWgsl(
   const dispatches = views.map((view) => {
     const workgroupSize = evaluateSizeExpression(view.launch.workgroupSize, schedule);
     const body = legalizeForWgsl(view, schedule, workgroupSize);
-    const uses = warpOpKinds(body);
-    return { view, workgroupSize, body, warpOps: usesWarpOps(body), ...uses };
+    return { view, workgroupSize, body, ...warpOpKinds(body) };
   });
   // Every dispatch is checked, so the first that needs f16 is the one named.
   const usesF16 = dispatches
     .map(({ view, body }) => requireF16Feature(view, body, target))
     .some((uses) => uses);
-  if (dispatches.some((dispatch) => dispatch.warpOps)) requireUniformWarpOps(spec, target);
+  if (dispatches.some(({ exchanges, mma }) => exchanges || mma))
+    requireUniformWarpOps(spec, target);
   const warpOps = dispatches.some((dispatch) => dispatch.exchanges);
   const subgroups = warpOps && hasFeature(target, 'subgroups');
   // One warp exchange array (and one pair of mma arrays) serves every entry that needs it, sized
