@@ -1,5 +1,4 @@
 // The catalog entry of `q4k-soa-wmma`: shapes, repacked Q4_K weights, f16 X and the float64 reference.
-import { ValidationError } from '../errors.js';
 import { dequantize, quantizedBytes } from '../quant/formats.js';
 import { repack, unpack } from '../quant/repack.js';
 import { packWords, unpackWords } from '../quant/words.js';
@@ -8,35 +7,27 @@ import { randomQ4kWords } from './gemv-catalog.js';
 import { packF16Words, unpackF16Words } from './half-words.js';
 import { Q4K_SOA_WMMA_SPEC } from './q4k-soa-wmma.js';
 import { fillUniform } from './random.js';
+import {
+  checkWmmaColumnOffsets,
+  checkWmmaColumns,
+  shapeProblem,
+  wmmaDims,
+  wmmaProduct,
+} from './wmma-shape.js';
 
-/** Columns of X one launch takes: two n8 tiles of the mma. */
-const MAX_COLS = 16;
 const BLOCK = 256;
-
-const size = (shape: Shape, name: string): number => shape[name] ?? 0;
-const dims = (shape: Shape): [number, number, number] => [
-  size(shape, 'n_cols'),
-  size(shape, 'n_out'),
-  size(shape, 'n_in'),
-];
 /** Repacked rows of 32·⌈144·nb/32⌉ bytes (LAYOUTS.md); plain arithmetic, safe on bad shapes. */
 const layoutBytes = (nOut: number, nIn: number): number =>
   nOut * 32 * Math.ceil((144 * Math.floor(nIn / BLOCK)) / 32);
 
 function checkShape(shape: Shape): void {
-  const [nCols, nOut, nIn] = dims(shape);
-  const problem = (path: string, message: string): never => {
-    throw new ValidationError([{ path, message }]);
-  };
-  if (!Number.isSafeInteger(nCols) || nCols < 1 || nCols > MAX_COLS)
-    problem('n_cols', `${nCols} is not between 1 and ${MAX_COLS}`);
-  if (!Number.isSafeInteger(nOut) || nOut < 1) problem('n_out', `${nOut} is not at least 1`);
+  const [nCols, nOut, nIn] = wmmaDims(shape);
+  checkWmmaColumns(nCols, nOut);
   if (!Number.isSafeInteger(nIn) || nIn < BLOCK || nIn % BLOCK !== 0)
-    problem('n_in', `${nIn} is not a multiple of ${BLOCK}, the q4_K block size`);
+    shapeProblem('n_in', `${nIn} is not a multiple of ${BLOCK}, the q4_K block size`);
   if (layoutBytes(nOut, nIn) / 4 > 2 ** 32 - 1)
-    problem('n_out', `${nOut} rows of ${nIn} q4_K values exceed 32-bit word offsets`);
-  if ((nCols * nIn) / 2 > 2 ** 32 - 1 || nCols * nOut > 2 ** 32 - 1)
-    problem('n_in', `${nCols} columns of ${nIn} halves exceed 32-bit word offsets`);
+    shapeProblem('n_out', `${nOut} rows of ${nIn} q4_K values exceed 32-bit word offsets`);
+  checkWmmaColumnOffsets(nCols, nOut, nIn);
 }
 
 /** Y = X·Wᵀ in float64 from the codec's dequantized W and the f16 values of X. */
@@ -44,28 +35,29 @@ function reference(
   inputs: Readonly<Record<string, ArrayLike<number>>>,
   params: Readonly<Record<string, number>>,
 ): Record<string, Float64Array> {
-  const [nCols, nOut, nIn] = dims(params);
+  const dims = wmmaDims(params);
+  const [nCols, nOut, nIn] = dims;
   const stored = unpackWords(inputs['w'] ?? [], layoutBytes(nOut, nIn));
   const w = dequantize('q4_K', unpack('q4_K', stored, nOut, nIn), nOut, nIn);
   const x = unpackF16Words(inputs['x'] ?? [], nCols * nIn);
-  const y = new Float64Array(nCols * nOut);
-  for (let c = 0; c < nCols; c++)
-    for (let r = 0; r < nOut; r++) {
-      let dot = 0;
-      for (let k = 0; k < nIn; k++) dot += (w[r * nIn + k] as number) * (x[c * nIn + k] as number);
-      y[c * nOut + r] = dot;
-    }
-  return { y };
+  return { y: wmmaProduct(w, x, dims) };
 }
 
 const weights: WeightStream = {
   buffer: 'w',
   type: 'q4_K',
-  bytes: (shape) => layoutBytes(size(shape, 'n_out'), size(shape, 'n_in')),
-  paddingBytes: (shape) =>
-    layoutBytes(size(shape, 'n_out'), size(shape, 'n_in')) -
-    quantizedBytes('q4_K', size(shape, 'n_out'), size(shape, 'n_in')),
-  fromNative: (native, shape) => repack('q4_K', native, size(shape, 'n_out'), size(shape, 'n_in')),
+  bytes: (shape) => {
+    const [, nOut, nIn] = wmmaDims(shape);
+    return layoutBytes(nOut, nIn);
+  },
+  paddingBytes: (shape) => {
+    const [, nOut, nIn] = wmmaDims(shape);
+    return layoutBytes(nOut, nIn) - quantizedBytes('q4_K', nOut, nIn);
+  },
+  fromNative: (native, shape) => {
+    const [, nOut, nIn] = wmmaDims(shape);
+    return repack('q4_K', native, nOut, nIn);
+  },
 };
 
 /** Catalog kernel `q4k-soa-wmma`: repacked Q4_K W, f16 X, 1–16 columns, tensor-core mma. */
@@ -73,16 +65,14 @@ export const q4kSoaWmma: CatalogKernel = {
   spec: Q4K_SOA_WMMA_SPEC,
   shapeNames: ['n_cols', 'n_out', 'n_in'],
   defaultShape: { n_cols: 4, n_out: 64, n_in: 512 },
-  params: (shape) => ({
-    n_cols: size(shape, 'n_cols'),
-    n_out: size(shape, 'n_out'),
-    n_in: size(shape, 'n_in'),
-  }),
-  bufferLengths: (shape) => ({
-    w: layoutBytes(size(shape, 'n_out'), size(shape, 'n_in')) / 4,
-    x: (size(shape, 'n_cols') * size(shape, 'n_in')) / 2,
-    y: size(shape, 'n_cols') * size(shape, 'n_out'),
-  }),
+  params: (shape) => {
+    const [nCols, nOut, nIn] = wmmaDims(shape);
+    return { n_cols: nCols, n_out: nOut, n_in: nIn };
+  },
+  bufferLengths: (shape) => {
+    const [nCols, nOut, nIn] = wmmaDims(shape);
+    return { w: layoutBytes(nOut, nIn) / 4, x: (nCols * nIn) / 2, y: nCols * nOut };
+  },
   outputs: ['y'],
   reference,
   // f16 rounding of the dequantized weights is the only loss the issue allows: 1e-6. The kernel
@@ -91,7 +81,7 @@ export const q4kSoaWmma: CatalogKernel = {
   checkShape,
   weights,
   generateInput({ buffer, length, shape, rng, magnitude }) {
-    const [, nOut, nIn] = dims(shape);
+    const [, nOut, nIn] = wmmaDims(shape);
     if (buffer === 'w')
       return packWords(
         repack(
@@ -105,7 +95,7 @@ export const q4kSoaWmma: CatalogKernel = {
     return packF16Words(fillUniform(new Float32Array(2 * length), rng, magnitude));
   },
   describeInput(buffer, shape) {
-    const [nCols, nOut, nIn] = dims(shape);
+    const [nCols, nOut, nIn] = wmmaDims(shape);
     if (buffer === 'w')
       return `[n_out ${nOut}] rows of ${nIn / BLOCK} Q4_K blocks repacked structure-of-arrays (LAYOUTS.md)`;
     if (buffer === 'x')
