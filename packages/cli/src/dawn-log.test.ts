@@ -24,8 +24,10 @@ describe('the Dawn log filter', () => {
     expect(kept).toEqual(stderr.slice(4));
   });
 
-  it('applies to run and validate with --target wgsl, and to validate of .wgsl files alone', () => {
+  it('applies to run, decode and validate with --target wgsl, and to validate of .wgsl files alone', () => {
     expect(opensDawn(['run', 'rmsnorm', '--target', 'wgsl'])).toBe(true);
+    expect(opensDawn(['decode', 'm.gguf', '--tokens', '1', '--target', 'wgsl'])).toBe(true);
+    expect(opensDawn(['decode', 'm.gguf', '--tokens', '1', '--target', 'interp'])).toBe(false);
     expect(opensDawn(['validate', '--target=wgsl', 'a.wgsl'])).toBe(true);
     expect(opensDawn(['validate', 'a.wgsl', 'b.wgsl'])).toBe(true);
     expect(opensDawn(['validate', '--target', 'ptx', 'a.wgsl'])).toBe(false);

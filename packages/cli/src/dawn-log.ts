@@ -23,10 +23,10 @@ export function dawnLogFilter(): (line: string) => boolean {
   };
 }
 
-/** Whether this command line opens Dawn: `run` or `validate` with `--target wgsl`. */
+/** Whether this command line opens Dawn: `run`, `decode` or `validate` with `--target wgsl`. */
 export function opensDawn(argv: readonly string[]): boolean {
   const [command, ...args] = argv;
-  if (command !== 'run' && command !== 'validate') return false;
+  if (command !== 'run' && command !== 'decode' && command !== 'validate') return false;
   const targets = args.filter((arg) => arg === '--target' || arg.startsWith('--target='));
   // `forge validate a.wgsl b.wgsl` validates WGSL without --target (see validateTargetKind).
   if (command === 'validate' && targets.length === 0)

@@ -1,8 +1,10 @@
 import { IR_PACKAGE, ready } from '@forge/ir';
+import { LLAMA_PACKAGE } from '@forge/llama';
 import { PTX_SIM_PACKAGE } from '@forge/ptx-sim';
 import { PTX_PACKAGE } from '@forge/ptx';
 import { WGSL_PACKAGE } from '@forge/wgsl';
 import { BUILD_INFO } from './build-info.js';
+import { DECODE_USAGE, decodeCommand } from './commands/decode.js';
 import { EMIT_USAGE, emitCommand } from './commands/emit.js';
 import { GOLDEN_USAGE, goldenCommand } from './commands/golden.js';
 import { LIST_USAGE, listCommand } from './commands/list.js';
@@ -24,6 +26,7 @@ const COMMANDS: Readonly<Record<string, { run: Command; usage: string }>> = {
   validate: { run: validateCommand, usage: VALIDATE_USAGE },
   run: { run: runCommand, usage: RUN_USAGE },
   sim: { run: simCommand, usage: SIM_USAGE },
+  decode: { run: decodeCommand, usage: DECODE_USAGE },
   hash: { run: hashCommand, usage: HASH_USAGE },
   spec: { run: specCommand, usage: SPEC_USAGE },
   quant: { run: quantCommand, usage: QUANT_USAGE },
@@ -56,7 +59,14 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       return EXIT_BAD_INPUT;
     }
     // Each backend's version is part of its cache keys, so all of them are shown.
-    for (const info of [BUILD_INFO, IR_PACKAGE, PTX_PACKAGE, WGSL_PACKAGE, PTX_SIM_PACKAGE])
+    for (const info of [
+      BUILD_INFO,
+      IR_PACKAGE,
+      PTX_PACKAGE,
+      WGSL_PACKAGE,
+      PTX_SIM_PACKAGE,
+      LLAMA_PACKAGE,
+    ])
       io.stdout(`${info.name} ${info.version}\n`);
     return EXIT_OK;
   }

@@ -1,7 +1,13 @@
 // The tiny random Llama models `forge decode` is proven on: seeded weights, written as GGUF with
 // llama.cpp's tensor and metadata names. tools/make-tiny-llama.mjs writes them to fixtures/tiny-llama/.
 import { Rng, fillUniform, seedFromString } from '@forge/ir/kernels';
-import { encodeTensor, writeGguf, type GgufTensorType, type GgufValue } from './gguf-writer.js';
+import {
+  encodeTensor,
+  writeGguf,
+  type GgufFile,
+  type GgufTensorType,
+  type GgufValue,
+} from './gguf-writer.js';
 
 /** Hyperparameters of the tiny models (GQA; n_embd and n_ff whole Q4_K/Q6_K blocks). */
 export const TINY_LLAMA_CONFIG = {
@@ -114,10 +120,15 @@ function tinyLlamaMetadata(variant: TinyLlamaVariant): [string, GgufValue][] {
   ];
 }
 
-/** The GGUF bytes of a variant; deterministic, so the committed files can be checked byte for byte. */
-export function makeTinyLlama(variant: TinyLlamaVariant): Uint8Array {
+/** A variant as a GGUF file's parts, for tests that write a broken copy of it. */
+export function tinyLlamaGguf(variant: TinyLlamaVariant): GgufFile {
   const tensors = tinyLlamaWeights().map(({ name, ne, values }) =>
     encodeTensor(name, tinyLlamaTensorType(variant, name), ne, values),
   );
-  return writeGguf({ metadata: tinyLlamaMetadata(variant), tensors, alignment: 32 });
+  return { metadata: tinyLlamaMetadata(variant), tensors, alignment: 32 };
+}
+
+/** The GGUF bytes of a variant; deterministic, so the committed files can be checked byte for byte. */
+export function makeTinyLlama(variant: TinyLlamaVariant): Uint8Array {
+  return writeGguf(tinyLlamaGguf(variant));
 }

@@ -1,0 +1,52 @@
+// What each plan buffer holds before the first step: a tensor's bytes, the rope table, or zeros.
+import { allocateElements, f16FromBits, type ElementArray } from '@forge/ir';
+import { QUANT_FORMATS, packWords } from '@forge/ir/gguf';
+import { ropeTable } from '@forge/ir/kernels';
+import type { ModelTensor, LlamaModel } from './model.js';
+import type { DecodePlan, PlanBuffer } from './plan.js';
+
+/**
+ * The first contents of `buffer`: a weight's bytes (f32 values, or little-endian u32 words
+ * zero-padded to the kernel's length), the rope table over the plan's positions, or zeros.
+ */
+export function initialContents(
+  model: LlamaModel,
+  plan: DecodePlan,
+  buffer: PlanBuffer,
+): ElementArray {
+  const array = allocateElements(buffer.element, buffer.length);
+  if (buffer.role === 'rope-table') {
+    const { headDim, ropeBase } = model.hparams;
+    array.set(ropeTable(plan.maxCtx, headDim, ropeBase).subarray(0, array.length));
+  }
+  const tensor = buffer.tensor === undefined ? undefined : model.tensors.get(buffer.tensor);
+  if (tensor !== undefined) {
+    const { bytes } = tensor;
+    const source =
+      array instanceof Float32Array
+        ? new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length))
+        : packWords(bytes);
+    array.set(source.subarray(0, array.length));
+  }
+  return array;
+}
+
+/** A tensor's values as f32, row-major with ne[0] contiguous: what its kernels compute with. */
+export function dequantizeTensor(tensor: ModelTensor): Float32Array {
+  const count = tensor.ne.reduce((product, size) => product * size, 1);
+  const { bytes, type } = tensor;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const values = new Float32Array(count);
+  if (type === 'f32') {
+    for (let i = 0; i < count; i++) values[i] = view.getFloat32(4 * i, true);
+    return values;
+  }
+  if (type === 'f16') {
+    for (let i = 0; i < count; i++) values[i] = f16FromBits(view.getUint16(2 * i, true));
+    return values;
+  }
+  const format = QUANT_FORMATS[type];
+  for (let block = 0; block < count / format.blockSize; block++)
+    format.dequantizeBlock(bytes, block * format.blockBytes, values, block * format.blockSize);
+  return values;
+}

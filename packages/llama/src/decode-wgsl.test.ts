@@ -1,0 +1,9 @@
+import {
+  F32_MODEL_F16_KV,
+  F32_MODEL_F32_KV,
+  QUANTIZED_MODEL,
+  TIED_MODEL,
+  decodeSuite,
+} from './decode-suite.test-support.js';
+
+decodeSuite('wgsl', [F32_MODEL_F32_KV, F32_MODEL_F16_KV, QUANTIZED_MODEL, TIED_MODEL]);

@@ -1,0 +1,91 @@
+// Runs a decode plan on the CPU: every launch through the IR interpreter or, emitted as PTX, on the
+// PTX simulator, over typed arrays that stay allocated from step to step.
+import { ForgeError, interpret, resolveSchedule, type ElementArray } from '@forge/ir';
+import { getKernel } from '@forge/ir/kernels';
+import { PTX_LIMITS, emitPtx, ptxTarget } from '@forge/ptx';
+import { simulateShaderDispatches } from '@forge/ptx/simulate';
+import { initialContents } from './contents.js';
+import { KernelFaultError, checkStep, type Decoder, type StepResult } from './decoder.js';
+import type { LlamaModel } from './model.js';
+import { paramsAt, type DecodePlan, type PlanLaunch } from './plan.js';
+
+/** Runs one launch in place on its buffers with the step's params. */
+type LaunchRunner = (
+  buffers: Record<string, ElementArray>,
+  params: Readonly<Record<string, number>>,
+) => void;
+
+function interpreterRunner(launch: PlanLaunch): LaunchRunner {
+  const { spec } = getKernel(launch.kernel);
+  const schedule = resolveSchedule(spec, PTX_LIMITS, launch.schedule);
+  return (buffers, params) => void interpret(spec, { schedule, params, buffers });
+}
+
+function simulatorRunner(launch: PlanLaunch, arch: string): LaunchRunner {
+  const shader = emitPtx(getKernel(launch.kernel).spec, launch.schedule, ptxTarget(arch));
+  return (buffers, params) => {
+    const findings = simulateShaderDispatches(shader, buffers, params).flatMap(
+      (result) => result.findings,
+    );
+    const [first] = findings;
+    if (first !== undefined)
+      throw new KernelFaultError(
+        `${launch.label} (${launch.kernel}): the PTX simulator found ${findings.length} fault(s), first ${first.category} at PTX line ${first.line}: ${first.message}`,
+      );
+  };
+}
+
+/** Options of the CPU runners. */
+export interface HostDecoderOptions {
+  /** PTX architecture the simulator runs (`sm_80` when omitted). */
+  readonly arch?: string;
+}
+
+/** A decoder running `plan` on the interpreter (`interp`) or the PTX simulator (`ptx-sim`). */
+export function openHostDecoder(
+  model: LlamaModel,
+  plan: DecodePlan,
+  target: 'interp' | 'ptx-sim',
+  options: HostDecoderOptions = {},
+): Decoder {
+  const arrays = new Map(
+    plan.buffers.map((buffer) => [buffer.name, initialContents(model, plan, buffer)]),
+  );
+  const array = (name: string): ElementArray => {
+    const found = arrays.get(name);
+    if (found === undefined) throw new ForgeError(`plan buffer ${name} was never allocated`);
+    return found;
+  };
+  const launches = plan.launches.map((launch) => ({
+    launch,
+    buffers: Object.fromEntries(
+      Object.entries(launch.buffers).map(([kernelName, planName]) => [kernelName, array(planName)]),
+    ),
+    run:
+      target === 'interp'
+        ? interpreterRunner(launch)
+        : simulatorRunner(launch, options.arch ?? 'sm_80'),
+  }));
+  let cached = 0;
+  return {
+    plan,
+    target,
+    async step(token: number, position: number): Promise<StepResult> {
+      checkStep(plan, model.hparams.nVocab, cached, token, position);
+      const start = performance.now();
+      array(plan.io.token)[0] = token;
+      for (const { launch, buffers, run } of launches) run(buffers, paramsAt(launch, position));
+      cached = position + 1;
+      return {
+        position,
+        logits: Float32Array.from(array(plan.io.logits)),
+        token: array(plan.io.nextToken)[0] ?? 0,
+        logit: array(plan.io.nextLogit)[0] ?? Number.NaN,
+        milliseconds: performance.now() - start,
+      };
+    },
+    close() {
+      arrays.clear();
+    },
+  };
+}

@@ -1,0 +1,50 @@
+// A decoder for a model on any target: the plan built, the weights loaded, the cache empty.
+import type { DecodeTarget, Decoder } from './decoder.js';
+import { openHostDecoder } from './host-runner.js';
+import type { LlamaModel } from './model.js';
+import { buildDecodePlan, type KvCache } from './plan.js';
+
+/** Options of openDecoder. */
+export interface OpenDecoderOptions {
+  readonly target: DecodeTarget;
+  readonly kv: KvCache;
+  /** Positions the KV cache holds; the model's context length when omitted. */
+  readonly maxCtx?: number;
+  /** ptx-sim: the PTX architecture to emit and simulate (`sm_80` when omitted). */
+  readonly arch?: string;
+  /** wgsl: WGSL features to emit for and enable on the device (`f16`, `subgroups`). */
+  readonly features?: readonly string[];
+}
+
+/**
+ * Builds `model`'s decode plan and opens a decoder for it on `options.target`. WebGPU (loaded only
+ * for `wgsl`) opens its own device, which `close` destroys.
+ */
+export async function openDecoder(
+  model: LlamaModel,
+  options: OpenDecoderOptions,
+): Promise<Decoder> {
+  const plan = buildDecodePlan(model, {
+    kv: options.kv,
+    ...(options.maxCtx === undefined ? {} : { maxCtx: options.maxCtx }),
+  });
+  if (options.target !== 'wgsl')
+    return openHostDecoder(
+      model,
+      plan,
+      options.target,
+      options.arch === undefined ? {} : { arch: options.arch },
+    );
+  const features = options.features ?? [];
+  const [{ openWebGpu }, { openWebGpuDecoder }] = await Promise.all([
+    import('@forge/wgsl/runner'),
+    import('./webgpu-runner.js'),
+  ]);
+  const context = await openWebGpu({ features });
+  try {
+    return await openWebGpuDecoder(model, plan, context, { features });
+  } catch (error) {
+    context.destroy();
+    throw error;
+  }
+}

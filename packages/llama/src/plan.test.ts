@@ -1,0 +1,133 @@
+import { describe, expect, it } from 'vitest';
+import { getKernel } from '@forge/ir/kernels';
+import { TINY_LLAMA_CONFIG, withTensorType, withoutTensor } from '@forge/test-fixtures';
+import {
+  DecodeInputError,
+  ModelError,
+  buildDecodePlan,
+  openDecoder,
+  paramsAt,
+  readLlamaModel,
+  shapeAt,
+} from './index.js';
+import { fixturePath, writeEditedModel } from './model-files.test-support.js';
+
+const kernelOf = (plan: ReturnType<typeof buildDecodePlan>, label: string) =>
+  plan.launches.find((launch) => launch.label === label)?.kernel;
+
+describe('buildDecodePlan', () => {
+  it('chooses each matmul and the embedding lookup by tensor type', async () => {
+    const plan = buildDecodePlan(await readLlamaModel(fixturePath('q')), { kv: 'f16' });
+    expect(kernelOf(plan, 'token_embd')).toBe('get-rows-q8_0');
+    expect(kernelOf(plan, 'blk.0.attn_q')).toBe('q4k-gemv');
+    expect(kernelOf(plan, 'blk.0.attn_v')).toBe('q6k-gemv');
+    expect(kernelOf(plan, 'blk.1.attn_k')).toBe('q8_0-gemv');
+    expect(kernelOf(plan, 'blk.1.attn_v')).toBe('f16-gemv');
+    expect(kernelOf(plan, 'blk.1.ffn_down')).toBe('q6k-gemv');
+    expect(kernelOf(plan, 'output')).toBe('q6k-gemv');
+    expect(kernelOf(plan, 'blk.0.kv_store')).toBe('kv-store');
+    expect(kernelOf(plan, 'blk.0.attention')).toBe('sdpa-decode');
+    const f32 = buildDecodePlan(await readLlamaModel(fixturePath('f32')), { kv: 'f32' });
+    expect(new Set(f32.launches.map((launch) => launch.kernel))).toEqual(
+      new Set([
+        'get-rows-f32',
+        'rmsnorm',
+        'f32-gemv',
+        'rope',
+        'kv-store-f32',
+        'sdpa-decode-f32',
+        'add',
+        'silu-mul',
+        'argmax',
+      ]),
+    );
+  });
+
+  it('lists every launch in order: embedding, 15 a layer, output norm, output, argmax', async () => {
+    const plan = buildDecodePlan(await readLlamaModel(fixturePath('f32')), { kv: 'f16' });
+    expect(plan.launches).toHaveLength(1 + 15 * TINY_LLAMA_CONFIG.nLayer + 3);
+    expect(plan.launches.slice(0, 4).map((launch) => launch.label)).toEqual([
+      'token_embd',
+      'blk.0.attn_norm',
+      'blk.0.attn_q',
+      'blk.0.attn_k',
+    ]);
+    expect(plan.launches.at(-1)?.label).toBe('argmax');
+    // Every launch's buffers are plan buffers of the kernel's own sizes at the last position.
+    const buffers = new Map(plan.buffers.map((buffer) => [buffer.name, buffer]));
+    for (const launch of plan.launches) {
+      const kernel = getKernel(launch.kernel);
+      const lengths = kernel.bufferLengths(shapeAt(launch, plan.maxCtx - 1));
+      for (const declared of kernel.spec.buffers) {
+        const buffer = buffers.get(launch.buffers[declared.name] ?? '');
+        expect(buffer?.length, `${launch.label} ${declared.name}`).toBe(lengths[declared.name]);
+        expect(buffer?.element).toBe(declared.element);
+      }
+    }
+    expect(buffers.get('blk.1.k_cache')?.length).toBe((64 * 2 * 64) / 2);
+  });
+
+  it('takes the position-following fields and the model eps as params', async () => {
+    const plan = buildDecodePlan(await readLlamaModel(fixturePath('f32')), {
+      kv: 'f16',
+      maxCtx: 32,
+    });
+    const launch = (label: string) => plan.launches.find((entry) => entry.label === label)!;
+    expect(paramsAt(launch('blk.0.rope'), 7)).toMatchObject({ pos: 7, max_ctx: 32, neox: 0 });
+    expect(paramsAt(launch('blk.0.kv_store'), 7)).toMatchObject({ pos: 7 });
+    expect(paramsAt(launch('blk.0.attention'), 7)).toMatchObject({
+      n_kv: 8,
+      max_ctx: 32,
+      window: 0,
+    });
+    expect(paramsAt(launch('blk.0.attn_norm'), 7)['eps']).toBe(Math.fround(1e-5));
+    expect(plan.buffers.find((buffer) => buffer.name === 'rope_table')?.length).toBe(32 * 64);
+  });
+
+  it('falls back to token_embd for a model without output.weight', async () => {
+    const model = await readLlamaModel(writeEditedModel('q', withoutTensor('output.weight')));
+    const plan = buildDecodePlan(model, { kv: 'f16' });
+    const output = plan.launches.find((launch) => launch.label === 'output');
+    expect(output?.kernel).toBe('q8_0-gemv');
+    expect(output?.buffers['w']).toBe('token_embd.weight');
+  });
+
+  it('names a tensor whose type no kernel takes', async () => {
+    const model = await readLlamaModel(
+      writeEditedModel('q', withTensorType('blk.1.ffn_gate.weight', 'q4_0')),
+    );
+    expect(() => buildDecodePlan(model, { kv: 'f16' })).toThrow(
+      /blk\.1\.ffn_gate\.weight: type q4_0 has no Forge mat-vec kernel \(types with one: f32, f16, q8_0, q4_K, q6_K\)/,
+    );
+    const embedding = await readLlamaModel(
+      writeEditedModel('f32', withTensorType('token_embd.weight', 'q4_0')),
+    );
+    expect(() => buildDecodePlan(embedding, { kv: 'f16' })).toThrow(ModelError);
+  });
+
+  it('names a shape a kernel cannot take, and a bad kv or maxCtx', async () => {
+    const model = await readLlamaModel(fixturePath('f32'));
+    // head_dim 64 is fine; a cache of 2^26 positions overflows sdpa-decode's 32-bit offsets.
+    expect(() => buildDecodePlan(model, { kv: 'f32', maxCtx: 2 ** 26 })).toThrow(
+      /blk\.0\..*max_ctx/,
+    );
+    expect(() => buildDecodePlan(model, { kv: 'f8' as 'f16' })).toThrow(/kv: 'f8'/);
+    expect(() => buildDecodePlan(model, { kv: 'f16', maxCtx: 0 })).toThrow(/maxCtx/);
+  });
+});
+
+describe('a decoder', () => {
+  it('refuses a token outside the vocabulary and a position past the cache', async () => {
+    const decoder = await openDecoder(await readLlamaModel(fixturePath('f32')), {
+      target: 'interp',
+      kv: 'f16',
+      maxCtx: 2,
+    });
+    await expect(decoder.step(256, 0)).rejects.toThrow(DecodeInputError);
+    await expect(decoder.step(1, 1)).rejects.toThrow(/position: 1 is not from 0 to 0/);
+    await decoder.step(1, 0);
+    await decoder.step(2, 1);
+    await expect(decoder.step(3, 2)).rejects.toThrow(/past the cache's 2 positions/);
+    decoder.close();
+  });
+});

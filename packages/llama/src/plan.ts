@@ -1,0 +1,332 @@
+// One decode step as data: the buffers a model needs and the catalog kernel launches that turn a
+// token at a position into logits and the argmax token. Runners only execute this list.
+import { ForgeError, type ElementType, type Schedule } from '@forge/ir';
+import { getKernel, type Shape } from '@forge/ir/kernels';
+import { ModelError, type LlamaModel, type TensorType } from './model.js';
+
+/** How the KV cache stores k and v: IEEE halves (`kv-store`, `sdpa-decode`) or f32. */
+export type KvCache = 'f16' | 'f32';
+
+/** What a buffer of the plan holds, which decides how a runner fills it. */
+export type BufferRole =
+  /** A model tensor, uploaded once (`tensor` names it). */
+  | 'weight'
+  /** The rope angle table, computed once from the hyperparameters. */
+  | 'rope-table'
+  /** The KV cache of a layer: zeros at first, one row written a step. */
+  | 'cache'
+  /** The step's input token id, written before each step. */
+  | 'token'
+  /** Values one launch writes and later ones read within a step. */
+  | 'activation';
+
+/** One buffer of the plan: the runners allocate it once and keep it for every step. */
+export interface PlanBuffer {
+  readonly name: string;
+  readonly element: ElementType;
+  /** Elements. */
+  readonly length: number;
+  readonly role: BufferRole;
+  /** For role 'weight': the GGUF tensor whose bytes it holds (as u32 words unless f32). */
+  readonly tensor?: string;
+}
+
+/** One kernel launch: a catalog kernel, its shape, schedule and which plan buffer each of its buffers is. */
+export interface PlanLaunch {
+  /** What the launch computes, by the GGUF name of its tensor or its role (`blk.0.attn_q`, `logits`). */
+  readonly label: string;
+  /** The catalog kernel id. */
+  readonly kernel: string;
+  /** The kernel's shape; fields in `positionOffsets` are set each step. */
+  readonly shape: Shape;
+  /** Shape fields that follow the step's position: field = position + offset (rope's pos, sdpa's n_kv). */
+  readonly positionOffsets: Readonly<Record<string, number>>;
+  /** Params other than the shape's own (rmsnorm's eps from the model). */
+  readonly paramOverrides: Readonly<Record<string, number>>;
+  readonly schedule: Schedule;
+  /** Kernel buffer name → plan buffer name. */
+  readonly buffers: Readonly<Record<string, string>>;
+}
+
+/** A whole decode step: allocate `buffers`, then per step write `token` and run `launches` in order. */
+export interface DecodePlan {
+  readonly model: string;
+  readonly kv: KvCache;
+  /** Positions the KV cache holds; a step's position is below it. */
+  readonly maxCtx: number;
+  readonly buffers: readonly PlanBuffer[];
+  readonly launches: readonly PlanLaunch[];
+  /** Plan buffers the caller reads: the token in, logits, the argmax token and its logit out. */
+  readonly io: {
+    readonly token: string;
+    readonly logits: string;
+    readonly nextToken: string;
+    readonly nextLogit: string;
+  };
+}
+
+/** Options of buildDecodePlan. */
+export interface DecodePlanOptions {
+  readonly kv: KvCache;
+  /** Positions to cache; the model's context length when omitted. */
+  readonly maxCtx?: number;
+}
+
+/** The mat-vec kernel for each weight type: the table `forge decode` chooses matmuls by. */
+export const MATVEC_KERNELS: Readonly<Partial<Record<TensorType, string>>> = {
+  f32: 'f32-gemv',
+  f16: 'f16-gemv',
+  q8_0: 'q8_0-gemv',
+  q4_K: 'q4k-gemv',
+  q6_K: 'q6k-gemv',
+};
+
+/** The embedding-row kernel for each token_embd type. */
+export const GET_ROWS_KERNELS: Readonly<Partial<Record<TensorType, string>>> = {
+  f32: 'get-rows-f32',
+  f16: 'get-rows-f16',
+  q8_0: 'get-rows-q8_0',
+  q4_K: 'get-rows-q4k',
+  q6_K: 'get-rows-q6k',
+};
+
+/** Largest power of two at most `limit` that divides `value`. */
+function powerOfTwoDividing(value: number, limit: number): number {
+  let result = 1;
+  while (result * 2 <= limit && value % (result * 2) === 0) result *= 2;
+  return result;
+}
+
+/** Builds a plan incrementally, checking each launch's buffers against the kernel's own sizes. */
+class PlanBuilder {
+  readonly buffers = new Map<string, PlanBuffer>();
+  readonly launches: PlanLaunch[] = [];
+  constructor(readonly model: LlamaModel) {}
+
+  kernelFor(table: Readonly<Partial<Record<TensorType, string>>>, tensor: string, what: string) {
+    const type = this.model.tensors.get(tensor)?.type;
+    const kernel = type === undefined ? undefined : table[type];
+    if (type === undefined) throw new ModelError(this.model.file, tensor, 'missing from the file');
+    if (kernel === undefined)
+      throw new ModelError(
+        this.model.file,
+        tensor,
+        `type ${type} has no Forge ${what} kernel (types with one: ${Object.keys(table).join(', ')})`,
+      );
+    return kernel;
+  }
+
+  launch(
+    label: string,
+    kernelId: string,
+    shape: Shape,
+    buffers: Readonly<Record<string, string>>,
+    extras: { positionOffsets?: Record<string, number>; params?: Record<string, number> } = {},
+    schedule: Schedule = {},
+  ): void {
+    const kernel = getKernel(kernelId);
+    const positionOffsets = extras.positionOffsets ?? {};
+    // Checked at the last position, where the position-dependent fields are largest.
+    const last = { ...shape };
+    for (const [field, offset] of Object.entries(positionOffsets))
+      last[field] = this.maxCtx - 1 + offset;
+    try {
+      kernel.checkShape?.(last);
+    } catch (error) {
+      if (!(error instanceof ForgeError)) throw error;
+      throw new ModelError(this.model.file, label, `${kernelId} cannot take it: ${error.message}`);
+    }
+    const lengths = kernel.bufferLengths(last);
+    for (const declared of kernel.spec.buffers) {
+      const name = buffers[declared.name];
+      const length = lengths[declared.name];
+      if (name === undefined || length === undefined)
+        throw new ForgeError(`${label}: ${kernelId}'s buffer ${declared.name} is not bound`);
+      const existing = this.buffers.get(name);
+      if (existing === undefined) {
+        const tensor = this.model.tensors.has(name) ? { tensor: name } : {};
+        this.buffers.set(name, {
+          name,
+          element: declared.element,
+          length,
+          role: this.roleOf(name),
+          ...tensor,
+        });
+      } else if (existing.element !== declared.element || existing.length !== length) {
+        throw new ForgeError(
+          `${label}: ${kernelId}'s ${declared.name} takes ${length} ${declared.element}, but ${name} holds ${existing.length} ${existing.element}`,
+        );
+      }
+    }
+    this.launches.push({
+      label,
+      kernel: kernelId,
+      shape,
+      positionOffsets,
+      paramOverrides: extras.params ?? {},
+      schedule,
+      buffers,
+    });
+  }
+
+  maxCtx = 1;
+
+  private roleOf(name: string): BufferRole {
+    if (this.model.tensors.has(name)) return 'weight';
+    if (name === 'rope_table') return 'rope-table';
+    if (name.endsWith('_cache')) return 'cache';
+    if (name === 'token') return 'token';
+    return 'activation';
+  }
+}
+
+/**
+ * The decode step of `model` as data. Each matmul's kernel follows its tensor's type
+ * (MATVEC_KERNELS), token_embd's row lookup likewise (GET_ROWS_KERNELS); `output.weight` falls back
+ * to `token_embd.weight` when absent. Throws a ModelError naming a tensor no kernel takes, or a
+ * shape a kernel cannot run.
+ */
+export function buildDecodePlan(model: LlamaModel, options: DecodePlanOptions): DecodePlan {
+  const p = model.hparams;
+  if (options.kv !== 'f16' && options.kv !== 'f32')
+    throw new ModelError(model.file, 'kv', `'${String(options.kv)}' is not f16 or f32`);
+  const maxCtx = options.maxCtx ?? p.contextLength;
+  if (!Number.isSafeInteger(maxCtx) || maxCtx < 1)
+    throw new ModelError(model.file, 'maxCtx', `${maxCtx} is not a positive whole number`);
+  const plan = new PlanBuilder(model);
+  plan.maxCtx = maxCtx;
+  const [qDim, kvDim] = [p.nHead * p.headDim, p.nKvHead * p.headDim];
+  const eps = { params: { eps: p.rmsEps } };
+  const matvec = (label: string, tensor: string, x: string, y: string, nIn: number, n: number) =>
+    plan.launch(
+      label,
+      plan.kernelFor(MATVEC_KERNELS, tensor, 'mat-vec'),
+      { n_in: nIn, n_out: n },
+      {
+        w: tensor,
+        x,
+        y,
+      },
+    );
+  const group = p.nHead / p.nKvHead;
+  // A workgroup carries up to 4 heads of a GQA group; positions split so each split has ≥ 32.
+  const attentionSchedule: Schedule = {
+    heads: powerOfTwoDividing(group, 4),
+    splits: Math.max(1, Math.min(32, 2 ** Math.floor(Math.log2(Math.max(1, maxCtx / 32))))),
+  };
+  const ropeShape = {
+    n_head: p.nHead,
+    n_kv_head: p.nKvHead,
+    head_dim: p.headDim,
+    pos: 0,
+    max_ctx: maxCtx,
+    neox: p.ropeMode === 'neox' ? 1 : 0,
+  };
+  const kvSuffix = options.kv === 'f16' ? '' : '-f32';
+
+  plan.launch(
+    'token_embd',
+    plan.kernelFor(GET_ROWS_KERNELS, 'token_embd.weight', 'embedding-row'),
+    { n_vocab: p.nVocab, n_embd: p.nEmbd, n_rows: 1 },
+    { table: 'token_embd.weight', ids: 'token', out: 'x' },
+  );
+  for (let layer = 0; layer < p.nLayer; layer++) {
+    const blk = `blk.${layer}`;
+    const rows = { n_embd: p.nEmbd, rows: 1 };
+    plan.launch(
+      `${blk}.attn_norm`,
+      'rmsnorm',
+      rows,
+      { x: 'x', w: `${blk}.attn_norm.weight`, y: 'xn' },
+      eps,
+    );
+    matvec(`${blk}.attn_q`, `${blk}.attn_q.weight`, 'xn', 'q', p.nEmbd, qDim);
+    matvec(`${blk}.attn_k`, `${blk}.attn_k.weight`, 'xn', 'k', p.nEmbd, kvDim);
+    matvec(`${blk}.attn_v`, `${blk}.attn_v.weight`, 'xn', 'v', p.nEmbd, kvDim);
+    plan.launch(
+      `${blk}.rope`,
+      'rope',
+      ropeShape,
+      { q: 'q', k: 'k', cos_sin: 'rope_table' },
+      {
+        positionOffsets: { pos: 0 },
+      },
+    );
+    const caches = { k_cache: `${blk}.k_cache`, v_cache: `${blk}.v_cache` };
+    plan.launch(
+      `${blk}.kv_store`,
+      `kv-store${kvSuffix}`,
+      { n_kv_head: p.nKvHead, head_dim: p.headDim, pos: 0, max_ctx: maxCtx },
+      { k: 'k', v: 'v', ...caches },
+      { positionOffsets: { pos: 0 } },
+    );
+    plan.launch(
+      `${blk}.attention`,
+      `sdpa-decode${kvSuffix}`,
+      {
+        n_head: p.nHead,
+        n_kv_head: p.nKvHead,
+        head_dim: p.headDim,
+        n_kv: 1,
+        max_ctx: maxCtx,
+        window: 0,
+      },
+      { q: 'q', k: caches.k_cache, v: caches.v_cache, out: 'attn' },
+      { positionOffsets: { n_kv: 1 } },
+      attentionSchedule,
+    );
+    matvec(`${blk}.attn_output`, `${blk}.attn_output.weight`, 'attn', 'attn_out', qDim, p.nEmbd);
+    plan.launch(`${blk}.attn_residual`, 'add', { n: p.nEmbd }, { a: 'x', b: 'attn_out', y: 'h' });
+    plan.launch(
+      `${blk}.ffn_norm`,
+      'rmsnorm',
+      rows,
+      { x: 'h', w: `${blk}.ffn_norm.weight`, y: 'xn' },
+      eps,
+    );
+    matvec(`${blk}.ffn_gate`, `${blk}.ffn_gate.weight`, 'xn', 'gate', p.nEmbd, p.nFf);
+    matvec(`${blk}.ffn_up`, `${blk}.ffn_up.weight`, 'xn', 'up', p.nEmbd, p.nFf);
+    plan.launch(`${blk}.ffn_act`, 'silu-mul', { n: p.nFf }, { gate: 'gate', up: 'up', y: 'act' });
+    matvec(`${blk}.ffn_down`, `${blk}.ffn_down.weight`, 'act', 'ffn_out', p.nFf, p.nEmbd);
+    plan.launch(`${blk}.ffn_residual`, 'add', { n: p.nEmbd }, { a: 'h', b: 'ffn_out', y: 'x' });
+  }
+  plan.launch(
+    'output_norm',
+    'rmsnorm',
+    { n_embd: p.nEmbd, rows: 1 },
+    { x: 'x', w: 'output_norm.weight', y: 'xn' },
+    eps,
+  );
+  const output = model.tensors.has('output.weight') ? 'output.weight' : 'token_embd.weight';
+  matvec('output', output, 'xn', 'logits', p.nEmbd, p.nVocab);
+  plan.launch(
+    'argmax',
+    'argmax',
+    { n: p.nVocab },
+    { x: 'logits', index: 'next_token', value: 'next_logit' },
+  );
+  return {
+    model: model.name,
+    kv: options.kv,
+    maxCtx,
+    buffers: [...plan.buffers.values()],
+    launches: plan.launches,
+    io: { token: 'token', logits: 'logits', nextToken: 'next_token', nextLogit: 'next_logit' },
+  };
+}
+
+/** A launch's shape at `position`: its position-following fields set. */
+export function shapeAt(launch: PlanLaunch, position: number): Shape {
+  const shape: Record<string, number> = { ...launch.shape };
+  for (const [field, offset] of Object.entries(launch.positionOffsets))
+    shape[field] = position + offset;
+  return shape;
+}
+
+/** Every param of a launch at `position`: the kernel's params for that shape, then the overrides. */
+export function paramsAt(launch: PlanLaunch, position: number): Readonly<Record<string, number>> {
+  return {
+    ...getKernel(launch.kernel).params(shapeAt(launch, position)),
+    ...launch.paramOverrides,
+  };
+}

@@ -1,0 +1,211 @@
+/// <reference types="webgpu" preserve="true" />
+// Runs a decode plan on WebGPU: weights uploaded once, every buffer resident, each launch's params,
+// scratch and bind groups made once, and a step one submission of every dispatch in order.
+import { ForgeError, evaluateSizeExpression, type GeneratedShader } from '@forge/ir';
+import { getKernel } from '@forge/ir/kernels';
+import { emitWgsl, wgslTarget } from '@forge/wgsl';
+import type { WebGpuContext } from '@forge/wgsl/runner';
+import { initialContents } from './contents.js';
+import { checkStep, type Decoder, type StepResult } from './decoder.js';
+import type { LlamaModel } from './model.js';
+import { paramsAt, type DecodePlan, type PlanLaunch } from './plan.js';
+
+/** Options of the WebGPU runner. */
+export interface WebGpuDecoderOptions {
+  /** WGSL features to emit for and enable (`f16`, `subgroups`); none when omitted. */
+  readonly features?: readonly string[];
+}
+
+/** One launch, ready to encode: its pipelines (one per dispatch), bind groups and params buffer. */
+interface PreparedLaunch {
+  readonly launch: PlanLaunch;
+  readonly shader: GeneratedShader;
+  readonly pipelines: readonly GPUComputePipeline[];
+  readonly bindGroups: readonly GPUBindGroup[];
+  readonly params: GPUBuffer | undefined;
+  /** Whether the params change with the position (rewritten before each step). */
+  readonly positional: boolean;
+}
+
+const roundUp = (value: number, multiple: number) => Math.ceil(value / multiple) * multiple;
+
+function gridAt(
+  shader: GeneratedShader,
+  grid: readonly [string, string, string],
+  params: Readonly<Record<string, number>>,
+): [number, number, number] {
+  const sizes = { ...params, ...shader.schedule };
+  const [x, y, z] = grid.map((axis) => evaluateSizeExpression(axis, sizes));
+  return [x ?? 1, y ?? 1, z ?? 1];
+}
+
+/** A decoder running `plan` on WebGPU through `context` (which it destroys on close). */
+export async function openWebGpuDecoder(
+  model: LlamaModel,
+  plan: DecodePlan,
+  context: WebGpuContext,
+  options: WebGpuDecoderOptions = {},
+): Promise<Decoder> {
+  const { compileWgsl, explicitLayout, packParams, WebGpuError } =
+    await import('@forge/wgsl/runner');
+  const { device } = context;
+  const target = wgslTarget(options.features ?? []);
+  const owned: GPUBuffer[] = [];
+  const createBuffer = (size: number, usage: number, contents?: Uint8Array): GPUBuffer => {
+    const buffer = device.createBuffer({
+      size: roundUp(Math.max(size, 4), 16),
+      usage,
+      mappedAtCreation: contents !== undefined,
+    });
+    if (contents !== undefined) {
+      new Uint8Array(buffer.getMappedRange()).set(contents);
+      buffer.unmap();
+    }
+    owned.push(buffer);
+    return buffer;
+  };
+  const bytesOf = (array: ArrayBufferView) =>
+    new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
+
+  device.pushErrorScope('validation');
+  device.pushErrorScope('out-of-memory');
+  const storage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC;
+  const resident = new Map(
+    plan.buffers.map((buffer) => [
+      buffer.name,
+      createBuffer(buffer.length * 4, storage, bytesOf(initialContents(model, plan, buffer))),
+    ]),
+  );
+  const residentBuffer = (name: string): GPUBuffer => {
+    const found = resident.get(name);
+    if (found === undefined) throw new ForgeError(`plan buffer ${name} was never allocated`);
+    return found;
+  };
+  // Launches of one kernel and schedule share a module and pipelines; only their bindings differ.
+  const modules = new Map<
+    string,
+    {
+      shader: GeneratedShader;
+      pipelines: GPUComputePipeline[];
+      layout: ReturnType<typeof explicitLayout>;
+    }
+  >();
+  const prepared: PreparedLaunch[] = [];
+  const last = plan.maxCtx - 1;
+  for (const launch of plan.launches) {
+    const key = `${launch.kernel} ${JSON.stringify(launch.schedule)}`;
+    let compiled = modules.get(key);
+    if (compiled === undefined) {
+      const shader = emitWgsl(getKernel(launch.kernel).spec, launch.schedule, target);
+      const { module } = await compileWgsl(context, shader.source);
+      const layout = explicitLayout(device, shader.launch.bindings ?? []);
+      const pipelines = (shader.launch.dispatches ?? [shader.launch]).map((dispatch) =>
+        device.createComputePipeline({
+          layout: layout.pipelineLayout,
+          compute: { module, entryPoint: dispatch.entryPoint },
+        }),
+      );
+      compiled = { shader, pipelines, layout };
+      modules.set(key, compiled);
+    }
+    const { shader, pipelines, layout } = compiled;
+    const bindings = shader.launch.bindings ?? [];
+    const lastParams = paramsAt(launch, last);
+    const sizes = { ...lastParams, ...shader.schedule };
+    let params: GPUBuffer | undefined;
+    const resources = bindings.map((binding) => {
+      if (binding.kind === 'params') {
+        params = createBuffer(
+          packParams(shader.launch, lastParams).byteLength,
+          GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST,
+          packParams(shader.launch, paramsAt(launch, 0)),
+        );
+        return params;
+      }
+      if (binding.kind === 'scratch') {
+        // Sized for the last position, the largest any step needs.
+        const scratch = shader.launch.scratch?.find((entry) => entry.name === binding.name);
+        const bytes = scratch === undefined ? 4 : evaluateSizeExpression(scratch.bytes, sizes);
+        return createBuffer(bytes, GPUBufferUsage.STORAGE);
+      }
+      const planName = launch.buffers[binding.name];
+      if (planName === undefined)
+        throw new ForgeError(`${launch.label}: ${launch.kernel}'s ${binding.name} is not bound`);
+      return residentBuffer(planName);
+    });
+    const bindGroups = layout.groups.map((groupLayout, group) =>
+      device.createBindGroup({
+        layout: groupLayout,
+        entries: bindings.flatMap((binding, index) =>
+          binding.group === group
+            ? [{ binding: binding.binding, resource: { buffer: resources[index] as GPUBuffer } }]
+            : [],
+        ),
+      }),
+    );
+    const positional = Object.keys(launch.positionOffsets).length > 0;
+    prepared.push({ launch, shader, pipelines, bindGroups, params, positional });
+  }
+  const logitsBytes =
+    (plan.buffers.find((buffer) => buffer.name === plan.io.logits)?.length ?? 0) * 4;
+  const staging = createBuffer(logitsBytes + 16, GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST);
+  const checkScopes = async (what: string) => {
+    const outOfMemory = await device.popErrorScope();
+    const invalid = await device.popErrorScope();
+    const error = invalid ?? outOfMemory;
+    if (error !== null)
+      throw new WebGpuError(`${plan.model}: WebGPU rejected ${what}: ${error.message.trim()}`);
+  };
+  await checkScopes('the decoder set-up');
+
+  let cached = 0;
+  let closed = false;
+  return {
+    plan,
+    target: 'wgsl',
+    async step(token: number, position: number): Promise<StepResult> {
+      if (closed) throw new ForgeError('the decoder is closed');
+      checkStep(plan, model.hparams.nVocab, cached, token, position);
+      device.pushErrorScope('validation');
+      device.pushErrorScope('out-of-memory');
+      const start = performance.now();
+      device.queue.writeBuffer(residentBuffer(plan.io.token), 0, new Uint32Array([token]));
+      const encoder = device.createCommandEncoder();
+      const pass = encoder.beginComputePass();
+      for (const { launch, shader, pipelines, bindGroups, params, positional } of prepared) {
+        const values = paramsAt(launch, position);
+        if (positional && params !== undefined)
+          device.queue.writeBuffer(params, 0, packParams(shader.launch, values));
+        bindGroups.forEach((bindGroup, group) => pass.setBindGroup(group, bindGroup));
+        const dispatches = shader.launch.dispatches ?? [shader.launch];
+        // Dispatches of one pass run in order, each seeing the storage writes of those before it.
+        dispatches.forEach((dispatch, index) => {
+          const [x, y, z] = gridAt(shader, dispatch.grid, values);
+          pass.setPipeline(pipelines[index] as GPUComputePipeline);
+          pass.dispatchWorkgroups(x, y, z);
+        });
+      }
+      pass.end();
+      encoder.copyBufferToBuffer(residentBuffer(plan.io.logits), 0, staging, 0, logitsBytes);
+      encoder.copyBufferToBuffer(residentBuffer(plan.io.nextToken), 0, staging, logitsBytes, 4);
+      encoder.copyBufferToBuffer(residentBuffer(plan.io.nextLogit), 0, staging, logitsBytes + 4, 4);
+      device.queue.submit([encoder.finish()]);
+      await checkScopes(`the step at position ${position}`);
+      await staging.mapAsync(GPUMapMode.READ);
+      const mapped = staging.getMappedRange();
+      const logits = new Float32Array(mapped.slice(0, logitsBytes));
+      const token_ = new Uint32Array(mapped.slice(logitsBytes, logitsBytes + 4))[0] ?? 0;
+      const logit =
+        new Float32Array(mapped.slice(logitsBytes + 4, logitsBytes + 8))[0] ?? Number.NaN;
+      staging.unmap();
+      cached = position + 1;
+      return { position, logits, token: token_, logit, milliseconds: performance.now() - start };
+    },
+    close() {
+      if (closed) return;
+      closed = true;
+      for (const buffer of owned) buffer.destroy();
+      context.destroy();
+    },
+  };
+}
