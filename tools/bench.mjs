@@ -344,3 +344,6 @@ function gemvInputs(kernel, schedule, shape) {
     }
   }
 }
+
+// The decode step (issue #15): tokens/s on WebGPU and the 7B estimate beside its bound.
+await import('./bench-decode.mjs');

@@ -21,7 +21,7 @@ const MODELS = fileURLToPath(new URL('../../../fixtures/tiny-llama/', import.met
 const Q_MODEL = join(MODELS, 'tiny-llama-q.gguf');
 const F32_MODEL = join(MODELS, 'tiny-llama-f32.gguf');
 const cli = gemvCli('decode');
-const STEP_LINE = /^pos +\d+ {2}token +\d+ {2}→ argmax +\d+ {2}logit -?\d+\.\d{4}$/;
+const STEP_LINE = /^pos +\d+ {2}token +\d+ {2}→ argmax +\d+ {2}logit -?\d+\.\d{4}( {2}nmse \S+)?$/;
 
 /** Standard error holds nothing but progress lines (one appears once a run has taken two seconds). */
 function expectProgressOnly(stderr: string, steps: number): void {
@@ -35,7 +35,8 @@ function expectProgressOnly(stderr: string, steps: number): void {
 interface DecodeReport {
   target: string;
   kv: string;
-  steps: { position: number; token: number; argmax: number; logit: number }[];
+  steps: { position: number; token: number; argmax: number; logit: number; nmse?: number }[];
+  maxNmse?: number;
   generated: number[];
   tokensPerSecond: number;
   millisecondsPerStep?: number;
@@ -44,14 +45,21 @@ interface DecodeReport {
 describe('forge decode', () => {
   it('runs the quantized model on WebGPU: a line a step, the generated tokens, tokens/s, --logits', async () => {
     const args = ['decode', Q_MODEL, '--tokens', '1,17,42', '--generate', '5', '--target', 'wgsl'];
-    const result = await cli.forge(...args, '--logits', 'wgsl.f32');
+    const result = await cli.forge(...args, '--logits', 'wgsl.f32', '--reference');
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     const lines = result.stdout.trimEnd().split('\n');
-    expect(lines).toHaveLength(8 + 2);
+    expect(lines).toHaveLength(8 + 3);
     lines.slice(0, 8).forEach((line) => expect(line).toMatch(STEP_LINE));
     expect(lines[8]).toMatch(/^generated: (\d+ ){4}\d+$/);
-    expect(lines[9]).toMatch(
+    // --reference: each step's logit NMSE against the float64 decoder, and the largest, within 1e-4.
+    const worst =
+      /^logits against the float64 reference on the dequantized weights: max NMSE (\S+) over 8 steps$/.exec(
+        lines[9] ?? '',
+      );
+    expect(Number(worst?.[1])).toBeLessThanOrEqual(1e-4);
+    expect(Number(worst?.[1])).toBeGreaterThan(0);
+    expect(lines[10]).toMatch(
       /^8 steps on wgsl in \d+\.\d\d s: \d+\.\d\d tokens\/s; \d+\.\d ms a step after the first/,
     );
     // The greedy tokens are fed back: step 3's input is step 2's argmax.
@@ -65,13 +73,17 @@ describe('forge decode', () => {
     const runs: Record<string, DecodeReport> = {};
     for (const target of ['interp', 'wgsl']) {
       const args = ['decode', F32_MODEL, '--tokens', '1,17,42', '--target', target, '--kv', 'f32'];
-      const result = await cli.forge(...args, '--json', '--logits', `${target}.f32`);
+      const result = await cli.forge(...args, '--json', '--logits', `${target}.f32`, '--reference');
       expectProgressOnly(result.stderr, 3);
       expect(result.code).toBe(0);
       runs[target] = JSON.parse(result.stdout) as DecodeReport;
     }
     expect(runs['interp']?.steps.map((step) => step.position)).toEqual([0, 1, 2]);
     expect(runs['interp']?.steps.map((step) => step.token)).toEqual([1, 17, 42]);
+    for (const run of Object.values(runs)) {
+      expect(run.steps.every((step) => (step.nmse ?? 1) <= 1e-8)).toBe(true);
+      expect(run.maxNmse).toBe(Math.max(...run.steps.map((step) => step.nmse ?? 1)));
+    }
     expect(runs['wgsl']?.millisecondsPerStep).toBeGreaterThan(0);
     expect(runs['interp']?.millisecondsPerStep).toBeUndefined();
     const interp = floats(join(cli.work, 'interp.f32'));

@@ -2,10 +2,16 @@
 // run on the same (dequantized) weights, instantiated once per target.
 import { afterAll, describe, expect, it } from 'vitest';
 import { normalizedMse } from '@forge/ir/kernels';
-import { createReferenceDecoder, type ReferenceKv, withoutTensor } from '@forge/test-fixtures';
-import { openDecoder, readLlamaModel, type DecodeTarget, type KvCache } from './index.js';
+import { withoutTensor } from '@forge/test-fixtures';
+import {
+  createReferenceDecoder,
+  dequantizedModel,
+  openDecoder,
+  readLlamaModel,
+  type DecodeTarget,
+  type KvCache,
+} from './index.js';
 import { fixturePath, writeEditedModel } from './model-files.test-support.js';
-import { referenceModelOf } from './reference-model.test-support.js';
 
 /** One model and cache type, with the largest logit NMSE accepted over its steps. */
 export interface DecodeCase {
@@ -58,23 +64,31 @@ function argmaxOf(values: Float32Array): number {
   return best;
 }
 
-/** Registers one test per case for `target`, and prints a line of figures per case. */
-export function decodeSuite(target: DecodeTarget, cases: readonly DecodeCase[]): void {
+/**
+ * Registers one test per case for `target` (on WebGPU with the WGSL `features` given), and prints
+ * a line of figures per case.
+ */
+export function decodeSuite(
+  target: DecodeTarget,
+  cases: readonly DecodeCase[],
+  features: readonly string[] = [],
+): void {
   const lines: string[] = [];
+  const label = features.length === 0 ? target : `${target} {${features.join(', ')}}`;
   afterAll(() => console.log(lines.join('\n')));
-  describe(`forge decode on ${target}`, () => {
+  describe(`forge decode on ${label}`, () => {
     it.each(cases.map((entry) => [entry.name, entry] as const))(
       '%s: every step within bound of the float64 reference',
       async (_, entry) => {
         const model = await readLlamaModel(entry.file());
-        const referenceModel = referenceModelOf(model);
-        const reference = createReferenceDecoder(referenceModel, { kv: entry.kv as ReferenceKv });
+        const referenceModel = dequantizedModel(model);
+        const reference = createReferenceDecoder(referenceModel, { kv: entry.kv });
         // The same model with NeoX rope: the steps after position 0 must tell the two apart.
         const neox = createReferenceDecoder(
           { ...referenceModel, hparams: { ...referenceModel.hparams, ropeMode: 'neox' } },
-          { kv: entry.kv as ReferenceKv },
+          { kv: entry.kv },
         );
-        const decoder = await openDecoder(model, { target, kv: entry.kv });
+        const decoder = await openDecoder(model, { target, kv: entry.kv, features });
         const errors: number[] = [];
         let ropeDistance = 0;
         let token = PROMPT[0] ?? 0;
@@ -98,7 +112,7 @@ export function decodeSuite(target: DecodeTarget, cases: readonly DecodeCase[]):
         const worst = Math.max(...errors);
         const seconds = (performance.now() - start) / 1000;
         lines.push(
-          `${target} | ${entry.name} | ${entry.steps} steps | max NMSE ${worst.toExponential(2)} (bound ${entry.bound}) | NeoX-rope reference ${ropeDistance.toExponential(2)} away | ${seconds.toFixed(1)} s`,
+          `${label} | ${entry.name} | ${entry.steps} steps | max NMSE ${worst.toExponential(2)} (bound ${entry.bound}) | NeoX-rope reference ${ropeDistance.toExponential(2)} away | ${seconds.toFixed(1)} s`,
         );
         expect(errors).toHaveLength(entry.steps);
         expect(worst).toBeLessThanOrEqual(entry.bound);

@@ -7,3 +7,6 @@ import {
 } from './decode-suite.test-support.js';
 
 decodeSuite('wgsl', [F32_MODEL_F32_KV, F32_MODEL_F16_KV, QUANTIZED_MODEL, TIED_MODEL]);
+
+// The other feature set the goldens pin: f16 arithmetic where kernels use it, subgroup reductions.
+decodeSuite('wgsl', [F32_MODEL_F16_KV, QUANTIZED_MODEL], ['f16', 'subgroups']);

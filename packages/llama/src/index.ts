@@ -43,4 +43,18 @@ export {
 export { openHostDecoder, type HostDecoderOptions } from './host-runner.js';
 export { openWebGpuDecoder, type WebGpuDecoderOptions } from './webgpu-runner.js';
 export { openDecoder, type OpenDecoderOptions } from './open-decoder.js';
+export {
+  createReferenceDecoder,
+  referenceMatVec,
+  referenceRmsNorm,
+  referenceRope,
+  validateReferenceModel,
+  type ReferenceDecoder,
+  type ReferenceDecoderOptions,
+  type ReferenceHyperparameters,
+  type ReferenceKv,
+  type ReferenceLayer,
+  type ReferenceModel,
+} from './reference-decoder.js';
+export { dequantizedModel } from './reference-model.js';
 export { BUILD_INFO as LLAMA_PACKAGE } from './build-info.js';

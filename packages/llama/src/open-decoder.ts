@@ -1,4 +1,5 @@
 // A decoder for a model on any target: the plan built, the weights loaded, the cache empty.
+import { ready } from '@forge/ir';
 import type { DecodeTarget, Decoder } from './decoder.js';
 import { openHostDecoder } from './host-runner.js';
 import type { LlamaModel } from './model.js';
@@ -18,12 +19,14 @@ export interface OpenDecoderOptions {
 
 /**
  * Builds `model`'s decode plan and opens a decoder for it on `options.target`. WebGPU (loaded only
- * for `wgsl`) opens its own device, which `close` destroys.
+ * for `wgsl`) opens its own device, which `close` destroys. Awaits @forge/ir's `ready()` first, since
+ * emitting a kernel hashes it.
  */
 export async function openDecoder(
   model: LlamaModel,
   options: OpenDecoderOptions,
 ): Promise<Decoder> {
+  await ready();
   const plan = buildDecodePlan(model, {
     kv: options.kv,
     ...(options.maxCtx === undefined ? {} : { maxCtx: options.maxCtx }),

@@ -27,7 +27,6 @@ export * from './wmma-cases.js';
 export * from './rope-cases.js';
 export * from './get-rows-cases.js';
 export * from './elementwise-cases.js';
-export * from './llama-reference.js';
 export * from './gguf-writer.js';
 export * from './tiny-llama.js';
 export * from './gguf-edits.js';

@@ -1,8 +1,11 @@
 // `forge decode`: a Llama GGUF model run token by token as a chain of Forge kernels.
 import { resolve } from 'node:path';
+import { normalizedMse } from '@forge/ir/kernels';
 import {
   DECODE_TARGETS,
   KernelFaultError,
+  createReferenceDecoder,
+  dequantizedModel,
   openDecoder,
   readLlamaModel,
   type StepResult,
@@ -15,7 +18,7 @@ import { oneLine } from '../error-line.js';
 import { targetFromArgs } from './emit.js';
 
 export const DECODE_USAGE =
-  'forge decode MODEL.gguf --tokens ID,ID,... --target wgsl|ptx-sim|interp [--kv f16|f32] [--generate N] [--ctx N] [--arch sm_XX] [--features f16,subgroups] [--logits FILE] [--json]';
+  'forge decode MODEL.gguf --tokens ID,ID,... --target wgsl|ptx-sim|interp [--kv f16|f32] [--generate N] [--ctx N] [--arch sm_XX] [--features f16,subgroups] [--reference] [--logits FILE] [--json]';
 
 /** Seconds between progress lines on standard error during a long run. */
 const PROGRESS_SECONDS = 2;
@@ -50,6 +53,7 @@ export async function decodeCommand(args: readonly string[], io: CliIo): Promise
       ctx: { type: 'string' },
       logits: { type: 'string' },
       json: { type: 'boolean' },
+      reference: { type: 'boolean' },
     },
     DECODE_USAGE,
   );
@@ -96,7 +100,13 @@ export async function decodeCommand(args: readonly string[], io: CliIo): Promise
     ...(backend.kind === 'ptx' && target === 'ptx-sim' ? { arch: backend.arch } : {}),
     ...(backend.kind === 'wgsl' ? { features: backend.features } : {}),
   });
+  // The float64 reference on the dequantized weights, stepped beside the kernels (not timed).
+  const reference = parsed.flag('reference')
+    ? createReferenceDecoder(dequantizedModel(model), { kv })
+    : undefined;
   const results: StepResult[] = [];
+  const errors: number[] = [];
+  let referenceMilliseconds = 0;
   const start = performance.now();
   let lastProgress = start;
   try {
@@ -106,11 +116,18 @@ export async function decodeCommand(args: readonly string[], io: CliIo): Promise
       const result = await decoder.step(input, position);
       results.push(result);
       next = result.token;
+      if (reference !== undefined) {
+        const before = performance.now();
+        errors.push(normalizedMse(result.logits, reference.step(input, position)));
+        referenceMilliseconds += performance.now() - before;
+      }
+      const error = errors[position];
+      const nmse = error === undefined ? '' : `  nmse ${error.toExponential(2)}`;
       if (!json)
         io.stdout(
-          `pos ${String(position).padStart(4)}  token ${String(input).padStart(6)}  → argmax ${String(result.token).padStart(6)}  logit ${result.logit.toFixed(4)}\n`,
+          `pos ${String(position).padStart(4)}  token ${String(input).padStart(6)}  → argmax ${String(result.token).padStart(6)}  logit ${result.logit.toFixed(4)}${nmse}\n`,
         );
-      const now = performance.now();
+      const now = performance.now() - referenceMilliseconds;
       if (now - lastProgress >= PROGRESS_SECONDS * 1000 && position + 1 < steps) {
         lastProgress = now;
         const each = (now - start) / (position + 1);
@@ -126,7 +143,8 @@ export async function decodeCommand(args: readonly string[], io: CliIo): Promise
   } finally {
     decoder.close();
   }
-  const total = performance.now() - start;
+  const total = performance.now() - referenceMilliseconds - start;
+  const worst = errors.length === 0 ? undefined : Math.max(...errors);
   const tokensPerSecond = (steps * 1000) / total;
   // The first WebGPU step also builds the pipelines, so steady-state time leaves it out.
   const later = results.slice(1);
@@ -154,7 +172,9 @@ export async function decodeCommand(args: readonly string[], io: CliIo): Promise
           argmax: result.token,
           logit: result.logit,
           milliseconds: result.milliseconds,
+          ...(errors[position] === undefined ? {} : { nmse: errors[position] }),
         })),
+        ...(worst === undefined ? {} : { maxNmse: worst }),
         generated: generated.slice(0, generate),
         seconds: total / 1000,
         tokensPerSecond,
@@ -164,6 +184,10 @@ export async function decodeCommand(args: readonly string[], io: CliIo): Promise
     return EXIT_OK;
   }
   if (generate > 0) io.stdout(`generated: ${generated.slice(0, generate).join(' ')}\n`);
+  if (worst !== undefined)
+    io.stdout(
+      `logits against the float64 reference on the dequantized weights: max NMSE ${worst.toExponential(2)} over ${steps} steps\n`,
+    );
   const perStep =
     target === 'wgsl'
       ? `; ${stepMilliseconds.toFixed(1)} ms a step after the first (${seconds(results[0]?.milliseconds ?? 0)}, building pipelines)`

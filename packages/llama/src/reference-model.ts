@@ -1,29 +1,23 @@
 // The float64 reference decoder's model from a read GGUF model: every tensor dequantized, so the
 // reference runs on exactly the weights the kernels compute with.
-import type { ReferenceModel } from '@forge/test-fixtures';
+import type { ReferenceModel } from './reference-decoder.js';
 import { dequantizeTensor } from './contents.js';
-import type { LlamaModel } from './model.js';
+import { ModelError, type LlamaModel } from './model.js';
 
-export function referenceModelOf(model: LlamaModel): ReferenceModel {
+/**
+ * `model` as the float64 reference decoder takes it: every tensor dequantized (f16 and the GGUF
+ * block formats through ggml-exact codecs) to float64, matrices row-major [out][in] as GGUF stores
+ * them; `output` absent when the model ties it to token_embd.
+ */
+export function dequantizedModel(model: LlamaModel): ReferenceModel {
   const weight = (name: string): Float64Array => {
     const tensor = model.tensors.get(name);
-    if (tensor === undefined) throw new Error(`${name} is missing`);
+    if (tensor === undefined) throw new ModelError(model.file, name, 'missing from the model');
     return Float64Array.from(dequantizeTensor(tensor));
   };
   const p = model.hparams;
   return {
-    hparams: {
-      nVocab: p.nVocab,
-      nEmbd: p.nEmbd,
-      nLayer: p.nLayer,
-      nHead: p.nHead,
-      nKvHead: p.nKvHead,
-      headDim: p.headDim,
-      nFf: p.nFf,
-      rmsEps: p.rmsEps,
-      ropeBase: p.ropeBase,
-      ropeMode: p.ropeMode,
-    },
+    hparams: p,
     tokenEmbd: weight('token_embd.weight'),
     layers: Array.from({ length: p.nLayer }, (_, layer) => {
       const blk = (suffix: string) => weight(`blk.${layer}.${suffix}.weight`);

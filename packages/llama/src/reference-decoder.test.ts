@@ -4,10 +4,10 @@ import { describe, expect, it } from 'vitest';
 import {
   referenceRope,
   createReferenceDecoder,
-  type LlamaHyperparameters,
+  type ReferenceHyperparameters,
   type ReferenceLayer,
   type ReferenceModel,
-} from './llama-reference.js';
+} from './reference-decoder.js';
 
 const identity = (n: number): Float64Array =>
   Float64Array.from({ length: n * n }, (_, i) => (i % (n + 1) === 0 ? 1 : 0));
@@ -21,7 +21,7 @@ function tinyModel(
   overrides: Partial<ReferenceLayer> = {},
   output = Float64Array.from([1, 0, 0, 1, 1, -1]),
 ): ReferenceModel {
-  const hparams: LlamaHyperparameters = {
+  const hparams: ReferenceHyperparameters = {
     ...{ nVocab: 3, nEmbd: 2, nLayer: 1, nHead: 1, nKvHead: 1, headDim: 2, nFf: 2 },
     ...{ rmsEps: 0, ropeBase: 10000, ropeMode: 'normal' },
   };
@@ -42,10 +42,10 @@ function tinyModel(
 
 function randomModel(
   seed: number,
-  hparams: Partial<LlamaHyperparameters> = {},
+  hparams: Partial<ReferenceHyperparameters> = {},
   tied = false,
 ): ReferenceModel {
-  const p: LlamaHyperparameters = {
+  const p: ReferenceHyperparameters = {
     ...{ nVocab: 16, nEmbd: 8, nLayer: 2, nHead: 4, nKvHead: 2, headDim: 2, nFf: 12 },
     ...{ rmsEps: 1e-5, ropeBase: 10000, ropeMode: 'normal' as const },
     ...hparams,

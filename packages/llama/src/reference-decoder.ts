@@ -1,23 +1,10 @@
 // A float64 Llama decoder written from the math (llama.cpp's arch `llama`), never by running the IR or
 // the catalog kernels: the yardstick the model runner's logits are measured against.
 import { ValidationError, roundToF16, type ValidationIssue } from '@forge/ir';
+import type { LlamaHyperparameters, RopeMode } from './model.js';
 
-/** How rotary position embedding pairs a head's values: ggml's normal mode (2i, 2i+1) or NeoX (i, i + d/2). */
-export type RopeMode = 'normal' | 'neox';
-
-/** The hyperparameters of a Llama-architecture model. */
-export interface LlamaHyperparameters {
-  readonly nVocab: number;
-  readonly nEmbd: number;
-  readonly nLayer: number;
-  readonly nHead: number;
-  readonly nKvHead: number;
-  readonly headDim: number;
-  readonly nFf: number;
-  readonly rmsEps: number;
-  readonly ropeBase: number;
-  readonly ropeMode: RopeMode;
-}
+/** The hyperparameters the reference reads: a model's, less the context length it never needs. */
+export type ReferenceHyperparameters = Omit<LlamaHyperparameters, 'contextLength'>;
 
 /** One decoder layer's weights, dequantized; a matrix is row-major [out][in] (y = W·x). */
 export interface ReferenceLayer {
@@ -43,7 +30,7 @@ export interface ReferenceLayer {
 
 /** A whole model's weights, dequantized to float64. */
 export interface ReferenceModel {
-  readonly hparams: LlamaHyperparameters;
+  readonly hparams: ReferenceHyperparameters;
   /** [nVocab][nEmbd] */
   readonly tokenEmbd: Float64Array;
   readonly layers: readonly ReferenceLayer[];
@@ -207,7 +194,7 @@ interface LayerCache {
  * ⌊h / (nHead/nKvHead)⌋ (grouped-query attention). Returns [nHead·headDim].
  */
 function attend(
-  p: LlamaHyperparameters,
+  p: ReferenceHyperparameters,
   q: Float64Array,
   cache: LayerCache,
   last: number,

@@ -1,0 +1,141 @@
+// Decode-step figures (issue #15), run by bench.mjs: tokens/s of the tiny models on WebGPU, and the
+// H200 time per token of a Llama-2-7B-shaped Q4_K model as the sum of its kernels' cost-model
+// estimates, beside the weight-streaming bound (weight bytes a token reads ÷ DRAM bandwidth).
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+
+const llama = await import('../packages/llama/dist/index.js');
+const kernels = await import('../packages/ir/dist/kernels/index.js');
+const { emitPtx, ptxTarget } = await import('../packages/ptx/dist/index.js');
+const { simulateShaderDispatches } = await import('../packages/ptx/dist/simulate.js');
+const { GPUS, estimateSequence, sampleMismatch, scaleSample } =
+  await import('../packages/ptx-sim/dist/index.js');
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const models = fileURLToPath(new URL('../fixtures/tiny-llama/', import.meta.url));
+
+// Tokens/s on WebGPU (Dawn on this machine's adapter): the first step builds the pipelines, then 48
+// steps (positions 1–48 of the 64-position cache), each one submission, timed until its logits are
+// mapped back.
+console.log('forge decode on WebGPU, tiny models (vocab 256, n_embd 256, 2 layers, 4/2 heads):');
+for (const [variant, kv] of [
+  ['f32', 'f32'],
+  ['f32', 'f16'],
+  ['q', 'f16'],
+]) {
+  const model = await llama.readLlamaModel(`${models}tiny-llama-${variant}.gguf`);
+  const decoder = await llama.openDecoder(model, { target: 'wgsl', kv });
+  const first = await decoder.step(1, 0);
+  const times = [];
+  let token = first.token;
+  const start = performance.now();
+  for (let position = 1; position <= 48; position++) {
+    const result = await decoder.step(token, position);
+    times.push(result.milliseconds);
+    token = result.token;
+  }
+  const seconds = (performance.now() - start) / 1000;
+  decoder.close();
+  console.log(
+    `  ${`tiny-llama-${variant}, ${kv} KV`.padEnd(24)} ${(48 / seconds).toFixed(1).padStart(6)} tokens/s, median ${median(times).toFixed(2)} ms a step (first step ${first.milliseconds.toFixed(0)} ms with pipeline builds)`,
+  );
+}
+
+// Llama-2-7B-shaped: every layer matrix Q4_K, output Q6_K (as llama.cpp's Q4_K quants keep it),
+// token_embd Q4_K, f16 KV cache; the step at the last position of a 4096-position context. Each
+// distinct launch (kernel, shape, schedule) is simulated once as sm_90 PTX on 4 sampled workgroups
+// per dispatch and estimated on the H200 cost model dispatch by dispatch; the token's time is the
+// sum over the plan's launches (no launch gaps or overlap modeled).
+const SHAPE_7B = {
+  nVocab: 32000,
+  nEmbd: 4096,
+  nLayer: 32,
+  nHead: 32,
+  headDim: 128,
+  nFf: 11008,
+  rmsEps: 1e-5,
+  ropeBase: 10000,
+  ropeMode: 'normal',
+  contextLength: 4096,
+};
+const gpu = GPUS.H200;
+const shaders = new Map();
+const estimates = new Map();
+function launchEstimate(launch, position) {
+  const kernel = kernels.getKernel(launch.kernel);
+  const shape = llama.shapeAt(launch, position);
+  const key = `${launch.kernel} ${JSON.stringify(shape)} ${JSON.stringify(launch.schedule)}`;
+  if (estimates.has(key)) return estimates.get(key);
+  const shaderKey = `${launch.kernel} ${JSON.stringify(launch.schedule)}`;
+  if (!shaders.has(shaderKey))
+    shaders.set(shaderKey, emitPtx(kernel.spec, launch.schedule, ptxTarget(gpu.arch)));
+  const buffers = kernels.makeCaseInputs(kernel, {
+    name: key,
+    kernelId: launch.kernel,
+    schedule: launch.schedule,
+    shape,
+    seed: 7,
+    magnitude: 1,
+  });
+  const run = (options) =>
+    simulateShaderDispatches(
+      shaders.get(shaderKey),
+      buffers,
+      llama.paramsAt(launch, position),
+      options,
+    );
+  // A sample stands for the grid only when its blocks do equal work; small launches whose last block
+  // is partial (silu-mul at 11008) run whole instead.
+  let dispatches = run({ sampleBlocks: 4 });
+  if (dispatches.some(({ sample }) => sample !== undefined && sampleMismatch(sample) !== undefined))
+    dispatches = run({});
+  for (const { findings } of dispatches)
+    if (findings.length > 0) throw new Error(`${key}: ${findings[0].message}`);
+  const parts = dispatches.map((result) => ({ ...result, counters: scaleSample(result) }));
+  const result = estimateSequence(parts, gpu);
+  estimates.set(key, result);
+  return result;
+}
+
+console.log(
+  `Llama-2-7B shape (n_embd 4096, 32 layers, n_ff 11008, vocab 32000), Q4_K layers + Q6_K output, f16 KV, one token at position 4095, sm_90 PTX on the ${gpu.name} cost model (${(gpu.dramBytesPerSecond / 1e12).toFixed(1)} TB/s):`,
+);
+for (const nKvHead of [32, 8]) {
+  const hparams = { ...SHAPE_7B, nKvHead };
+  const tensors = new Map(
+    llama.llamaTensorShapes(hparams).map(({ name, ne }) => {
+      const type = name.endsWith('_norm.weight')
+        ? 'f32'
+        : name === 'output.weight'
+          ? 'q6_K'
+          : 'q4_K';
+      return [name, { name, type, ne, bytes: new Uint8Array(0) }];
+    }),
+  );
+  const model = { file: '7b', name: `7B ${nKvHead === 32 ? 'MHA' : 'GQA'}`, hparams, tensors };
+  const plan = llama.buildDecodePlan(model, { kv: 'f16' });
+  const position = plan.maxCtx - 1;
+  const byKernel = new Map();
+  let total = 0;
+  for (const launch of plan.launches) {
+    const seconds = launchEstimate(launch, position).seconds;
+    total += seconds;
+    byKernel.set(launch.kernel, (byKernel.get(launch.kernel) ?? 0) + seconds);
+  }
+  // Weight bytes a token streams: every matrix and norm, but one row of token_embd.
+  let weightBytes = 0;
+  for (const tensor of tensors.values()) {
+    const bytes = llama.tensorBytes(tensor.type, tensor.ne);
+    weightBytes += tensor.name === 'token_embd.weight' ? bytes / hparams.nVocab : bytes;
+  }
+  const kvBytes = 2 * hparams.nLayer * (position + 1) * nKvHead * hparams.headDim * 2;
+  const bound = weightBytes / gpu.dramBytesPerSecond;
+  const ms = (seconds) => `${(seconds * 1e3).toFixed(3)} ms`;
+  const shares = [...byKernel]
+    .sort((a, b) => b[1] - a[1])
+    .map(([id, seconds]) => `${id} ${((seconds / total) * 100).toFixed(1)}%`)
+    .join(', ');
+  console.log(
+    `  ${nKvHead}/${hparams.nHead} heads${nKvHead === 8 ? ' (GQA)' : '      '}: ${ms(total)} a token (${(1 / total).toFixed(0)} tokens/s), ${plan.launches.length} launches; weight-streaming bound ${(weightBytes / 1e9).toFixed(3)} GB / ${(gpu.dramBytesPerSecond / 1e12).toFixed(1)} TB/s = ${ms(bound)} (${((bound / total) * 100).toFixed(0)}% of the estimate; with the ${(kvBytes / 1e9).toFixed(3)} GB of K+V read at this position ${ms((weightBytes + kvBytes) / gpu.dramBytesPerSecond)}); by kernel: ${shares}`,
+  );
+}
