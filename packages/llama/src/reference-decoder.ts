@@ -43,6 +43,7 @@ export interface ReferenceModel {
 /** How the KV cache stores k and v: exactly, or rounded to f16 as the kernels' f16 cache does. */
 export type ReferenceKv = 'f32' | 'f16';
 
+/** Options of createReferenceDecoder. */
 export interface ReferenceDecoderOptions {
   readonly kv: ReferenceKv;
 }
