@@ -67,10 +67,12 @@ export function openHostDecoder(
         : simulatorRunner(launch, options.arch ?? 'sm_80'),
   }));
   let cached = 0;
+  let closed = false;
   return {
     plan,
     target,
     async step(token: number, position: number): Promise<StepResult> {
+      if (closed) throw new ForgeError('the decoder is closed');
       checkStep(plan, model.hparams.nVocab, cached, token, position);
       const start = performance.now();
       array(plan.io.token)[0] = token;
@@ -85,6 +87,7 @@ export function openHostDecoder(
       };
     },
     close() {
+      closed = true;
       arrays.clear();
     },
   };

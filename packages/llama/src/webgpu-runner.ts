@@ -67,6 +67,16 @@ export async function openWebGpuDecoder(
   const bytesOf = (array: ArrayBufferView) =>
     new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
 
+  // A tensor past the device's binding limit (a 7B f16 token_embd on a 128 MiB device) is named.
+  const bindingLimit = device.limits.maxStorageBufferBindingSize;
+  for (const buffer of plan.buffers)
+    if (buffer.length * 4 > bindingLimit)
+      throw new WebGpuLimitError(
+        'maxStorageBufferBindingSize',
+        buffer.length * 4,
+        bindingLimit,
+        `bytes of ${buffer.name}`,
+      );
   device.pushErrorScope('validation');
   device.pushErrorScope('out-of-memory');
   const storage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC;
