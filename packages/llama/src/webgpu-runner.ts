@@ -46,7 +46,7 @@ export async function openWebGpuDecoder(
   context: WebGpuContext,
   options: WebGpuDecoderOptions = {},
 ): Promise<Decoder> {
-  const { compileWgsl, explicitLayout, packParams, WebGpuError } =
+  const { compileWgsl, explicitLayout, packParams, WebGpuError, WebGpuLimitError } =
     await import('@forge/wgsl/runner');
   const { device } = context;
   const target = wgslTarget(options.features ?? []);
