@@ -9,7 +9,8 @@ import { getKernel, normalizedMse } from '@forge/ir/kernels';
 
 // The gemv kernels quantize x to 16 bits a value: within 1e-6 NMSE of the exact product.
 const GEMV_TOLERANCE = getKernel('q8_0-gemv').tolerance;
-import { ggmlTypeName, readGgufTensor } from './gguf-input.js';
+import { ggmlTypeName } from '@forge/llama';
+import { readGgufTensor } from './gguf-input.js';
 import { runCli } from './main.js';
 
 const ORACLE = fileURLToPath(new URL('../../../fixtures/ggml/', import.meta.url));

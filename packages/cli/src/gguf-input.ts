@@ -1,17 +1,11 @@
 // `forge run --gguf FILE --tensor NAME`: one quantized tensor of a GGUF file as a kernel's weights.
-import { open } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { GGMLQuantizationType, gguf } from '@huggingface/gguf';
+import { gguf } from '@huggingface/gguf';
 import { type ElementArray } from '@forge/ir';
-import {
-  QUANT_FORMATS,
-  QUANT_TYPES,
-  packWords,
-  quantizedBytes,
-  type QuantType,
-} from '@forge/ir/gguf';
+import { ggmlTypeName, readFileBytes } from '@forge/llama';
+import { QUANT_FORMATS, packWords, quantizedBytes, type QuantType } from '@forge/ir/gguf';
 import { type CatalogKernel, type WeightStream } from '@forge/ir/kernels';
-import { InputError, UsageError } from './errors.js';
+import { InputError, UsageError, errnoCode } from './errors.js';
 
 /** A tensor read from a GGUF file: its raw blocks and the matrix they encode. */
 export interface GgufTensor {
@@ -24,18 +18,6 @@ export interface GgufTensor {
   readonly cols: number;
   /** Exactly quantizedBytes(type, rows, cols) bytes, as stored in the file. */
   readonly bytes: Uint8Array;
-}
-
-/** ggml's name for a type id (`q4_K`, `f32`, `iq4_nl`), as ggml_type_name prints it. */
-export function ggmlTypeName(id: number): string {
-  const quant = QUANT_TYPES.find((type) => QUANT_FORMATS[type].ggmlTypeId === id);
-  if (quant !== undefined) return quant;
-  const name: unknown = (GGMLQuantizationType as unknown as Record<number, unknown>)[id];
-  return typeof name === 'string' ? name.toLowerCase().replace(/_k$/, '_K') : `type ${id}`;
-}
-
-function errnoCode(error: unknown): string {
-  return (error as NodeJS.ErrnoException).code ?? 'error';
 }
 
 /**
@@ -77,23 +59,13 @@ export async function readGgufTensor(
     );
   const length = quantizedBytes(expected, rows, cols);
   const start = Number(parsed.tensorDataOffset + info.offset);
-  const bytes = new Uint8Array(length);
-  let read = 0;
+  let bytes: Uint8Array;
   try {
-    const handle = await open(path, 'r');
-    try {
-      // A read may return fewer bytes than asked; keep reading until the tensor is whole or EOF.
-      for (;;) {
-        const { bytesRead } = await handle.read(bytes, read, length - read, start + read);
-        read += bytesRead;
-        if (bytesRead === 0 || read === length) break;
-      }
-    } finally {
-      await handle.close();
-    }
+    bytes = await readFileBytes(path, start, length);
   } catch (error) {
     throw new InputError(`--gguf: cannot read ${path}: ${errnoCode(error)}`);
   }
+  const read = bytes.length;
   if (read !== length)
     throw new InputError(
       `--tensor ${name}: ${path} ends ${length - read} bytes before the tensor's ${length} bytes`,

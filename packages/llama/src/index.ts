@@ -8,6 +8,8 @@
  */
 export {
   readLlamaModel,
+  readFileBytes,
+  ggmlTypeName,
   llamaTensorShapes,
   tensorBytes,
   ModelError,

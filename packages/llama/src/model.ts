@@ -1,7 +1,7 @@
 // A Llama-architecture GGUF file as the runner needs it: hyperparameters from the metadata and every
 // tensor's raw bytes, each checked against the shape the architecture gives it.
 import { open } from 'node:fs/promises';
-import { gguf } from '@huggingface/gguf';
+import { GGMLQuantizationType, gguf } from '@huggingface/gguf';
 import { ForgeError } from '@forge/ir';
 import { QUANT_FORMATS, QUANT_TYPES, quantizedBytes, type QuantType } from '@forge/ir/gguf';
 
@@ -66,32 +66,13 @@ const TYPE_IDS: ReadonlyMap<number, TensorType> = new Map<number, TensorType>([
   ...QUANT_TYPES.map((type): [number, TensorType] => [QUANT_FORMATS[type].ggmlTypeId, type]),
 ]);
 
-/** ggml's names of the types a file may hold that Forge does not read, for the error. */
-const OTHER_TYPE_NAMES: Readonly<Record<number, string>> = {
-  3: 'q4_1',
-  6: 'q5_0',
-  7: 'q5_1',
-  9: 'q8_1',
-  10: 'q2_K',
-  11: 'q3_K',
-  13: 'q5_K',
-  15: 'q8_K',
-  16: 'iq2_xxs',
-  17: 'iq2_xs',
-  18: 'iq3_xxs',
-  19: 'iq1_s',
-  20: 'iq4_nl',
-  21: 'iq3_s',
-  22: 'iq2_s',
-  23: 'iq4_xs',
-  24: 'i8',
-  25: 'i16',
-  26: 'i32',
-  27: 'i64',
-  28: 'f64',
-  29: 'iq1_m',
-  30: 'bf16',
-};
+/** ggml's name for a type id (`q4_K`, `f32`, `iq4_nl`), as ggml_type_name prints it. */
+export function ggmlTypeName(id: number): string {
+  const quant = QUANT_TYPES.find((type) => QUANT_FORMATS[type].ggmlTypeId === id);
+  if (quant !== undefined) return quant;
+  const name: unknown = (GGMLQuantizationType as unknown as Record<number, unknown>)[id];
+  return typeof name === 'string' ? name.toLowerCase().replace(/_k$/, '_K') : `type ${id}`;
+}
 
 /** Bytes a tensor of `type` with `ne` occupies. */
 export function tensorBytes(type: TensorType, ne: readonly number[]): number {
@@ -207,7 +188,15 @@ function readHyperparameters(
   };
 }
 
-async function readBytes(file: string, start: number, length: number): Promise<Uint8Array> {
+/**
+ * `length` bytes of `file` from byte `start`, fewer when the file ends first (a read may return
+ * less than asked, so it reads until whole or at the end). File errors are thrown as Node raises them.
+ */
+export async function readFileBytes(
+  file: string,
+  start: number,
+  length: number,
+): Promise<Uint8Array> {
   const bytes = new Uint8Array(length);
   let read = 0;
   const handle = await open(file, 'r');
@@ -265,12 +254,12 @@ export async function readLlamaModel(file: string): Promise<LlamaModel> {
       throw new ModelError(
         file,
         name,
-        `type ${OTHER_TYPE_NAMES[id] ?? `#${id}`} is not supported (Forge reads ${[...TYPE_IDS.values()].join(', ')})`,
+        `type ${ggmlTypeName(id)} is not supported (Forge reads ${[...TYPE_IDS.values()].join(', ')})`,
       );
     if (type !== 'f32' && type !== 'f16' && (ne[0] ?? 0) % QUANT_FORMATS[type].blockSize !== 0)
       throw new ModelError(file, name, `ne[0] ${ne[0]} is not whole ${type} blocks`);
     const length = tensorBytes(type, ne);
-    const bytes = await readBytes(file, Number(parsed.tensorDataOffset + info.offset), length);
+    const bytes = await readFileBytes(file, Number(parsed.tensorDataOffset + info.offset), length);
     if (bytes.length !== length)
       throw new ModelError(
         file,
