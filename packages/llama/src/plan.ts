@@ -101,7 +101,11 @@ function powerOfTwoDividing(value: number, limit: number): number {
 class PlanBuilder {
   readonly buffers = new Map<string, PlanBuffer>();
   readonly launches: PlanLaunch[] = [];
-  constructor(readonly model: LlamaModel) {}
+  constructor(
+    readonly model: LlamaModel,
+    /** Positions the cache holds: shapes are checked at the last one. */
+    readonly maxCtx: number,
+  ) {}
 
   kernelFor(table: Readonly<Partial<Record<TensorType, string>>>, tensor: string, what: string) {
     const type = this.model.tensors.get(tensor)?.type;
@@ -169,8 +173,6 @@ class PlanBuilder {
     });
   }
 
-  maxCtx = 1;
-
   private roleOf(name: string): BufferRole {
     if (this.model.tensors.has(name)) return 'weight';
     if (name === 'rope_table') return 'rope-table';
@@ -193,8 +195,7 @@ export function buildDecodePlan(model: LlamaModel, options: DecodePlanOptions): 
   const maxCtx = options.maxCtx ?? p.contextLength;
   if (!Number.isSafeInteger(maxCtx) || maxCtx < 1)
     throw new ModelError(model.file, 'maxCtx', `${maxCtx} is not a positive whole number`);
-  const plan = new PlanBuilder(model);
-  plan.maxCtx = maxCtx;
+  const plan = new PlanBuilder(model, maxCtx);
   const [qDim, kvDim] = [p.nHead * p.headDim, p.nKvHead * p.headDim];
   const eps = { params: { eps: p.rmsEps } };
   const matvec = (label: string, tensor: string, x: string, y: string, nIn: number, n: number) =>
