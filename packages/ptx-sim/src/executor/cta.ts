@@ -1,3 +1,4 @@
+import type { Bits } from '../semantics/types.js';
 import type { Program } from './compile.js';
 import { SharedMemory } from './memory.js';
 import {
@@ -30,17 +31,41 @@ export class StepLimitError extends Error {
 }
 
 function createWarp(program: Program, index: number, size: number): WarpState {
-  const status = new Uint8Array(WARP).fill(EXITED);
-  status.fill(RUNNING, 0, size);
   return {
     index,
     size,
     pc: new Int32Array(WARP),
-    status,
-    values: new Array(program.registerCount * WARP).fill(0),
+    status: new Uint8Array(WARP),
+    values: new Array<Bits>(program.registerCount * WARP).fill(0),
     shadow: new Uint8Array(program.registerCount * WARP),
     local: Array.from({ length: WARP }, () => new DataView(new ArrayBuffer(program.localBytes))),
   };
+}
+
+/** Puts a warp back in the state of a fresh one: lanes at pc 0, registers zero and never written. */
+function resetWarp(warp: WarpState): void {
+  warp.pc.fill(0);
+  warp.status.fill(EXITED);
+  warp.status.fill(RUNNING, 0, warp.size);
+  warp.values.fill(0);
+  warp.shadow.fill(0);
+  for (const view of warp.local)
+    if (view.byteLength > 0) new Uint8Array(view.buffer, view.byteOffset, view.byteLength).fill(0);
+}
+
+/** Warps and shared memory of a CTA, allocated once per launch and reset for every CTA. */
+export interface CtaResources {
+  readonly warps: WarpState[];
+  readonly shared: SharedMemory;
+}
+
+export function allocateCtaResources(program: Program, simulation: SimulationState): CtaResources {
+  const [x, y, z] = simulation.block;
+  const threads = x * y * z;
+  const warps = Array.from({ length: Math.ceil(threads / WARP) }, (_, index) =>
+    createWarp(program, index, Math.min(WARP, threads - index * WARP)),
+  );
+  return { warps, shared: new SharedMemory(program.sharedBytes, warps.length) };
 }
 
 /**
@@ -109,18 +134,14 @@ export function runCta(
   simulation: SimulationState,
   id: readonly [number, number, number],
   limit: number,
+  resources: CtaResources = allocateCtaResources(program, simulation),
 ): void {
   const [x, y, z] = simulation.block;
   const threads = x * y * z;
-  const warps = Array.from({ length: Math.ceil(threads / WARP) }, (_, index) =>
-    createWarp(program, index, Math.min(WARP, threads - index * WARP)),
-  );
-  const cta: CtaState = {
-    id,
-    shared: new SharedMemory(program.sharedBytes, warps.length),
-    warps,
-    threads,
-  };
+  const { warps, shared } = resources;
+  for (const warp of warps) resetWarp(warp);
+  shared.reset();
+  const cta: CtaState = { id, shared, warps, threads };
   const contexts = warps.map((warp): ExecutionContext => ({ simulation, cta, warp }));
   for (;;) {
     for (const context of contexts) runWarp(program, context, limit);

@@ -98,6 +98,19 @@ export class SharedMemory {
     this.warpEpochs = new Int32Array(warps);
   }
 
+  /** Back to the state of a new CTA's shared memory (zero bytes, no accesses), for reuse. */
+  reset(): void {
+    this.bytes.fill(0);
+    this.writer.fill(-1);
+    this.writerEpoch.fill(-1);
+    this.writerWarpEpoch.fill(0);
+    this.reader.fill(-1);
+    this.readerEpoch.fill(-1);
+    this.readerWarpEpoch.fill(0);
+    this.warpEpochs.fill(0);
+    this.epoch = 0;
+  }
+
   private ordered(other: number, otherWarpEpoch: number, thread: number): boolean {
     if (other === thread) return true;
     const warp = thread >> 5;

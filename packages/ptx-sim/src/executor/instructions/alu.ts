@@ -44,30 +44,37 @@ export const compileAlu: InstructionCompiler = (instruction, { symbols }) => {
   const slots = sourceOperands.map((operand) => registerSlot(operand, symbols));
   const registerSlots = slots.filter((slot) => slot >= 0);
   const selects = instruction.opcode === 'selp';
-  const evaluate = op.evaluate.bind(op);
+  const selectSlot = slots[2] ?? -1;
+  const firstSlot = slots[0] ?? -1;
+  const secondSlot = slots[1] ?? -1;
+  const registerCount = registerSlots.length;
+  const readerCount = readers.length;
+  const writerCount = writers.length;
+  // Reused by every execution: evaluate only reads it while computing one lane.
+  const sources: Bits[] = new Array<Bits>(readerCount).fill(0);
   return {
     family: op.family,
     execute(context, lanes) {
-      const sources: Bits[] = new Array<Bits>(readers.length);
       const sanitize = context.simulation.sanitize;
-      for (const lane of lanes) {
-        for (let index = 0; index < readers.length; index++)
+      const { shadow } = context.warp;
+      for (let position = 0; position < lanes.length; position++) {
+        const lane = lanes[position] as number;
+        for (let index = 0; index < readerCount; index++)
           sources[index] = (readers[index] as (typeof readers)[number])(context, lane);
-        const results = evaluate(sources);
+        const results = op.evaluate(sources);
         let defined = true;
         if (sanitize) {
-          const { shadow } = context.warp;
-          const isDefined = (slot: number): boolean => slot < 0 || shadow[slot + lane] === DEFINED;
           // selp d, a, b, c: d is a when c is 1, so only c and the chosen source matter.
-          if (selects)
+          if (selects) {
+            const chosen = (Number(sources[2]) & 1) === 1 ? firstSlot : secondSlot;
             defined =
-              isDefined(slots[2] ?? -1) &&
-              isDefined(slots[(Number(sources[2]) & 1) === 1 ? 0 : 1] ?? -1);
-          else
-            for (let index = 0; index < registerSlots.length && defined; index++)
+              (selectSlot < 0 || shadow[selectSlot + lane] === DEFINED) &&
+              (chosen < 0 || shadow[chosen + lane] === DEFINED);
+          } else
+            for (let index = 0; index < registerCount && defined; index++)
               defined = shadow[(registerSlots[index] as number) + lane] === DEFINED;
         }
-        for (let index = 0; index < writers.length; index++)
+        for (let index = 0; index < writerCount; index++)
           (writers[index] as (typeof writers)[number])(context, lane, results[index] ?? 0, defined);
       }
     },
