@@ -68,6 +68,8 @@ export function allocateCtaResources(program: Program, simulation: SimulationSta
   return { warps, shared: new SharedMemory(program.sharedBytes, warps.length) };
 }
 
+const NO_LANES: number[] = [];
+
 /**
  * Runs one warp until none of its lanes can move: each step takes the lowest pc among running
  * lanes and executes that instruction for every lane there, so divergent paths reconverge at the
@@ -76,55 +78,77 @@ export function allocateCtaResources(program: Program, simulation: SimulationSta
  */
 function runWarp(program: Program, context: ExecutionContext, limit: number): void {
   const { warp, simulation } = context;
-  const { pc, status } = warp;
+  const { pc, status, size } = warp;
+  // Every lane of the warp, handed over as is when all of them run the instruction (no copy).
+  const everyLane = Array.from({ length: size }, (_, lane) => lane);
   const active: number[] = [];
   const skipped: number[] = [];
   for (;;) {
     let next = Number.POSITIVE_INFINITY;
-    for (let lane = 0; lane < warp.size; lane++)
-      if (status[lane] === RUNNING && (pc[lane] as number) < next) next = pc[lane] as number;
+    // Whether every lane is running at one pc, so none needs a look of its own.
+    let together = true;
+    const first = pc[0] as number;
+    for (let lane = 0; lane < size; lane++) {
+      if (status[lane] !== RUNNING) {
+        together = false;
+        continue;
+      }
+      const at = pc[lane] as number;
+      if (at !== first) together = false;
+      if (at < next) next = at;
+    }
     if (next === Number.POSITIVE_INFINITY) return;
     const instruction = program.instructions[next];
-    active.length = 0;
-    skipped.length = 0;
     if (instruction === undefined) {
       // Falling off the end of the body returns.
-      for (let lane = 0; lane < warp.size; lane++)
+      for (let lane = 0; lane < size; lane++)
         if (status[lane] === RUNNING && pc[lane] === next) status[lane] = EXITED;
       continue;
     }
     const guard = instruction.guard;
-    for (let lane = 0; lane < warp.size; lane++) {
-      if (status[lane] !== RUNNING || pc[lane] !== next) continue;
-      pc[lane] = next + 1;
-      if (guard === undefined) {
-        active.push(lane);
-        continue;
+    let lanes: number[];
+    let off: number[];
+    if (together && guard === undefined) {
+      pc.fill(next + 1, 0, size);
+      lanes = everyLane;
+      off = NO_LANES;
+    } else {
+      lanes = active;
+      off = skipped;
+      active.length = 0;
+      skipped.length = 0;
+      for (let lane = 0; lane < size; lane++) {
+        if (status[lane] !== RUNNING || pc[lane] !== next) continue;
+        pc[lane] = next + 1;
+        if (guard === undefined) {
+          active.push(lane);
+          continue;
+        }
+        const state = warp.shadow[guard.slot + lane] ?? DEFINED;
+        if (state !== DEFINED && simulation.sanitize) {
+          // An undefined guard decides control flow: memcheck's "conditional jump" case.
+          report(
+            context,
+            'uninitialized-register',
+            `guard reads ${undefinedBecause(guard.name, state)}`,
+            instruction.location,
+            lane,
+          );
+        }
+        if ((warp.values[guard.slot + lane] === 1) !== guard.negated) active.push(lane);
+        else skipped.push(lane);
       }
-      const state = warp.shadow[guard.slot + lane] ?? DEFINED;
-      if (state !== DEFINED && simulation.sanitize) {
-        // An undefined guard decides control flow: memcheck's "conditional jump" case.
-        report(
-          context,
-          'uninitialized-register',
-          `guard reads ${undefinedBecause(guard.name, state)}`,
-          instruction.location,
-          lane,
-        );
-      }
-      if ((warp.values[guard.slot + lane] === 1) !== guard.negated) active.push(lane);
-      else skipped.push(lane);
     }
     const counts = simulation.counters.warpInstructions;
     counts[instruction.family] = (counts[instruction.family] ?? 0) + 1;
     simulation.counters.warpInstructionsByClass[instruction.issueClass] += 1;
-    simulation.counters.threadInstructions += active.length;
-    simulation.clock += active.length;
+    simulation.counters.threadInstructions += lanes.length;
+    simulation.clock += lanes.length;
     if (simulation.counters.threadInstructions > limit) {
       throw new StepLimitError(limit, instruction.location.line);
     }
-    if (active.length > 0 || instruction.collective === true)
-      instruction.execute(context, active, skipped);
+    if (lanes.length > 0 || instruction.collective === true)
+      instruction.execute(context, lanes, off);
   }
 }
 
