@@ -1,3 +1,4 @@
+import { typeBytes } from '../ast.js';
 import type { Bits } from '../semantics/types.js';
 import type { Program } from './compile.js';
 import { SharedMemory } from './memory.js';
@@ -36,18 +37,20 @@ function createWarp(program: Program, index: number, size: number): WarpState {
     size,
     pc: new Int32Array(WARP),
     status: new Uint8Array(WARP),
-    values: new Array<Bits>(program.registerCount * WARP).fill(0),
+    values: new Float64Array(program.registerCount * WARP),
+    wide: new Array<Bits>(program.registerCount * WARP).fill(0n),
     shadow: new Uint8Array(program.registerCount * WARP),
     local: Array.from({ length: WARP }, () => new DataView(new ArrayBuffer(program.localBytes))),
   };
 }
 
 /** Puts a warp back in the state of a fresh one: lanes at pc 0, registers zero and never written. */
-function resetWarp(warp: WarpState): void {
+function resetWarp(warp: WarpState, wideSlots: readonly number[]): void {
   warp.pc.fill(0);
   warp.status.fill(EXITED);
   warp.status.fill(RUNNING, 0, warp.size);
   warp.values.fill(0);
+  for (const slot of wideSlots) warp.wide.fill(0n, slot, slot + WARP);
   warp.shadow.fill(0);
   for (const view of warp.local)
     if (view.byteLength > 0) new Uint8Array(view.buffer, view.byteOffset, view.byteLength).fill(0);
@@ -57,6 +60,8 @@ function resetWarp(warp: WarpState): void {
 export interface CtaResources {
   readonly warps: WarpState[];
   readonly shared: SharedMemory;
+  /** First slots of the registers wider than 32 bits, whose values live in `wide`. */
+  readonly wideSlots: readonly number[];
 }
 
 export function allocateCtaResources(program: Program, simulation: SimulationState): CtaResources {
@@ -65,7 +70,10 @@ export function allocateCtaResources(program: Program, simulation: SimulationSta
   const warps = Array.from({ length: Math.ceil(threads / WARP) }, (_, index) =>
     createWarp(program, index, Math.min(WARP, threads - index * WARP)),
   );
-  return { warps, shared: new SharedMemory(program.sharedBytes, warps.length) };
+  const wideSlots = [...program.symbols.registers.values()]
+    .filter((register) => register.type !== 'pred' && typeBytes(register.type) > 4)
+    .map((register) => register.index * WARP);
+  return { warps, shared: new SharedMemory(program.sharedBytes, warps.length), wideSlots };
 }
 
 const NO_LANES: number[] = [];
@@ -162,8 +170,8 @@ export function runCta(
 ): void {
   const [x, y, z] = simulation.block;
   const threads = x * y * z;
-  const { warps, shared } = resources;
-  for (const warp of warps) resetWarp(warp);
+  const { warps, shared, wideSlots } = resources;
+  for (const warp of warps) resetWarp(warp, wideSlots);
   shared.reset();
   const cta: CtaState = { id, shared, warps, threads };
   const contexts = warps.map((warp): ExecutionContext => ({ simulation, cta, warp }));

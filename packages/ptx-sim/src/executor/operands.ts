@@ -183,6 +183,17 @@ export function compileElementAddress(
   return (context, lane) => first + Number(index(context, lane)) * size;
 }
 
+/** Reads a register as `bytes` wide from its store: `values` up to 32 bits, `wide` above. */
+function registerValue(register: RegisterInfo, slot: number, bytes: number): Reader {
+  if (register.type === 'pred' || typeBytes(register.type) <= 4) {
+    if (bytes === 4) return (context, lane) => (context.warp.values[slot + lane] as number) >>> 0;
+    return (context, lane) => fitBits(context.warp.values[slot + lane] as number, bytes);
+  }
+  // A register wider than 32 bits holds a bigint in [0, 2^64) already, which a wide read keeps.
+  if (bytes > 4) return (context, lane) => context.warp.wide[slot + lane] as bigint;
+  return (context, lane) => fitBits(context.warp.wide[slot + lane] as bigint, bytes);
+}
+
 /**
  * Compiles a source operand read as `type` into a per-lane reader. An undefined register value is
  * a finding (the value is used: an address, a stored value, …) unless `propagates` says the
@@ -208,11 +219,10 @@ export function compileReader(
           `undeclared register ${operand.name}`,
         );
       const slot = register.index * WARP;
-      if (propagates)
-        return (context, lane) => fitBits(context.warp.values[slot + lane] ?? 0, bytes);
+      const value = registerValue(register, slot, bytes);
+      if (propagates) return value;
       return (context, lane) => {
-        const { warp } = context;
-        const state = warp.shadow[slot + lane] ?? DEFINED;
+        const state = context.warp.shadow[slot + lane] as number;
         if (state !== DEFINED && context.simulation.sanitize) {
           report(
             context,
@@ -222,7 +232,7 @@ export function compileReader(
             lane,
           );
         }
-        return fitBits(warp.values[slot + lane] ?? 0, bytes);
+        return value(context, lane);
       };
     }
     case 'integer':
@@ -298,15 +308,27 @@ export function compileWriter(
   const bytes = register.type === 'pred' ? 1 : typeBytes(register.type);
   const slot = register.index * WARP;
   const signedBits = type === undefined ? undefined : SIGNED_BITS[type];
+  const wide = bytes > 4;
   if (signedBits !== undefined && register.type !== 'pred' && signedBits < bytes * 8) {
     return (context, lane, value, defined) => {
-      context.warp.values[slot + lane] = fitBits(signExtend(value, signedBits), bytes);
+      const bits = fitBits(signExtend(value, signedBits), bytes);
+      if (wide) context.warp.wide[slot + lane] = bits;
+      else context.warp.values[slot + lane] = bits as number;
       context.warp.shadow[slot + lane] = defined === false ? UNDEFINED : DEFINED;
     };
   }
+  if (register.type === 'pred')
+    return (context, lane, value, defined) => {
+      context.warp.values[slot + lane] = Number(value) & 1;
+      context.warp.shadow[slot + lane] = defined === false ? UNDEFINED : DEFINED;
+    };
+  if (wide)
+    return (context, lane, value, defined) => {
+      context.warp.wide[slot + lane] = fitBits(value, 8);
+      context.warp.shadow[slot + lane] = defined === false ? UNDEFINED : DEFINED;
+    };
   return (context, lane, value, defined) => {
-    context.warp.values[slot + lane] =
-      register.type === 'pred' ? Number(value) & 1 : fitBits(value, bytes);
+    context.warp.values[slot + lane] = fitBits(value, bytes) as number;
     context.warp.shadow[slot + lane] = defined === false ? UNDEFINED : DEFINED;
   };
 }
