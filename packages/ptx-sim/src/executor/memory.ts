@@ -33,7 +33,14 @@ export function writeBits(view: DataView, offset: number, size: number, value: B
     case 2:
       return view.setUint16(offset, Number(value) & 0xffff, true);
     case 4:
-      return view.setUint32(offset, Number(BigInt.asUintN(32, BigInt(value))), true);
+      // ToUint32 of an integer is its value mod 2^32, as asUintN gives (without a bigint).
+      return view.setUint32(
+        offset,
+        typeof value === 'number' && Number.isInteger(value)
+          ? value >>> 0
+          : Number(BigInt.asUintN(32, BigInt(value))),
+        true,
+      );
     default:
       return view.setBigUint64(offset, BigInt.asUintN(64, BigInt(value)), true);
   }
