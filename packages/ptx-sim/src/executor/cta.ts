@@ -1,6 +1,7 @@
 import { typeBytes } from '../ast.js';
 import type { Bits } from '../semantics/types.js';
 import type { Program } from './compile.js';
+import type { Executable } from './program.js';
 import { SharedMemory } from './memory.js';
 import {
   AT_BARRIER,
@@ -62,6 +63,21 @@ export interface CtaResources {
   readonly shared: SharedMemory;
   /** First slots of the registers wider than 32 bits, whose values live in `wide`. */
   readonly wideSlots: readonly number[];
+  /** Warp instructions issued per instruction since the counters last took them (addCounts). */
+  readonly issued: Float64Array;
+}
+
+/** Adds the warp instructions issued per instruction to the counters by family and issue class. */
+function addCounts(program: Program, simulation: SimulationState, issued: Float64Array): void {
+  const { warpInstructions, warpInstructionsByClass } = simulation.counters;
+  for (let index = 0; index < issued.length; index++) {
+    const count = issued[index] as number;
+    if (count === 0) continue;
+    const instruction = program.instructions[index] as Executable;
+    warpInstructions[instruction.family] = (warpInstructions[instruction.family] ?? 0) + count;
+    warpInstructionsByClass[instruction.issueClass] += count;
+    issued[index] = 0;
+  }
 }
 
 export function allocateCtaResources(program: Program, simulation: SimulationState): CtaResources {
@@ -73,7 +89,12 @@ export function allocateCtaResources(program: Program, simulation: SimulationSta
   const wideSlots = [...program.symbols.registers.values()]
     .filter((register) => register.type !== 'pred' && typeBytes(register.type) > 4)
     .map((register) => register.index * WARP);
-  return { warps, shared: new SharedMemory(program.sharedBytes, warps.length), wideSlots };
+  return {
+    warps,
+    shared: new SharedMemory(program.sharedBytes, warps.length),
+    wideSlots,
+    issued: new Float64Array(program.instructions.length),
+  };
 }
 
 const NO_LANES: number[] = [];
@@ -84,7 +105,12 @@ const NO_LANES: number[] = [];
  * first instruction they share (structured control flow), and warp-collective instructions see
  * exactly the lanes that arrived together.
  */
-function runWarp(program: Program, context: ExecutionContext, limit: number): void {
+function runWarp(
+  program: Program,
+  context: ExecutionContext,
+  limit: number,
+  issued: Float64Array,
+): void {
   const { warp, simulation } = context;
   const { pc, status, size } = warp;
   // Every lane of the warp, handed over as is when all of them run the instruction (no copy).
@@ -147,9 +173,10 @@ function runWarp(program: Program, context: ExecutionContext, limit: number): vo
         else skipped.push(lane);
       }
     }
-    const counts = simulation.counters.warpInstructions;
-    counts[instruction.family] = (counts[instruction.family] ?? 0) + 1;
-    simulation.counters.warpInstructionsByClass[instruction.issueClass] += 1;
+    // A family enters the counters when first issued, so they list families in that order.
+    const issuedBefore = issued[next] as number;
+    issued[next] = issuedBefore + 1;
+    if (issuedBefore === 0) simulation.counters.warpInstructions[instruction.family] ??= 0;
     simulation.counters.threadInstructions += lanes.length;
     simulation.clock += lanes.length;
     if (simulation.counters.threadInstructions > limit) {
@@ -170,50 +197,79 @@ export function runCta(
 ): void {
   const [x, y, z] = simulation.block;
   const threads = x * y * z;
-  const { warps, shared, wideSlots } = resources;
+  const { warps, shared, wideSlots, issued } = resources;
   for (const warp of warps) resetWarp(warp, wideSlots);
   shared.reset();
   const cta: CtaState = { id, shared, warps, threads };
   const contexts = warps.map((warp): ExecutionContext => ({ simulation, cta, warp }));
-  for (;;) {
-    for (const context of contexts) runWarp(program, context, limit);
-    const waiting: { context: ExecutionContext; lane: number }[] = [];
-    let exited = 0;
-    for (const context of contexts) {
-      for (let lane = 0; lane < context.warp.size; lane++) {
-        if (context.warp.status[lane] === AT_BARRIER) waiting.push({ context, lane });
-        else exited++;
+  try {
+    for (;;) {
+      for (const context of contexts) runWarp(program, context, limit, issued);
+      if (!releaseBarrier(program, simulation, contexts, threads)) return;
+      cta.shared.epoch++;
+    }
+  } finally {
+    addCounts(program, simulation, issued);
+  }
+}
+
+/**
+ * Once every warp stopped: releases the lanes waiting at a barrier, reporting a barrier that not
+ * every thread reached; returns false when none waits (the CTA is done).
+ */
+function releaseBarrier(
+  program: Program,
+  simulation: SimulationState,
+  contexts: readonly ExecutionContext[],
+  threads: number,
+): boolean {
+  let waiting = 0;
+  let exited = 0;
+  let first: ExecutionContext | undefined;
+  let firstLane = 0;
+  for (const context of contexts) {
+    for (let lane = 0; lane < context.warp.size; lane++) {
+      if (context.warp.status[lane] !== AT_BARRIER) exited++;
+      else if (waiting++ === 0) {
+        first = context;
+        firstLane = lane;
       }
     }
-    if (waiting.length === 0) return;
-    const first = waiting[0] as { context: ExecutionContext; lane: number };
-    const barrierPc = (first.context.warp.pc[first.lane] as number) - 1;
-    const location = program.instructions[barrierPc]?.location ?? { line: 0, text: 'bar.sync' };
-    if (simulation.sanitize && exited > 0) {
-      report(
-        first.context,
-        'divergent-barrier',
-        `${waiting.length} of ${threads} threads wait at the barrier while ${exited} have exited`,
-        location,
-        first.lane,
-      );
-    }
-    const elsewhere = waiting.find(
-      ({ context, lane }) => (context.warp.pc[lane] as number) - 1 !== barrierPc,
-    );
-    if (simulation.sanitize && elsewhere !== undefined) {
-      const other =
-        program.instructions[(elsewhere.context.warp.pc[elsewhere.lane] as number) - 1]?.location
-          .line;
-      report(
-        first.context,
-        'divergent-barrier',
-        `threads of one CTA wait at different barriers (lines ${location.line} and ${other})`,
-        location,
-        first.lane,
-      );
-    }
-    for (const { context, lane } of waiting) context.warp.status[lane] = RUNNING;
-    cta.shared.epoch++;
   }
+  if (first === undefined) return false;
+  const barrierPc = (first.warp.pc[firstLane] as number) - 1;
+  const location = program.instructions[barrierPc]?.location ?? { line: 0, text: 'bar.sync' };
+  if (simulation.sanitize && exited > 0) {
+    report(
+      first,
+      'divergent-barrier',
+      `${waiting} of ${threads} threads wait at the barrier while ${exited} have exited`,
+      location,
+      firstLane,
+    );
+  }
+  if (simulation.sanitize) {
+    let other: number | undefined;
+    for (const context of contexts) {
+      for (let lane = 0; lane < context.warp.size && other === undefined; lane++) {
+        const at = (context.warp.pc[lane] as number) - 1;
+        if (context.warp.status[lane] === AT_BARRIER && at !== barrierPc) other = at;
+      }
+      if (other !== undefined) break;
+    }
+    if (other !== undefined) {
+      report(
+        first,
+        'divergent-barrier',
+        `threads of one CTA wait at different barriers (lines ${location.line} and ${program.instructions[other]?.location.line})`,
+        location,
+        firstLane,
+      );
+    }
+  }
+  for (const context of contexts) {
+    const { status, size } = context.warp;
+    for (let lane = 0; lane < size; lane++) if (status[lane] === AT_BARRIER) status[lane] = RUNNING;
+  }
+  return true;
 }

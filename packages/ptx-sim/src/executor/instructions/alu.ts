@@ -50,8 +50,10 @@ export const compileAlu: InstructionCompiler = (instruction, { symbols }) => {
   const registerCount = registerSlots.length;
   const readerCount = readers.length;
   const writerCount = writers.length;
-  // Reused by every execution: evaluate only reads it while computing one lane.
-  const sources: Bits[] = new Array<Bits>(readerCount).fill(0);
+  // Reused by every execution: evaluate only reads it while computing one lane. Holding a bigint
+  // from the start gives every instruction's array the same generic elements kind, so the ops'
+  // destructuring stays on V8's fast path.
+  const sources: Bits[] = Array.from({ length: readerCount }, (): Bits => 0n);
   return {
     family: op.family,
     execute(context, lanes) {
