@@ -143,7 +143,7 @@ function runWarp(
     let lanes: number[];
     let off: number[];
     if (together && guard === undefined) {
-      pc.fill(next + 1, 0, size);
+      for (let lane = 0; lane < size; lane++) pc[lane] = next + 1;
       lanes = everyLane;
       off = NO_LANES;
     } else {

@@ -194,6 +194,33 @@ function registerValue(register: RegisterInfo, slot: number, bytes: number): Rea
   return (context, lane) => fitBits(context.warp.wide[slot + lane] as bigint, bytes);
 }
 
+/** The value of an immediate or symbol operand read as `type`; undefined for other operands. */
+export function constantValue(
+  operand: Operand,
+  type: PtxType,
+  symbols: SymbolTable,
+  location: SourceLocation,
+): Bits | undefined {
+  if (operand.kind === 'integer' || operand.kind === 'float')
+    return immediateBits(operand, type, location);
+  if (operand.kind !== 'symbol') return undefined;
+  const bytes = type === 'pred' ? 1 : typeBytes(type);
+  const address = symbolAddress(symbols, operand.name, location);
+  return fitBits(bytes === 8 ? BigInt(address) : address, bytes);
+}
+
+/**
+ * The first slot of a declared 32-bit register (not a predicate, not a special register), whose
+ * value is a number in [0, 2^32) in `values`; -1 for any other operand. For inline fast paths.
+ */
+export function word32Slot(operand: Operand, symbols: SymbolTable): number {
+  if (operand.kind !== 'register' || specialReader(operand.name) !== undefined) return -1;
+  const register = symbols.registers.get(operand.name);
+  return register !== undefined && register.type !== 'pred' && typeBytes(register.type) === 4
+    ? register.index * WARP
+    : -1;
+}
+
 /**
  * Compiles a source operand read as `type` into a per-lane reader. An undefined register value is
  * a finding (the value is used: an address, a stored value, …) unless `propagates` says the
@@ -236,13 +263,9 @@ export function compileReader(
       };
     }
     case 'integer':
-    case 'float': {
-      const value = immediateBits(operand, type, location);
-      return () => value;
-    }
+    case 'float':
     case 'symbol': {
-      const address = symbolAddress(symbols, operand.name, location);
-      const value = fitBits(bytes === 8 ? BigInt(address) : address, bytes);
+      const value = constantValue(operand, type, symbols, location) as Bits;
       return () => value;
     }
     case 'address': {

@@ -1,9 +1,22 @@
 import { PtxSyntaxError } from '../../errors.js';
 import { decodeAlu } from '../../semantics/index.js';
 import type { Bits } from '../../semantics/types.js';
-import { compileReader, compileWriter, flatten, registerSlot } from '../operands.js';
+import { typeBytes } from '../../ast.js';
+import {
+  compileReader,
+  compileWriter,
+  constantValue,
+  fitBits,
+  flatten,
+  registerSlot,
+  word32Slot,
+} from '../operands.js';
 import type { InstructionCompiler } from '../program.js';
-import { DEFINED } from '../state.js';
+import { DEFINED, UNDEFINED } from '../state.js';
+
+/** How an ALU source is read: through its reader, from a 32-bit register, or as a constant. */
+const WORD_REGISTER = 1;
+const CONSTANT = 2;
 
 /**
  * Every ALU op: operands flatten (vectors, `d|p` pairs); the first ones are destinations. ALU ops
@@ -50,6 +63,29 @@ export const compileAlu: InstructionCompiler = (instruction, { symbols }) => {
   const registerCount = registerSlots.length;
   const readerCount = readers.length;
   const writerCount = writers.length;
+  // Operands read inline rather than through their reader: a 32-bit register read as 32 bits, or a
+  // constant (immediate or symbol). The readers stay for everything else.
+  const sourceKinds = new Int8Array(readerCount);
+  const sourceSlots = new Int32Array(readerCount);
+  const constants: Bits[] = Array.from({ length: readerCount }, (): Bits => 0n);
+  op.sourceTypes.forEach((type, index) => {
+    const operand = sourceOperands[index] ?? { kind: 'sink' };
+    const slot = word32Slot(operand, symbols);
+    const constant = constantValue(operand, type, symbols, location);
+    if (slot >= 0 && type !== 'pred' && typeBytes(type) === 4) {
+      sourceKinds[index] = WORD_REGISTER;
+      sourceSlots[index] = slot;
+    } else if (constant !== undefined) {
+      sourceKinds[index] = CONSTANT;
+      constants[index] = constant;
+    }
+  });
+  // A single 32-bit destination without sign extension is written inline too (-1: use the writer).
+  const destinationType = op.destinationTypes[0];
+  const inlineDestination =
+    writerCount === 1 && destinationType !== 's8' && destinationType !== 's16'
+      ? word32Slot(operands[0] ?? { kind: 'sink' }, symbols)
+      : -1;
   // Reused by every execution: evaluate only reads it while computing one lane. Holding a bigint
   // from the start gives every instruction's array the same generic elements kind, so the ops'
   // destructuring stays on V8's fast path.
@@ -58,11 +94,18 @@ export const compileAlu: InstructionCompiler = (instruction, { symbols }) => {
     family: op.family,
     execute(context, lanes) {
       const sanitize = context.simulation.sanitize;
-      const { shadow } = context.warp;
+      const { shadow, values } = context.warp;
       for (let position = 0; position < lanes.length; position++) {
         const lane = lanes[position] as number;
-        for (let index = 0; index < readerCount; index++)
-          sources[index] = (readers[index] as (typeof readers)[number])(context, lane);
+        for (let index = 0; index < readerCount; index++) {
+          const kind = sourceKinds[index];
+          sources[index] =
+            kind === WORD_REGISTER
+              ? (values[(sourceSlots[index] as number) + lane] as number) >>> 0
+              : kind === CONSTANT
+                ? (constants[index] as Bits)
+                : (readers[index] as (typeof readers)[number])(context, lane);
+        }
         const results = op.evaluate(sources);
         let defined = true;
         if (sanitize) {
@@ -76,8 +119,20 @@ export const compileAlu: InstructionCompiler = (instruction, { symbols }) => {
             for (let index = 0; index < registerCount && defined; index++)
               defined = shadow[(registerSlots[index] as number) + lane] === DEFINED;
         }
-        for (let index = 0; index < writerCount; index++)
-          (writers[index] as (typeof writers)[number])(context, lane, results[index] ?? 0, defined);
+        if (inlineDestination >= 0) {
+          // What the register's writer stores: fitBits(result, 4), and the definedness.
+          const result = results[0] ?? 0;
+          values[inlineDestination + lane] =
+            typeof result === 'number' ? result >>> 0 : (fitBits(result, 4) as number);
+          shadow[inlineDestination + lane] = defined ? DEFINED : UNDEFINED;
+        } else
+          for (let index = 0; index < writerCount; index++)
+            (writers[index] as (typeof writers)[number])(
+              context,
+              lane,
+              results[index] ?? 0,
+              defined,
+            );
       }
     },
   };
