@@ -171,6 +171,7 @@ export function compileEntry(
           issueClass: issueClassOf(instruction),
           guard,
           collective: compiled.collective === true,
+          changesFlow: compiled.changesFlow === true,
           execute: compiled.execute,
         };
     }

@@ -115,21 +115,27 @@ function runWarp(
   const { pc, status, size } = warp;
   // Every lane of the warp, handed over as is when all of them run the instruction (no copy).
   const everyLane = Array.from({ length: size }, (_, lane) => lane);
-  const active: number[] = [];
-  const skipped: number[] = [];
+  // After every lane ran an instruction that leaves pcs and states alone, all of them are running
+  // at the next one: no need to look at each lane (-1: look).
+  let resume = -1;
   for (;;) {
     let next = Number.POSITIVE_INFINITY;
     // Whether every lane is running at one pc, so none needs a look of its own.
     let together = true;
-    const first = pc[0] as number;
-    for (let lane = 0; lane < size; lane++) {
-      if (status[lane] !== RUNNING) {
-        together = false;
-        continue;
+    if (resume >= 0) {
+      next = resume;
+      resume = -1;
+    } else {
+      const first = pc[0] as number;
+      for (let lane = 0; lane < size; lane++) {
+        if (status[lane] !== RUNNING) {
+          together = false;
+          continue;
+        }
+        const at = pc[lane] as number;
+        if (at !== first) together = false;
+        if (at < next) next = at;
       }
-      const at = pc[lane] as number;
-      if (at !== first) together = false;
-      if (at < next) next = at;
     }
     if (next === Number.POSITIVE_INFINITY) return;
     const instruction = program.instructions[next];
@@ -146,11 +152,12 @@ function runWarp(
       for (let lane = 0; lane < size; lane++) pc[lane] = next + 1;
       lanes = everyLane;
       off = NO_LANES;
+      if (!instruction.changesFlow) resume = next + 1;
     } else {
+      const active: number[] = [];
+      const skipped: number[] = [];
       lanes = active;
       off = skipped;
-      active.length = 0;
-      skipped.length = 0;
       for (let lane = 0; lane < size; lane++) {
         if (status[lane] !== RUNNING || pc[lane] !== next) continue;
         pc[lane] = next + 1;
