@@ -165,6 +165,18 @@ interface WarpAccess {
 
 /** Bytes in the union of the accesses' byte ranges: lanes asking for the same byte count it once. */
 function distinctBytes(accesses: readonly WarpAccess[]): number {
+  // Ranges in address order that do not overlap (the usual coalesced access) just add up.
+  let total = 0;
+  let end = -Infinity;
+  for (const { address, size } of accesses) {
+    if (address < end) return overlappingBytes(accesses);
+    total += size;
+    end = address + size;
+  }
+  return total;
+}
+
+function overlappingBytes(accesses: readonly WarpAccess[]): number {
   const ranges = accesses
     .map(({ address, size }) => [address, address + size] as const)
     .sort((a, b) => a[0] - b[0]);
