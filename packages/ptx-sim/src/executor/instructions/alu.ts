@@ -86,10 +86,11 @@ export const compileAlu: InstructionCompiler = (instruction, { symbols }) => {
     writerCount === 1 && destinationType !== 's8' && destinationType !== 's16'
       ? word32Slot(operands[0] ?? { kind: 'sink' }, symbols)
       : -1;
-  // Reused by every execution: evaluate only reads it while computing one lane. Holding a bigint
-  // from the start gives every instruction's array the same generic elements kind, so the ops'
-  // destructuring stays on V8's fast path.
-  const sources: Bits[] = Array.from({ length: readerCount }, (): Bits => 0n);
+  // Reused by every execution: evaluate only reads it while computing one lane. Sources of up to
+  // 32 bits are numbers: an array of doubles holds them unboxed. Others hold a bigint from the
+  // start. Either way an op's array keeps one elements kind, so its destructuring stays fast.
+  const narrow = op.sourceTypes.every((type) => type === 'pred' || typeBytes(type) <= 4);
+  const sources: Bits[] = Array.from({ length: readerCount }, (): Bits => (narrow ? 0.5 : 0n));
   return {
     family: op.family,
     execute(context, lanes) {
@@ -121,7 +122,9 @@ export const compileAlu: InstructionCompiler = (instruction, { symbols }) => {
         }
         if (inlineDestination >= 0) {
           // What the register's writer stores: fitBits(result, 4), and the definedness.
-          const result = results[0] ?? 0;
+          // at() rather than [0]: ops return arrays of several elements kinds, and an indexed load
+          // site that sees them all is many times slower than the builtin.
+          const result = results.at(0) ?? 0;
           values[inlineDestination + lane] =
             typeof result === 'number' ? result >>> 0 : (fitBits(result, 4) as number);
           shadow[inlineDestination + lane] = defined ? DEFINED : UNDEFINED;
@@ -130,7 +133,7 @@ export const compileAlu: InstructionCompiler = (instruction, { symbols }) => {
             (writers[index] as (typeof writers)[number])(
               context,
               lane,
-              results[index] ?? 0,
+              results.at(index) ?? 0,
               defined,
             );
       }
