@@ -1,7 +1,7 @@
 import type { SourceLocation } from '../ast.js';
 import type { Bits } from '../semantics/types.js';
 import type { BufferTraffic } from './counters.js';
-import { SHARED_WINDOW, readBits, writeBits } from './memory.js';
+import { SHARED_WINDOW, isAligned, readBits, writeBits } from './memory.js';
 import { report, threadIndex, type ExecutionContext } from './state.js';
 
 export type Space = 'global' | 'shared' | 'local' | 'param' | 'const' | 'generic';
@@ -46,7 +46,7 @@ function locate(
   }
   const { size, location } = request;
   const verb = write ? 'write' : 'read';
-  if (address % size !== 0 && context.simulation.sanitize) {
+  if (!isAligned(address, size) && context.simulation.sanitize) {
     report(
       context,
       'misaligned',

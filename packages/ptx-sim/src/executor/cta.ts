@@ -98,6 +98,7 @@ export function allocateCtaResources(program: Program, simulation: SimulationSta
 }
 
 const NO_LANES: number[] = [];
+const WHOLE_WARP: number[] = Array.from({ length: WARP }, (_, lane) => lane);
 
 /**
  * Runs one warp until none of its lanes can move: each step takes the lowest pc among running
@@ -114,7 +115,7 @@ function runWarp(
   const { warp, simulation } = context;
   const { pc, status, size } = warp;
   // Every lane of the warp, handed over as is when all of them run the instruction (no copy).
-  const everyLane = Array.from({ length: size }, (_, lane) => lane);
+  const everyLane = size === WARP ? WHOLE_WARP : Array.from({ length: size }, (_, lane) => lane);
   // After every lane ran an instruction that leaves pcs and states alone, all of them are running
   // at the next one: no need to look at each lane (-1: look).
   let resume = -1;

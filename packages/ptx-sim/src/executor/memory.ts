@@ -12,6 +12,16 @@ export interface GlobalBuffer {
   readonly view: DataView;
 }
 
+/**
+ * Whether `address % size === 0`. For a power-of-two size the quotient and product are exact, so
+ * this avoids the slow floating-point remainder that addresses above 2^31 would take.
+ */
+export function isAligned(address: number, size: number): boolean {
+  return (size & (size - 1)) === 0
+    ? address - Math.floor(address / size) * size === 0
+    : address % size === 0;
+}
+
 /** Reads `size` bytes (1, 2, 4 or 8) little-endian; 8-byte values come back as bigint. */
 export function readBits(view: DataView, offset: number, size: number): Bits {
   switch (size) {

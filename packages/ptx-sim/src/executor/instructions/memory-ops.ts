@@ -9,7 +9,7 @@ import {
 import { PtxSyntaxError } from '../../errors.js';
 import type { Bits } from '../../semantics/types.js';
 import { countAtomicSectors, countSectors, load, store, type Space } from '../access.js';
-import { SHARED_WINDOW } from '../memory.js';
+import { SHARED_WINDOW, isAligned } from '../memory.js';
 import {
   compileElementAddress,
   compileReader,
@@ -95,7 +95,7 @@ function checkAlignment(
   instruction: Instruction,
   space: Space,
 ): boolean {
-  if (address % bytes === 0 || !context.simulation.sanitize) return true;
+  if (isAligned(address, bytes) || !context.simulation.sanitize) return true;
   report(
     context,
     'misaligned',
