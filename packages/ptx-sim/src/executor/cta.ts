@@ -2,6 +2,7 @@ import { typeBytes } from '../ast.js';
 import type { Bits } from '../semantics/types.js';
 import type { Program } from './compile.js';
 import type { Executable } from './program.js';
+import { lanesOf } from './lane-lists.js';
 import { SharedMemory } from './memory.js';
 import {
   AT_BARRIER,
@@ -97,8 +98,7 @@ export function allocateCtaResources(program: Program, simulation: SimulationSta
   };
 }
 
-const NO_LANES: number[] = [];
-const WHOLE_WARP: number[] = Array.from({ length: WARP }, (_, lane) => lane);
+const NO_LANES: readonly number[] = [];
 
 /**
  * Runs one warp until none of its lanes can move: each step takes the lowest pc among running
@@ -114,59 +114,49 @@ function runWarp(
 ): void {
   const { warp, simulation } = context;
   const { pc, status, size } = warp;
-  // Every lane of the warp, handed over as is when all of them run the instruction (no copy).
-  const everyLane = size === WARP ? WHOLE_WARP : Array.from({ length: size }, (_, lane) => lane);
-  // After every lane ran an instruction that leaves pcs and states alone, all of them are running
-  // at the next one: no need to look at each lane (-1: look).
+  // The lanes at the step's pc. After an instruction that leaves pcs and states alone they all sit
+  // at the next pc, and so does no other lane while that is below `second`: the next step needs
+  // no look at each lane (`resume`, -1: look).
+  let present: readonly number[] = NO_LANES;
+  let second = Number.POSITIVE_INFINITY;
   let resume = -1;
   for (;;) {
-    let next = Number.POSITIVE_INFINITY;
-    // Whether every lane is running at one pc, so none needs a look of its own.
-    let together = true;
-    if (resume >= 0) {
-      next = resume;
-      resume = -1;
-    } else {
-      const first = pc[0] as number;
+    let next = resume;
+    resume = -1;
+    if (next < 0) {
+      next = Number.POSITIVE_INFINITY;
+      second = Number.POSITIVE_INFINITY;
+      let mask = 0;
       for (let lane = 0; lane < size; lane++) {
-        if (status[lane] !== RUNNING) {
-          together = false;
-          continue;
-        }
+        if (status[lane] !== RUNNING) continue;
         const at = pc[lane] as number;
-        if (at !== first) together = false;
-        if (at < next) next = at;
+        if (at < next) {
+          second = next;
+          next = at;
+          mask = 1 << lane;
+        } else if (at === next) mask |= 1 << lane;
+        else if (at < second) second = at;
       }
+      if (next === Number.POSITIVE_INFINITY) return;
+      present = lanesOf(mask);
     }
-    if (next === Number.POSITIVE_INFINITY) return;
     const instruction = program.instructions[next];
     if (instruction === undefined) {
       // Falling off the end of the body returns.
-      for (let lane = 0; lane < size; lane++)
-        if (status[lane] === RUNNING && pc[lane] === next) status[lane] = EXITED;
+      for (let index = 0; index < present.length; index++)
+        status[present[index] as number] = EXITED;
       continue;
     }
+    for (let index = 0; index < present.length; index++) pc[present[index] as number] = next + 1;
     const guard = instruction.guard;
-    let lanes: number[];
-    let off: number[];
-    if (together && guard === undefined) {
-      for (let lane = 0; lane < size; lane++) pc[lane] = next + 1;
-      lanes = everyLane;
-      off = NO_LANES;
-      if (!instruction.changesFlow) resume = next + 1;
-    } else {
-      const active: number[] = [];
-      const skipped: number[] = [];
-      lanes = active;
-      off = skipped;
-      for (let lane = 0; lane < size; lane++) {
-        if (status[lane] !== RUNNING || pc[lane] !== next) continue;
-        pc[lane] = next + 1;
-        if (guard === undefined) {
-          active.push(lane);
-          continue;
-        }
-        const state = warp.shadow[guard.slot + lane] ?? DEFINED;
+    let lanes = present;
+    let off = NO_LANES;
+    if (guard !== undefined) {
+      let on = 0;
+      let skipped = 0;
+      for (let index = 0; index < present.length; index++) {
+        const lane = present[index] as number;
+        const state = warp.shadow[guard.slot + lane] as number;
         if (state !== DEFINED && simulation.sanitize) {
           // An undefined guard decides control flow: memcheck's "conditional jump" case.
           report(
@@ -177,9 +167,11 @@ function runWarp(
             lane,
           );
         }
-        if ((warp.values[guard.slot + lane] === 1) !== guard.negated) active.push(lane);
-        else skipped.push(lane);
+        if ((warp.values[guard.slot + lane] === 1) !== guard.negated) on |= 1 << lane;
+        else skipped |= 1 << lane;
       }
+      lanes = lanesOf(on);
+      off = lanesOf(skipped);
     }
     // A family enters the counters when first issued, so they list families in that order.
     const issuedBefore = issued[next] as number;
@@ -192,6 +184,7 @@ function runWarp(
     }
     if (lanes.length > 0 || instruction.collective === true)
       instruction.execute(context, lanes, off);
+    if (!instruction.changesFlow && next + 1 < second) resume = next + 1;
   }
 }
 

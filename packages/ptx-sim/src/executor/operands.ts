@@ -95,6 +95,31 @@ function floatBits(value: number, type: 'f32' | 'f64' | PtxType): Bits {
 
 const SPECIAL = /^%(tid|ntid|ctaid|nctaid)\.([xyz])$/;
 
+const lanemask =
+  (select: (lane: number, other: number) => boolean): Reader =>
+  (_context, lane) => {
+    let mask = 0;
+    for (let other = 0; other < WARP; other++) if (select(lane, other)) mask |= 1 << other;
+    return mask >>> 0;
+  };
+
+/** Special registers other than %tid/%ntid/%ctaid/%nctaid; built once, as they keep no state. */
+const SPECIAL_READERS: Record<string, Reader> = {
+  '%laneid': (_context, lane) => lane,
+  '%warpid': (context) => context.warp.index,
+  '%nwarpid': (context) => context.cta.warps.length,
+  '%smid': () => 0,
+  '%nsmid': () => 1,
+  '%gridid': () => 0,
+  '%clock': (context) => context.simulation.clock >>> 0,
+  '%clock64': (context) => BigInt(context.simulation.clock),
+  '%lanemask_eq': lanemask((lane, other) => other === lane),
+  '%lanemask_lt': lanemask((lane, other) => other < lane),
+  '%lanemask_le': lanemask((lane, other) => other <= lane),
+  '%lanemask_gt': lanemask((lane, other) => other > lane),
+  '%lanemask_ge': lanemask((lane, other) => other >= lane),
+};
+
 /** A reader for a special register (`%tid.x`, `%laneid`, …), or undefined if `name` is not one. */
 function specialReader(name: string): Reader | undefined {
   const match = SPECIAL.exec(name);
@@ -117,29 +142,7 @@ function specialReader(name: string): Reader | undefined {
         return (context) => context.simulation.grid[axis] as number;
     }
   }
-  const lanemask =
-    (select: (lane: number, other: number) => boolean): Reader =>
-    (_context, lane) => {
-      let mask = 0;
-      for (let other = 0; other < WARP; other++) if (select(lane, other)) mask |= 1 << other;
-      return mask >>> 0;
-    };
-  const specials: Record<string, Reader> = {
-    '%laneid': (_context, lane) => lane,
-    '%warpid': (context) => context.warp.index,
-    '%nwarpid': (context) => context.cta.warps.length,
-    '%smid': () => 0,
-    '%nsmid': () => 1,
-    '%gridid': () => 0,
-    '%clock': (context) => context.simulation.clock >>> 0,
-    '%clock64': (context) => BigInt(context.simulation.clock),
-    '%lanemask_eq': lanemask((lane, other) => other === lane),
-    '%lanemask_lt': lanemask((lane, other) => other < lane),
-    '%lanemask_le': lanemask((lane, other) => other <= lane),
-    '%lanemask_gt': lanemask((lane, other) => other > lane),
-    '%lanemask_ge': lanemask((lane, other) => other >= lane),
-  };
-  return specials[name];
+  return SPECIAL_READERS[name];
 }
 
 /** The address a symbol stands for when used as a value (`mov.u32 %r, shared_x`). */
