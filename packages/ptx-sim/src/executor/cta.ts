@@ -66,12 +66,15 @@ export interface CtaResources {
   readonly wideSlots: readonly number[];
   /** Warp instructions issued per instruction since the counters last took them (addCounts). */
   readonly issued: Float64Array;
+  /** The instructions issued at all since then, each once. */
+  readonly touched: number[];
 }
 
 /** Adds the warp instructions issued per instruction to the counters by family and issue class. */
-function addCounts(program: Program, simulation: SimulationState, issued: Float64Array): void {
+function addCounts(program: Program, simulation: SimulationState, resources: CtaResources): void {
+  const { issued, touched } = resources;
   const { warpInstructions, warpInstructionsByClass } = simulation.counters;
-  for (let index = 0; index < issued.length; index++) {
+  for (const index of touched) {
     const count = issued[index] as number;
     if (count === 0) continue;
     const instruction = program.instructions[index] as Executable;
@@ -79,6 +82,7 @@ function addCounts(program: Program, simulation: SimulationState, issued: Float6
     warpInstructionsByClass[instruction.issueClass] += count;
     issued[index] = 0;
   }
+  touched.length = 0;
 }
 
 export function allocateCtaResources(program: Program, simulation: SimulationState): CtaResources {
@@ -95,6 +99,7 @@ export function allocateCtaResources(program: Program, simulation: SimulationSta
     shared: new SharedMemory(program.sharedBytes, warps.length),
     wideSlots,
     issued: new Float64Array(program.instructions.length),
+    touched: [],
   };
 }
 
@@ -110,7 +115,7 @@ function runWarp(
   program: Program,
   context: ExecutionContext,
   limit: number,
-  issued: Float64Array,
+  { issued, touched }: CtaResources,
 ): void {
   const { warp, simulation } = context;
   const { pc, status, size } = warp;
@@ -176,7 +181,10 @@ function runWarp(
     // A family enters the counters when first issued, so they list families in that order.
     const issuedBefore = issued[next] as number;
     issued[next] = issuedBefore + 1;
-    if (issuedBefore === 0) simulation.counters.warpInstructions[instruction.family] ??= 0;
+    if (issuedBefore === 0) {
+      touched.push(next);
+      simulation.counters.warpInstructions[instruction.family] ??= 0;
+    }
     simulation.counters.threadInstructions += lanes.length;
     simulation.clock += lanes.length;
     if (simulation.counters.threadInstructions > limit) {
@@ -198,19 +206,19 @@ export function runCta(
 ): void {
   const [x, y, z] = simulation.block;
   const threads = x * y * z;
-  const { warps, shared, wideSlots, issued } = resources;
+  const { warps, shared, wideSlots } = resources;
   for (const warp of warps) resetWarp(warp, wideSlots);
   shared.reset();
   const cta: CtaState = { id, shared, warps, threads };
   const contexts = warps.map((warp): ExecutionContext => ({ simulation, cta, warp }));
   try {
     for (;;) {
-      for (const context of contexts) runWarp(program, context, limit, issued);
+      for (const context of contexts) runWarp(program, context, limit, resources);
       if (!releaseBarrier(program, simulation, contexts, threads)) return;
       cta.shared.epoch++;
     }
   } finally {
-    addCounts(program, simulation, issued);
+    addCounts(program, simulation, resources);
   }
 }
 
