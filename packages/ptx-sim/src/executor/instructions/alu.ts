@@ -18,6 +18,21 @@ import { DEFINED, UNDEFINED } from '../state.js';
 const WORD_REGISTER = 1;
 const CONSTANT = 2;
 
+// Each builder has its own array literal, so V8 never gives one's arrays the other's elements kind.
+/** `length` placeholders in an array of doubles (numbers stored unboxed). */
+function doubles(length: number): Bits[] {
+  const array: number[] = [];
+  for (let index = 0; index < length; index++) array.push(0.5);
+  return array;
+}
+
+/** `length` placeholders in a generic array (bigints and numbers). */
+function generic(length: number): Bits[] {
+  const array: Bits[] = [];
+  for (let index = 0; index < length; index++) array.push(0n);
+  return array;
+}
+
 /**
  * Every ALU op: operands flatten (vectors, `d|p` pairs); the first ones are destinations. ALU ops
  * only compute, so an undefined source is no finding: the results are marked undefined (for selp,
@@ -67,7 +82,7 @@ export const compileAlu: InstructionCompiler = (instruction, { symbols }) => {
   // constant (immediate or symbol). The readers stay for everything else.
   const sourceKinds = new Int8Array(readerCount);
   const sourceSlots = new Int32Array(readerCount);
-  const constants: Bits[] = Array.from({ length: readerCount }, (): Bits => 0n);
+  const constants = generic(readerCount);
   op.sourceTypes.forEach((type, index) => {
     const operand = sourceOperands[index] ?? { kind: 'sink' };
     const slot = word32Slot(operand, symbols);
@@ -90,7 +105,7 @@ export const compileAlu: InstructionCompiler = (instruction, { symbols }) => {
   // 32 bits are numbers: an array of doubles holds them unboxed. Others hold a bigint from the
   // start. Either way an op's array keeps one elements kind, so its destructuring stays fast.
   const narrow = op.sourceTypes.every((type) => type === 'pred' || typeBytes(type) <= 4);
-  const sources: Bits[] = Array.from({ length: readerCount }, (): Bits => (narrow ? 0.5 : 0n));
+  const sources = narrow ? doubles(readerCount) : generic(readerCount);
   return {
     family: op.family,
     execute(context, lanes) {
