@@ -1,7 +1,7 @@
 import type { SourceLocation } from '../ast.js';
 import type { Bits } from '../semantics/types.js';
 import type { BufferTraffic } from './counters.js';
-import { SHARED_WINDOW, readBits, writeBits } from './memory.js';
+import { SHARED_WINDOW, isAligned, readBits, writeBits } from './memory.js';
 import { report, threadIndex, type ExecutionContext } from './state.js';
 
 export type Space = 'global' | 'shared' | 'local' | 'param' | 'const' | 'generic';
@@ -15,12 +15,19 @@ export interface AccessRequest {
   readonly atomic?: boolean;
 }
 
-/** Resolves generic addresses: the shared window above SHARED_WINDOW, global below. */
-function resolve(request: AccessRequest): { space: Space; address: number } {
-  if (request.space !== 'generic') return request;
-  return request.address >= SHARED_WINDOW
-    ? { space: 'shared', address: request.address - SHARED_WINDOW }
-    : { space: 'global', address: request.address };
+/** Where an access landed; one object, overwritten by every locate (its callers use it at once). */
+interface Place {
+  view: DataView;
+  offset: number;
+  buffer: string | undefined;
+}
+const place: Place = { view: new DataView(new ArrayBuffer(0)), offset: 0, buffer: undefined };
+
+function found(view: DataView, offset: number, buffer?: string): Place {
+  place.view = view;
+  place.offset = offset;
+  place.buffer = buffer;
+  return place;
 }
 
 function locate(
@@ -28,11 +35,18 @@ function locate(
   lane: number,
   request: AccessRequest,
   write: boolean,
-): { view: DataView; offset: number; buffer?: string } | undefined {
-  const { space, address } = resolve(request);
+): Place | undefined {
+  // Generic addresses resolve to the shared window above SHARED_WINDOW, global below.
+  let { space, address } = request;
+  if (space === 'generic') {
+    if (address >= SHARED_WINDOW) {
+      space = 'shared';
+      address -= SHARED_WINDOW;
+    } else space = 'global';
+  }
   const { size, location } = request;
   const verb = write ? 'write' : 'read';
-  if (address % size !== 0 && context.simulation.sanitize) {
+  if (!isAligned(address, size) && context.simulation.sanitize) {
     report(
       context,
       'misaligned',
@@ -55,7 +69,7 @@ function locate(
         report(context, 'out-of-bounds', `${size}-byte global ${verb} ${where}`, location, lane);
         return undefined;
       }
-      return { view: buffer.view, offset: address - buffer.base, buffer: buffer.name };
+      return found(buffer.view, address - buffer.base, buffer.name);
     }
     case 'shared': {
       const { shared } = context.cta;
@@ -81,7 +95,7 @@ function locate(
           );
         }
       }
-      return { view: shared.view, offset: address };
+      return found(shared.view, address);
     }
     case 'local': {
       const view = context.warp.local[lane] as DataView;
@@ -95,7 +109,7 @@ function locate(
         );
         return undefined;
       }
-      return { view, offset: address };
+      return found(view, address);
     }
     case 'param': {
       const { params } = context.simulation;
@@ -111,7 +125,7 @@ function locate(
         );
         return undefined;
       }
-      return { view: params, offset: address };
+      return found(params, address);
     }
     default:
       return undefined;
@@ -120,13 +134,13 @@ function locate(
 
 /** Reads `size` bytes for one lane; faults are findings and read as zero. */
 export function load(context: ExecutionContext, lane: number, request: AccessRequest): Bits {
-  const place = locate(context, lane, request, false);
-  if (place === undefined) return request.size === 8 ? 0n : 0;
-  if (place.buffer !== undefined) {
-    const traffic = context.simulation.counters.buffers[place.buffer];
+  const at = locate(context, lane, request, false);
+  if (at === undefined) return request.size === 8 ? 0n : 0;
+  if (at.buffer !== undefined) {
+    const traffic = context.simulation.counters.buffers[at.buffer];
     if (traffic !== undefined) traffic.bytesRead += request.size;
   }
-  return readBits(place.view, place.offset, request.size);
+  return readBits(at.view, at.offset, request.size);
 }
 
 export function store(
@@ -135,13 +149,13 @@ export function store(
   request: AccessRequest,
   value: Bits,
 ): void {
-  const place = locate(context, lane, request, true);
-  if (place === undefined) return;
-  if (place.buffer !== undefined) {
-    const traffic = context.simulation.counters.buffers[place.buffer];
+  const at = locate(context, lane, request, true);
+  if (at === undefined) return;
+  if (at.buffer !== undefined) {
+    const traffic = context.simulation.counters.buffers[at.buffer];
     if (traffic !== undefined) traffic.bytesWritten += request.size;
   }
-  writeBits(place.view, place.offset, request.size, value);
+  writeBits(at.view, at.offset, request.size, value);
 }
 
 interface WarpAccess {
@@ -151,6 +165,18 @@ interface WarpAccess {
 
 /** Bytes in the union of the accesses' byte ranges: lanes asking for the same byte count it once. */
 function distinctBytes(accesses: readonly WarpAccess[]): number {
+  // Ranges in address order that do not overlap (the usual coalesced access) just add up.
+  let total = 0;
+  let end = -Infinity;
+  for (const { address, size } of accesses) {
+    if (address < end) return overlappingBytes(accesses);
+    total += size;
+    end = address + size;
+  }
+  return total;
+}
+
+function overlappingBytes(accesses: readonly WarpAccess[]): number {
   const ranges = accesses
     .map(({ address, size }) => [address, address + size] as const)
     .sort((a, b) => a[0] - b[0]);

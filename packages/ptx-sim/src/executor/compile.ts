@@ -162,12 +162,17 @@ export function compileEntry(
     }
     for (const compiler of COMPILERS) {
       const compiled = compiler(instruction, { symbols, labels });
+      // Every executable has the same properties in the same order (one object shape), so the
+      // scheduler's reads of them stay monomorphic.
       if (compiled !== undefined)
         return {
-          ...compiled,
+          family: compiled.family,
           location,
           issueClass: issueClassOf(instruction),
-          ...(guard === undefined ? {} : { guard }),
+          guard,
+          collective: compiled.collective === true,
+          changesFlow: compiled.changesFlow === true,
+          execute: compiled.execute,
         };
     }
     throw new PtxSyntaxError(

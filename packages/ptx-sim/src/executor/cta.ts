@@ -1,4 +1,8 @@
+import { typeBytes } from '../ast.js';
+import type { Bits } from '../semantics/types.js';
 import type { Program } from './compile.js';
+import type { Executable } from './program.js';
+import { lanesOf } from './lane-lists.js';
 import { SharedMemory } from './memory.js';
 import {
   AT_BARRIER,
@@ -30,18 +34,76 @@ export class StepLimitError extends Error {
 }
 
 function createWarp(program: Program, index: number, size: number): WarpState {
-  const status = new Uint8Array(WARP).fill(EXITED);
-  status.fill(RUNNING, 0, size);
   return {
     index,
     size,
     pc: new Int32Array(WARP),
-    status,
-    values: new Array(program.registerCount * WARP).fill(0),
+    status: new Uint8Array(WARP),
+    values: new Float64Array(program.registerCount * WARP),
+    wide: new Array<Bits>(program.registerCount * WARP).fill(0n),
     shadow: new Uint8Array(program.registerCount * WARP),
     local: Array.from({ length: WARP }, () => new DataView(new ArrayBuffer(program.localBytes))),
   };
 }
+
+/** Puts a warp back in the state of a fresh one: lanes at pc 0, registers zero and never written. */
+function resetWarp(warp: WarpState, wideSlots: readonly number[]): void {
+  warp.pc.fill(0);
+  warp.status.fill(EXITED);
+  warp.status.fill(RUNNING, 0, warp.size);
+  warp.values.fill(0);
+  for (const slot of wideSlots) warp.wide.fill(0n, slot, slot + WARP);
+  warp.shadow.fill(0);
+  for (const view of warp.local)
+    if (view.byteLength > 0) new Uint8Array(view.buffer, view.byteOffset, view.byteLength).fill(0);
+}
+
+/** Warps and shared memory of a CTA, allocated once per launch and reset for every CTA. */
+export interface CtaResources {
+  readonly warps: WarpState[];
+  readonly shared: SharedMemory;
+  /** First slots of the registers wider than 32 bits, whose values live in `wide`. */
+  readonly wideSlots: readonly number[];
+  /** Warp instructions issued per instruction since the counters last took them (addCounts). */
+  readonly issued: Float64Array;
+  /** The instructions issued at all since then, each once. */
+  readonly touched: number[];
+}
+
+/** Adds the warp instructions issued per instruction to the counters by family and issue class. */
+function addCounts(program: Program, simulation: SimulationState, resources: CtaResources): void {
+  const { issued, touched } = resources;
+  const { warpInstructions, warpInstructionsByClass } = simulation.counters;
+  for (const index of touched) {
+    const count = issued[index] as number;
+    if (count === 0) continue;
+    const instruction = program.instructions[index] as Executable;
+    warpInstructions[instruction.family] = (warpInstructions[instruction.family] ?? 0) + count;
+    warpInstructionsByClass[instruction.issueClass] += count;
+    issued[index] = 0;
+  }
+  touched.length = 0;
+}
+
+export function allocateCtaResources(program: Program, simulation: SimulationState): CtaResources {
+  const [x, y, z] = simulation.block;
+  const threads = x * y * z;
+  const warps = Array.from({ length: Math.ceil(threads / WARP) }, (_, index) =>
+    createWarp(program, index, Math.min(WARP, threads - index * WARP)),
+  );
+  const wideSlots = [...program.symbols.registers.values()]
+    .filter((register) => register.type !== 'pred' && typeBytes(register.type) > 4)
+    .map((register) => register.index * WARP);
+  return {
+    warps,
+    shared: new SharedMemory(program.sharedBytes, warps.length),
+    wideSlots,
+    issued: new Float64Array(program.instructions.length),
+    touched: [],
+  };
+}
+
+const NO_LANES: readonly number[] = [];
 
 /**
  * Runs one warp until none of its lanes can move: each step takes the lowest pc among running
@@ -49,57 +111,88 @@ function createWarp(program: Program, index: number, size: number): WarpState {
  * first instruction they share (structured control flow), and warp-collective instructions see
  * exactly the lanes that arrived together.
  */
-function runWarp(program: Program, context: ExecutionContext, limit: number): void {
+function runWarp(
+  program: Program,
+  context: ExecutionContext,
+  limit: number,
+  { issued, touched }: CtaResources,
+): void {
   const { warp, simulation } = context;
-  const { pc, status } = warp;
-  const active: number[] = [];
-  const skipped: number[] = [];
+  const { pc, status, size } = warp;
+  // The lanes at the step's pc. After an instruction that leaves pcs and states alone they all sit
+  // at the next pc, and so does no other lane while that is below `second`: the next step needs
+  // no look at each lane (`resume`, -1: look).
+  let present: readonly number[] = NO_LANES;
+  let second = Number.POSITIVE_INFINITY;
+  let resume = -1;
   for (;;) {
-    let next = Number.POSITIVE_INFINITY;
-    for (let lane = 0; lane < warp.size; lane++)
-      if (status[lane] === RUNNING && (pc[lane] as number) < next) next = pc[lane] as number;
-    if (next === Number.POSITIVE_INFINITY) return;
+    let next = resume;
+    resume = -1;
+    if (next < 0) {
+      next = Number.POSITIVE_INFINITY;
+      second = Number.POSITIVE_INFINITY;
+      let mask = 0;
+      for (let lane = 0; lane < size; lane++) {
+        if (status[lane] !== RUNNING) continue;
+        const at = pc[lane] as number;
+        if (at < next) {
+          second = next;
+          next = at;
+          mask = 1 << lane;
+        } else if (at === next) mask |= 1 << lane;
+        else if (at < second) second = at;
+      }
+      if (next === Number.POSITIVE_INFINITY) return;
+      present = lanesOf(mask);
+    }
     const instruction = program.instructions[next];
-    active.length = 0;
-    skipped.length = 0;
     if (instruction === undefined) {
       // Falling off the end of the body returns.
-      for (let lane = 0; lane < warp.size; lane++)
-        if (status[lane] === RUNNING && pc[lane] === next) status[lane] = EXITED;
+      for (let index = 0; index < present.length; index++)
+        status[present[index] as number] = EXITED;
       continue;
     }
+    for (let index = 0; index < present.length; index++) pc[present[index] as number] = next + 1;
     const guard = instruction.guard;
-    for (let lane = 0; lane < warp.size; lane++) {
-      if (status[lane] !== RUNNING || pc[lane] !== next) continue;
-      pc[lane] = next + 1;
-      if (guard === undefined) {
-        active.push(lane);
-        continue;
+    let lanes = present;
+    let off = NO_LANES;
+    if (guard !== undefined) {
+      let on = 0;
+      let skipped = 0;
+      for (let index = 0; index < present.length; index++) {
+        const lane = present[index] as number;
+        const state = warp.shadow[guard.slot + lane] as number;
+        if (state !== DEFINED && simulation.sanitize) {
+          // An undefined guard decides control flow: memcheck's "conditional jump" case.
+          report(
+            context,
+            'uninitialized-register',
+            `guard reads ${undefinedBecause(guard.name, state)}`,
+            instruction.location,
+            lane,
+          );
+        }
+        if ((warp.values[guard.slot + lane] === 1) !== guard.negated) on |= 1 << lane;
+        else skipped |= 1 << lane;
       }
-      const state = warp.shadow[guard.slot + lane] ?? DEFINED;
-      if (state !== DEFINED && simulation.sanitize) {
-        // An undefined guard decides control flow: memcheck's "conditional jump" case.
-        report(
-          context,
-          'uninitialized-register',
-          `guard reads ${undefinedBecause(guard.name, state)}`,
-          instruction.location,
-          lane,
-        );
-      }
-      if ((warp.values[guard.slot + lane] === 1) !== guard.negated) active.push(lane);
-      else skipped.push(lane);
+      lanes = lanesOf(on);
+      off = lanesOf(skipped);
     }
-    const counts = simulation.counters.warpInstructions;
-    counts[instruction.family] = (counts[instruction.family] ?? 0) + 1;
-    simulation.counters.warpInstructionsByClass[instruction.issueClass] += 1;
-    simulation.counters.threadInstructions += active.length;
-    simulation.clock += active.length;
+    // A family enters the counters when first issued, so they list families in that order.
+    const issuedBefore = issued[next] as number;
+    issued[next] = issuedBefore + 1;
+    if (issuedBefore === 0) {
+      touched.push(next);
+      simulation.counters.warpInstructions[instruction.family] ??= 0;
+    }
+    simulation.counters.threadInstructions += lanes.length;
+    simulation.clock += lanes.length;
     if (simulation.counters.threadInstructions > limit) {
       throw new StepLimitError(limit, instruction.location.line);
     }
-    if (active.length > 0 || instruction.collective === true)
-      instruction.execute(context, active, skipped);
+    if (lanes.length > 0 || instruction.collective === true)
+      instruction.execute(context, lanes, off);
+    if (!instruction.changesFlow && next + 1 < second) resume = next + 1;
   }
 }
 
@@ -109,58 +202,83 @@ export function runCta(
   simulation: SimulationState,
   id: readonly [number, number, number],
   limit: number,
+  resources: CtaResources = allocateCtaResources(program, simulation),
 ): void {
   const [x, y, z] = simulation.block;
   const threads = x * y * z;
-  const warps = Array.from({ length: Math.ceil(threads / WARP) }, (_, index) =>
-    createWarp(program, index, Math.min(WARP, threads - index * WARP)),
-  );
-  const cta: CtaState = {
-    id,
-    shared: new SharedMemory(program.sharedBytes, warps.length),
-    warps,
-    threads,
-  };
+  const { warps, shared, wideSlots } = resources;
+  for (const warp of warps) resetWarp(warp, wideSlots);
+  shared.reset();
+  const cta: CtaState = { id, shared, warps, threads };
   const contexts = warps.map((warp): ExecutionContext => ({ simulation, cta, warp }));
-  for (;;) {
-    for (const context of contexts) runWarp(program, context, limit);
-    const waiting: { context: ExecutionContext; lane: number }[] = [];
-    let exited = 0;
-    for (const context of contexts) {
-      for (let lane = 0; lane < context.warp.size; lane++) {
-        if (context.warp.status[lane] === AT_BARRIER) waiting.push({ context, lane });
-        else exited++;
+  try {
+    for (;;) {
+      for (const context of contexts) runWarp(program, context, limit, resources);
+      if (!releaseBarrier(program, simulation, contexts, threads)) return;
+      cta.shared.epoch++;
+    }
+  } finally {
+    addCounts(program, simulation, resources);
+  }
+}
+
+/**
+ * Once every warp stopped: releases the lanes waiting at a barrier, reporting a barrier that not
+ * every thread reached; returns false when none waits (the CTA is done).
+ */
+function releaseBarrier(
+  program: Program,
+  simulation: SimulationState,
+  contexts: readonly ExecutionContext[],
+  threads: number,
+): boolean {
+  let waiting = 0;
+  let exited = 0;
+  let first: ExecutionContext | undefined;
+  let firstLane = 0;
+  for (const context of contexts) {
+    for (let lane = 0; lane < context.warp.size; lane++) {
+      if (context.warp.status[lane] !== AT_BARRIER) exited++;
+      else if (waiting++ === 0) {
+        first = context;
+        firstLane = lane;
       }
     }
-    if (waiting.length === 0) return;
-    const first = waiting[0] as { context: ExecutionContext; lane: number };
-    const barrierPc = (first.context.warp.pc[first.lane] as number) - 1;
-    const location = program.instructions[barrierPc]?.location ?? { line: 0, text: 'bar.sync' };
-    if (simulation.sanitize && exited > 0) {
-      report(
-        first.context,
-        'divergent-barrier',
-        `${waiting.length} of ${threads} threads wait at the barrier while ${exited} have exited`,
-        location,
-        first.lane,
-      );
-    }
-    const elsewhere = waiting.find(
-      ({ context, lane }) => (context.warp.pc[lane] as number) - 1 !== barrierPc,
-    );
-    if (simulation.sanitize && elsewhere !== undefined) {
-      const other =
-        program.instructions[(elsewhere.context.warp.pc[elsewhere.lane] as number) - 1]?.location
-          .line;
-      report(
-        first.context,
-        'divergent-barrier',
-        `threads of one CTA wait at different barriers (lines ${location.line} and ${other})`,
-        location,
-        first.lane,
-      );
-    }
-    for (const { context, lane } of waiting) context.warp.status[lane] = RUNNING;
-    cta.shared.epoch++;
   }
+  if (first === undefined) return false;
+  const barrierPc = (first.warp.pc[firstLane] as number) - 1;
+  const location = program.instructions[barrierPc]?.location ?? { line: 0, text: 'bar.sync' };
+  if (simulation.sanitize && exited > 0) {
+    report(
+      first,
+      'divergent-barrier',
+      `${waiting} of ${threads} threads wait at the barrier while ${exited} have exited`,
+      location,
+      firstLane,
+    );
+  }
+  if (simulation.sanitize) {
+    let other: number | undefined;
+    for (const context of contexts) {
+      for (let lane = 0; lane < context.warp.size && other === undefined; lane++) {
+        const at = (context.warp.pc[lane] as number) - 1;
+        if (context.warp.status[lane] === AT_BARRIER && at !== barrierPc) other = at;
+      }
+      if (other !== undefined) break;
+    }
+    if (other !== undefined) {
+      report(
+        first,
+        'divergent-barrier',
+        `threads of one CTA wait at different barriers (lines ${location.line} and ${program.instructions[other]?.location.line})`,
+        location,
+        firstLane,
+      );
+    }
+  }
+  for (const context of contexts) {
+    const { status, size } = context.warp;
+    for (let lane = 0; lane < size; lane++) if (status[lane] === AT_BARRIER) status[lane] = RUNNING;
+  }
+  return true;
 }

@@ -12,6 +12,16 @@ export interface GlobalBuffer {
   readonly view: DataView;
 }
 
+/**
+ * Whether `address % size === 0`. For a power-of-two size the quotient and product are exact, so
+ * this avoids the slow floating-point remainder that addresses above 2^31 would take.
+ */
+export function isAligned(address: number, size: number): boolean {
+  return (size & (size - 1)) === 0
+    ? address - Math.floor(address / size) * size === 0
+    : address % size === 0;
+}
+
 /** Reads `size` bytes (1, 2, 4 or 8) little-endian; 8-byte values come back as bigint. */
 export function readBits(view: DataView, offset: number, size: number): Bits {
   switch (size) {
@@ -33,7 +43,14 @@ export function writeBits(view: DataView, offset: number, size: number, value: B
     case 2:
       return view.setUint16(offset, Number(value) & 0xffff, true);
     case 4:
-      return view.setUint32(offset, Number(BigInt.asUintN(32, BigInt(value))), true);
+      // ToUint32 of an integer is its value mod 2^32, as asUintN gives (without a bigint).
+      return view.setUint32(
+        offset,
+        typeof value === 'number' && Number.isInteger(value)
+          ? value >>> 0
+          : Number(BigInt.asUintN(32, BigInt(value))),
+        true,
+      );
     default:
       return view.setBigUint64(offset, BigInt.asUintN(64, BigInt(value)), true);
   }
@@ -96,6 +113,19 @@ export class SharedMemory {
     this.readerEpoch = new Int32Array(size).fill(-1);
     this.readerWarpEpoch = new Int32Array(size);
     this.warpEpochs = new Int32Array(warps);
+  }
+
+  /** Back to the state of a new CTA's shared memory (zero bytes, no accesses), for reuse. */
+  reset(): void {
+    this.bytes.fill(0);
+    this.writer.fill(-1);
+    this.writerEpoch.fill(-1);
+    this.writerWarpEpoch.fill(0);
+    this.reader.fill(-1);
+    this.readerEpoch.fill(-1);
+    this.readerWarpEpoch.fill(0);
+    this.warpEpochs.fill(0);
+    this.epoch = 0;
   }
 
   private ordered(other: number, otherWarpEpoch: number, thread: number): boolean {

@@ -95,6 +95,31 @@ function floatBits(value: number, type: 'f32' | 'f64' | PtxType): Bits {
 
 const SPECIAL = /^%(tid|ntid|ctaid|nctaid)\.([xyz])$/;
 
+const lanemask =
+  (select: (lane: number, other: number) => boolean): Reader =>
+  (_context, lane) => {
+    let mask = 0;
+    for (let other = 0; other < WARP; other++) if (select(lane, other)) mask |= 1 << other;
+    return mask >>> 0;
+  };
+
+/** Special registers other than %tid/%ntid/%ctaid/%nctaid; built once, as they keep no state. */
+const SPECIAL_READERS: Record<string, Reader> = {
+  '%laneid': (_context, lane) => lane,
+  '%warpid': (context) => context.warp.index,
+  '%nwarpid': (context) => context.cta.warps.length,
+  '%smid': () => 0,
+  '%nsmid': () => 1,
+  '%gridid': () => 0,
+  '%clock': (context) => context.simulation.clock >>> 0,
+  '%clock64': (context) => BigInt(context.simulation.clock),
+  '%lanemask_eq': lanemask((lane, other) => other === lane),
+  '%lanemask_lt': lanemask((lane, other) => other < lane),
+  '%lanemask_le': lanemask((lane, other) => other <= lane),
+  '%lanemask_gt': lanemask((lane, other) => other > lane),
+  '%lanemask_ge': lanemask((lane, other) => other >= lane),
+};
+
 /** A reader for a special register (`%tid.x`, `%laneid`, …), or undefined if `name` is not one. */
 function specialReader(name: string): Reader | undefined {
   const match = SPECIAL.exec(name);
@@ -117,29 +142,7 @@ function specialReader(name: string): Reader | undefined {
         return (context) => context.simulation.grid[axis] as number;
     }
   }
-  const lanemask =
-    (select: (lane: number, other: number) => boolean): Reader =>
-    (_context, lane) => {
-      let mask = 0;
-      for (let other = 0; other < WARP; other++) if (select(lane, other)) mask |= 1 << other;
-      return mask >>> 0;
-    };
-  const specials: Record<string, Reader> = {
-    '%laneid': (_context, lane) => lane,
-    '%warpid': (context) => context.warp.index,
-    '%nwarpid': (context) => context.cta.warps.length,
-    '%smid': () => 0,
-    '%nsmid': () => 1,
-    '%gridid': () => 0,
-    '%clock': (context) => context.simulation.clock >>> 0,
-    '%clock64': (context) => BigInt(context.simulation.clock),
-    '%lanemask_eq': lanemask((lane, other) => other === lane),
-    '%lanemask_lt': lanemask((lane, other) => other < lane),
-    '%lanemask_le': lanemask((lane, other) => other <= lane),
-    '%lanemask_gt': lanemask((lane, other) => other > lane),
-    '%lanemask_ge': lanemask((lane, other) => other >= lane),
-  };
-  return specials[name];
+  return SPECIAL_READERS[name];
 }
 
 /** The address a symbol stands for when used as a value (`mov.u32 %r, shared_x`). */
@@ -183,6 +186,44 @@ export function compileElementAddress(
   return (context, lane) => first + Number(index(context, lane)) * size;
 }
 
+/** Reads a register as `bytes` wide from its store: `values` up to 32 bits, `wide` above. */
+function registerValue(register: RegisterInfo, slot: number, bytes: number): Reader {
+  if (register.type === 'pred' || typeBytes(register.type) <= 4) {
+    if (bytes === 4) return (context, lane) => (context.warp.values[slot + lane] as number) >>> 0;
+    return (context, lane) => fitBits(context.warp.values[slot + lane] as number, bytes);
+  }
+  // A register wider than 32 bits holds a bigint in [0, 2^64) already, which a wide read keeps.
+  if (bytes > 4) return (context, lane) => context.warp.wide[slot + lane] as bigint;
+  return (context, lane) => fitBits(context.warp.wide[slot + lane] as bigint, bytes);
+}
+
+/** The value of an immediate or symbol operand read as `type`; undefined for other operands. */
+export function constantValue(
+  operand: Operand,
+  type: PtxType,
+  symbols: SymbolTable,
+  location: SourceLocation,
+): Bits | undefined {
+  if (operand.kind === 'integer' || operand.kind === 'float')
+    return immediateBits(operand, type, location);
+  if (operand.kind !== 'symbol') return undefined;
+  const bytes = type === 'pred' ? 1 : typeBytes(type);
+  const address = symbolAddress(symbols, operand.name, location);
+  return fitBits(bytes === 8 ? BigInt(address) : address, bytes);
+}
+
+/**
+ * The first slot of a declared 32-bit register (not a predicate, not a special register), whose
+ * value is a number in [0, 2^32) in `values`; -1 for any other operand. For inline fast paths.
+ */
+export function word32Slot(operand: Operand, symbols: SymbolTable): number {
+  if (operand.kind !== 'register' || specialReader(operand.name) !== undefined) return -1;
+  const register = symbols.registers.get(operand.name);
+  return register !== undefined && register.type !== 'pred' && typeBytes(register.type) === 4
+    ? register.index * WARP
+    : -1;
+}
+
 /**
  * Compiles a source operand read as `type` into a per-lane reader. An undefined register value is
  * a finding (the value is used: an address, a stored value, …) unless `propagates` says the
@@ -208,11 +249,10 @@ export function compileReader(
           `undeclared register ${operand.name}`,
         );
       const slot = register.index * WARP;
-      if (propagates)
-        return (context, lane) => fitBits(context.warp.values[slot + lane] ?? 0, bytes);
+      const value = registerValue(register, slot, bytes);
+      if (propagates) return value;
       return (context, lane) => {
-        const { warp } = context;
-        const state = warp.shadow[slot + lane] ?? DEFINED;
+        const state = context.warp.shadow[slot + lane] as number;
         if (state !== DEFINED && context.simulation.sanitize) {
           report(
             context,
@@ -222,17 +262,13 @@ export function compileReader(
             lane,
           );
         }
-        return fitBits(warp.values[slot + lane] ?? 0, bytes);
+        return value(context, lane);
       };
     }
     case 'integer':
-    case 'float': {
-      const value = immediateBits(operand, type, location);
-      return () => value;
-    }
+    case 'float':
     case 'symbol': {
-      const address = symbolAddress(symbols, operand.name, location);
-      const value = fitBits(bytes === 8 ? BigInt(address) : address, bytes);
+      const value = constantValue(operand, type, symbols, location) as Bits;
       return () => value;
     }
     case 'address': {
@@ -298,15 +334,27 @@ export function compileWriter(
   const bytes = register.type === 'pred' ? 1 : typeBytes(register.type);
   const slot = register.index * WARP;
   const signedBits = type === undefined ? undefined : SIGNED_BITS[type];
+  const wide = bytes > 4;
   if (signedBits !== undefined && register.type !== 'pred' && signedBits < bytes * 8) {
     return (context, lane, value, defined) => {
-      context.warp.values[slot + lane] = fitBits(signExtend(value, signedBits), bytes);
+      const bits = fitBits(signExtend(value, signedBits), bytes);
+      if (wide) context.warp.wide[slot + lane] = bits;
+      else context.warp.values[slot + lane] = bits as number;
       context.warp.shadow[slot + lane] = defined === false ? UNDEFINED : DEFINED;
     };
   }
+  if (register.type === 'pred')
+    return (context, lane, value, defined) => {
+      context.warp.values[slot + lane] = Number(value) & 1;
+      context.warp.shadow[slot + lane] = defined === false ? UNDEFINED : DEFINED;
+    };
+  if (wide)
+    return (context, lane, value, defined) => {
+      context.warp.wide[slot + lane] = fitBits(value, 8);
+      context.warp.shadow[slot + lane] = defined === false ? UNDEFINED : DEFINED;
+    };
   return (context, lane, value, defined) => {
-    context.warp.values[slot + lane] =
-      register.type === 'pred' ? Number(value) & 1 : fitBits(value, bytes);
+    context.warp.values[slot + lane] = fitBits(value, bytes) as number;
     context.warp.shadow[slot + lane] = defined === false ? UNDEFINED : DEFINED;
   };
 }

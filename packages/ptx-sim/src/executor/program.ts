@@ -17,6 +17,8 @@ export interface Executable {
   readonly guard?: { readonly slot: number; readonly negated: boolean; readonly name: string };
   /** Warp-collective instructions see guarded-off lanes too, so they can check their member masks. */
   readonly collective?: boolean;
+  /** Whether `execute` may set pcs or lane states (branches, exits, barriers); others never do. */
+  readonly changesFlow?: boolean;
   execute(context: ExecutionContext, lanes: readonly number[], skipped: readonly number[]): void;
 }
 

@@ -2,7 +2,7 @@ import { typeBytes, type PtxModule } from '../ast.js';
 import { SimulationInputError } from '../errors.js';
 import { compileEntry, initialBytes, type Program } from './compile.js';
 import { emptyCounters, totalWarpInstructions, type Counters } from './counters.js';
-import { runCta } from './cta.js';
+import { allocateCtaResources, runCta } from './cta.js';
 import { FindingLog, type Finding } from './findings.js';
 import { DEFAULT_L2_BYTES, L2Cache } from './l2-cache.js';
 import { GlobalMemory, writeBits } from './memory.js';
@@ -236,6 +236,7 @@ export function simulate(module: PtxModule, options: SimulateOptions): Simulatio
   const count = sampled ? (options.sampleBlocks ?? total) : total;
   const perBlock: number[] = [];
   let firstBlockDramBytesRead: Record<string, number> = {};
+  const resources = allocateCtaResources(program, state);
   for (let index = 0; index < count; index++) {
     // A sample ends with the grid's last block, where a partial tile would show.
     const linear = sampled && index === count - 1 ? total - 1 : index;
@@ -245,6 +246,7 @@ export function simulate(module: PtxModule, options: SimulateOptions): Simulatio
       state,
       [linear % gx, Math.floor(linear / gx) % gy, Math.floor(linear / (gx * gy))],
       limit,
+      resources,
     );
     if (!sampled) continue;
     perBlock.push(totalWarpInstructions(state.counters) - before);

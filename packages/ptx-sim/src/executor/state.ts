@@ -51,7 +51,10 @@ export interface WarpState {
   readonly size: number;
   readonly pc: Int32Array;
   readonly status: Uint8Array;
-  readonly values: Bits[];
+  /** Values of the registers of up to 32 bits (pred included), at slot index x 32 + lane. */
+  readonly values: Float64Array;
+  /** Values of the 64-bit registers (bigints), at the same slots; other slots are unused. */
+  readonly wide: Bits[];
   /**
    * Definedness of each register value (memcheck-style shadow): NEVER_WRITTEN, DEFINED, or
    * UNDEFINED (computed from a never-written value). Only uses of undefined values are findings.

@@ -75,6 +75,12 @@ function decodeAddSub(opcode: string, modifiers: readonly string[]): AluOp {
       clampS32((num(a) | 0) + sign * (num(b) | 0)),
     ]);
   }
+  if (widthOf(type) === 64) {
+    // Modulo 2^64 a sum or difference is the same read signed or unsigned: no sign extension.
+    return aluOp(opcode, [type, type], [type], ([a, b]) => [
+      wrap64(sign === 1 ? big(a) + big(b) : big(a) - big(b)),
+    ]);
+  }
   return binary(
     opcode,
     type,
@@ -122,9 +128,20 @@ function product(
     }
     return {
       resultType: signed ? 's64' : 'u64',
+      // A product within 2^53 is exact in doubles: one bigint instead of three.
       part: signed
-        ? (a, b) => wrap64(BigInt(num(a) | 0) * BigInt(num(b) | 0))
-        : (a, b) => BigInt(num(a)) * BigInt(num(b)),
+        ? (a, b) => {
+            const exact = (num(a) | 0) * (num(b) | 0);
+            return Math.abs(exact) <= Number.MAX_SAFE_INTEGER
+              ? wrap64(BigInt(exact))
+              : wrap64(BigInt(num(a) | 0) * BigInt(num(b) | 0));
+          }
+        : (a, b) => {
+            const exact = num(a) * num(b);
+            return exact <= Number.MAX_SAFE_INTEGER
+              ? BigInt(exact)
+              : BigInt(num(a)) * BigInt(num(b));
+          },
     };
   }
   const high = mode === 'hi';

@@ -15,6 +15,7 @@ const compileBranch: InstructionCompiler = (instruction, { labels }) => {
     );
   return {
     family: 'bra',
+    changesFlow: true,
     execute(context, lanes) {
       for (const lane of lanes) context.warp.pc[lane] = index;
     },
@@ -25,6 +26,7 @@ const compileExit: InstructionCompiler = (instruction) => {
   if (instruction.opcode !== 'ret' && instruction.opcode !== 'exit') return undefined;
   return {
     family: instruction.opcode,
+    changesFlow: true,
     execute(context, lanes) {
       for (const lane of lanes) context.warp.status[lane] = EXITED;
     },
@@ -52,6 +54,7 @@ const compileBarrier: InstructionCompiler = (instruction) => {
     );
   return {
     family: 'bar',
+    changesFlow: true,
     execute(context, lanes) {
       for (const lane of lanes) context.warp.status[lane] = AT_BARRIER;
     },

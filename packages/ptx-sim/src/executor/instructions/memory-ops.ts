@@ -1,8 +1,15 @@
-import { isPtxType, typeBytes, type Instruction, type Operand, type PtxType } from '../../ast.js';
+import {
+  isPtxType,
+  typeBytes,
+  type Instruction,
+  type Operand,
+  type PtxType,
+  type SourceLocation,
+} from '../../ast.js';
 import { PtxSyntaxError } from '../../errors.js';
 import type { Bits } from '../../semantics/types.js';
 import { countAtomicSectors, countSectors, load, store, type Space } from '../access.js';
-import { SHARED_WINDOW } from '../memory.js';
+import { SHARED_WINDOW, isAligned } from '../memory.js';
 import {
   compileElementAddress,
   compileReader,
@@ -88,7 +95,7 @@ function checkAlignment(
   instruction: Instruction,
   space: Space,
 ): boolean {
-  if (address % bytes === 0 || !context.simulation.sanitize) return true;
+  if (isAligned(address, bytes) || !context.simulation.sanitize) return true;
   report(
     context,
     'misaligned',
@@ -122,6 +129,13 @@ const compileLoadStore: InstructionCompiler = (instruction, { symbols }) => {
     ? []
     : elements.map((element) => compileReader(element, form.type, symbols, location));
   const global = form.space === 'global' || form.space === 'generic';
+  // One request, its address set per element: load and store do not keep it.
+  const request: { space: Space; address: number; size: number; location: SourceLocation } = {
+    space: form.space,
+    address: 0,
+    size,
+    location,
+  };
   return {
     family: opcode,
     execute(context, lanes) {
@@ -135,7 +149,7 @@ const compileLoadStore: InstructionCompiler = (instruction, { symbols }) => {
         }
         if (global && base < SHARED_WINDOW) accesses.push({ address: base, size: total });
         for (let element = 0; element < form.vector; element++) {
-          const request = { space: form.space, address: base + element * size, size, location };
+          request.address = base + element * size;
           if (isLoad)
             (writers[element] as (typeof writers)[number])(
               context,

@@ -21,9 +21,10 @@ function checkMembers(
   mask: number,
 ): void {
   if (!context.simulation.sanitize) return;
-  const present = new Set(arrived);
+  let present = 0;
+  for (const lane of arrived) present |= 1 << lane;
   for (let lane = 0; lane < WARP; lane++) {
-    if (((mask >>> lane) & 1) === 0 || present.has(lane)) continue;
+    if (((mask >>> lane) & 1) === 0 || ((present >>> lane) & 1) === 1) continue;
     const why =
       lane >= context.warp.size
         ? 'does not exist'
@@ -86,16 +87,20 @@ const compileShuffle: InstructionCompiler = (instruction, { symbols }) => {
   const readB = compileReader(b ?? { kind: 'sink' }, 'b32', symbols, location);
   const readC = compileReader(c ?? { kind: 'sink' }, 'b32', symbols, location);
   const readMask = compileReader(membermask, 'b32', symbols, location);
+  // Per source lane, reused by every execution: whether it takes part, its value and definedness.
+  const taking = new Uint8Array(WARP);
+  const values = new Float64Array(WARP);
+  const defined = new Uint8Array(WARP);
   return {
     family: 'shfl',
     collective: true,
     execute(context, lanes) {
       checkMembers(context, instruction, lanes, maskOf(readMask, context, lanes));
-      const values = new Map<number, number>();
-      const defined = new Map<number, boolean>();
+      taking.fill(0);
       for (const lane of lanes) {
-        values.set(lane, Number(readA(context, lane)));
-        defined.set(lane, definedA(context, lane));
+        taking[lane] = 1;
+        values[lane] = Number(readA(context, lane));
+        defined[lane] = definedA(context, lane) ? 1 : 0;
       }
       for (const lane of lanes) {
         const bval = Number(readB(context, lane)) & 31;
@@ -119,8 +124,8 @@ const compileShuffle: InstructionCompiler = (instruction, { symbols }) => {
           valid = source <= maxLane;
         }
         if (!valid) source = lane;
-        const value = values.get(source);
-        if (value === undefined) {
+        const present = taking[source] === 1;
+        if (!present) {
           report(
             context,
             'shuffle-mask',
@@ -129,7 +134,12 @@ const compileShuffle: InstructionCompiler = (instruction, { symbols }) => {
             lane,
           );
         }
-        writeValue(context, lane, value ?? 0, defined.get(source) !== false);
+        writeValue(
+          context,
+          lane,
+          present ? (values[source] as number) : 0,
+          !present || defined[source] === 1,
+        );
         writePredicate?.(context, lane, valid ? 1 : 0);
       }
     },
