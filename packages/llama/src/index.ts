@@ -6,9 +6,9 @@
  *
  * @module @forge/llama
  */
+export { readLlamaModel, readFileBytes } from './read-model.js';
 export {
-  readLlamaModel,
-  readFileBytes,
+  parseLlamaModel,
   ggmlTypeName,
   llamaTensorShapes,
   tensorBytes,

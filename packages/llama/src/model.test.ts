@@ -8,7 +8,7 @@ import {
   withoutTensor,
   writeGguf,
 } from '@forge/test-fixtures';
-import { ModelError, readLlamaModel, tensorBytes } from './index.js';
+import { ModelError, parseLlamaModel, readLlamaModel, tensorBytes } from './index.js';
 import {
   fixturePath,
   tinyLlamaFile,
@@ -62,6 +62,21 @@ describe('readLlamaModel', () => {
         ).toBe(true);
     },
   );
+
+  it('reads the same model from bytes in memory (a Blob, as a browser File is)', async () => {
+    const bytes = writeGguf(tinyLlamaFile('f32'));
+    const fromBytes = await parseLlamaModel(new Blob([bytes]), 'in memory');
+    const fromFile = await readLlamaModel(fixturePath('f32'));
+    expect(fromBytes.hparams).toEqual(fromFile.hparams);
+    expect([...fromBytes.tensors.keys()]).toEqual([...fromFile.tensors.keys()]);
+    for (const [name, tensor] of fromFile.tensors)
+      expect(Buffer.from(fromBytes.tensors.get(name)?.bytes ?? []).equals(tensor.bytes), name).toBe(
+        true,
+      );
+    await expect(parseLlamaModel(new Blob([bytes.subarray(0, 100)]), 'cut')).rejects.toThrow(
+      /^cut: /,
+    );
+  });
 
   it('names a file that is not GGUF', async () => {
     const path = writeModelBytes(new TextEncoder().encode('not a model at all, just text'));

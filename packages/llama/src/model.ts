@@ -1,6 +1,5 @@
 // A Llama-architecture GGUF file as the runner needs it: hyperparameters from the metadata and every
 // tensor's raw bytes, each checked against the shape the architecture gives it.
-import { open } from 'node:fs/promises';
 import { GGMLQuantizationType, gguf } from '@huggingface/gguf';
 import { ForgeError } from '@forge/ir';
 import { QUANT_FORMATS, QUANT_TYPES, quantizedBytes, type QuantType } from '@forge/ir/gguf';
@@ -188,43 +187,32 @@ function readHyperparameters(
   };
 }
 
-/**
- * `length` bytes of `file` from byte `start`, fewer when the file ends first (a read may return
- * less than asked, so it reads until whole or at the end). File errors are thrown as Node raises them.
- */
-export async function readFileBytes(
-  file: string,
-  start: number,
-  length: number,
-): Promise<Uint8Array> {
-  const bytes = new Uint8Array(length);
-  let read = 0;
-  const handle = await open(file, 'r');
-  try {
-    // A read may return fewer bytes than asked; keep reading until whole or at the end of the file.
-    for (;;) {
-      const { bytesRead } = await handle.read(bytes, read, length - read, start + read);
-      read += bytesRead;
-      if (bytesRead === 0 || read === length) break;
-    }
-  } finally {
-    await handle.close();
-  }
-  return read === length ? bytes : bytes.subarray(0, read);
+/** GGUF's byte ranges served from a Blob, so @huggingface/gguf reads a file, a File or bytes alike. */
+function blobFetch(blob: Blob): typeof fetch {
+  return async (_url, init) => {
+    const range = /bytes=(\d+)-(\d+)/.exec(new Headers(init?.headers).get('Range') ?? '');
+    const start = Number(range?.[1] ?? 0);
+    const end = Math.min(Number(range?.[2] ?? blob.size - 1), blob.size - 1);
+    return new Response(blob.slice(start, end + 1), {
+      status: 206,
+      headers: { 'content-range': `bytes ${start}-${end}/${blob.size}` },
+    });
+  };
 }
 
 /**
- * Reads the Llama model in the GGUF file at `file`. Throws a ModelError (one line naming the tensor
- * or metadata key) for a file that is not GGUF, another architecture, a missing tensor, a tensor
+ * Reads the Llama model in `blob` (a GGUF file's bytes: `new Blob([bytes])`, a browser `File`, or
+ * Node's `fs.openAsBlob`), named `file` in errors. Throws a ModelError (one line naming the tensor
+ * or metadata key) for bytes that are not GGUF, another architecture, a missing tensor, a tensor
  * whose shape does not fit the hyperparameters, a type Forge cannot read, or a truncated file.
  */
-export async function readLlamaModel(file: string): Promise<LlamaModel> {
+export async function parseLlamaModel(blob: Blob, file: string): Promise<LlamaModel> {
   let parsed: Awaited<ReturnType<typeof gguf>>;
   try {
-    parsed = await gguf(file, { allowLocalFile: true });
+    // Any http(s) address makes the library fetch ranges, which blobFetch serves from the blob.
+    parsed = await gguf('https://forge.invalid/model.gguf', { fetch: blobFetch(blob) });
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const why = code ?? (error instanceof Error ? error.message : String(error));
+    const why = error instanceof Error ? error.message : String(error);
     throw new ModelError(file, '', `not a readable GGUF file (${why})`);
   }
   const metadata = parsed.metadata as unknown as Metadata;
@@ -259,7 +247,8 @@ export async function readLlamaModel(file: string): Promise<LlamaModel> {
     if (type !== 'f32' && type !== 'f16' && (ne[0] ?? 0) % QUANT_FORMATS[type].blockSize !== 0)
       throw new ModelError(file, name, `ne[0] ${ne[0]} is not whole ${type} blocks`);
     const length = tensorBytes(type, ne);
-    const bytes = await readFileBytes(file, Number(parsed.tensorDataOffset + info.offset), length);
+    const start = Number(parsed.tensorDataOffset + info.offset);
+    const bytes = new Uint8Array(await blob.slice(start, start + length).arrayBuffer());
     if (bytes.length !== length)
       throw new ModelError(
         file,

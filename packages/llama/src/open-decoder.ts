@@ -1,5 +1,6 @@
 // A decoder for a model on any target: the plan built, the weights loaded, the cache empty.
 import { ready } from '@forge/ir';
+import type { GpuEntry } from '@forge/wgsl/runner';
 import type { DecodeTarget, Decoder } from './decoder.js';
 import { openHostDecoder } from './host-runner.js';
 import type { LlamaModel } from './model.js';
@@ -15,6 +16,8 @@ export interface OpenDecoderOptions {
   readonly arch?: string;
   /** wgsl: WGSL features to emit for and enable on the device (`f16`, `subgroups`). */
   readonly features?: readonly string[];
+  /** wgsl: the WebGPU entry point (a browser's `navigator.gpu`); Dawn's in Node when omitted. */
+  readonly gpu?: GpuEntry;
 }
 
 /**
@@ -43,7 +46,10 @@ export async function openDecoder(
     import('@forge/wgsl/runner'),
     import('./webgpu-runner.js'),
   ]);
-  const context = await openWebGpu({ features });
+  const context = await openWebGpu({
+    features,
+    ...(options.gpu === undefined ? {} : { gpu: options.gpu }),
+  });
   try {
     return await openWebGpuDecoder(model, plan, context, { features });
   } catch (error) {
