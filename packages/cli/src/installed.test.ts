@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { IR_PACKAGE } from '@forge/ir';
+import { LLAMA_PACKAGE } from '@forge/llama';
 import { PTX_BACKEND, PTX_PACKAGE } from '@forge/ptx';
 import { PTX_SIM_PACKAGE } from '@forge/ptx-sim';
 import { WGSL_PACKAGE } from '@forge/wgsl';
@@ -29,7 +30,8 @@ const project = mkdtempSync(join(tmpdir(), 'forge-installed-'));
 const modules = join(project, 'node_modules');
 const installedCli = join(modules, '@forge', 'cli');
 mkdirSync(join(modules, '@huggingface'), { recursive: true });
-for (const name of ['cli', 'wgsl']) {
+// Copied, not linked: their own node_modules hold `webgpu` (a dev dependency), which must not resolve.
+for (const name of ['cli', 'wgsl', 'llama']) {
   const installed = join(modules, '@forge', name);
   mkdirSync(installed, { recursive: true });
   cpSync(join(packagesRoot, name, 'dist'), join(installed, 'dist'), { recursive: true });
@@ -67,7 +69,7 @@ describe('forge --version', () => {
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('');
     expect(result.stdout).toBe(
-      [BUILD_INFO, IR_PACKAGE, PTX_PACKAGE, WGSL_PACKAGE, PTX_SIM_PACKAGE]
+      [BUILD_INFO, IR_PACKAGE, PTX_PACKAGE, WGSL_PACKAGE, PTX_SIM_PACKAGE, LLAMA_PACKAGE]
         .map((info) => `${info.name} ${info.version}\n`)
         .join(''),
     );
