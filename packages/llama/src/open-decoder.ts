@@ -4,6 +4,7 @@ import type { GpuEntry } from '@forge/wgsl/runner';
 import type { DecodeTarget, Decoder } from './decoder.js';
 import { openHostDecoder } from './host-runner.js';
 import type { LlamaModel } from './model.js';
+import { openWebGpuModel } from './open-webgpu.js';
 import { buildDecodePlan, type KvCache } from './plan.js';
 
 /** Options of openDecoder. */
@@ -30,30 +31,14 @@ export async function openDecoder(
   options: OpenDecoderOptions,
 ): Promise<Decoder> {
   await ready();
-  const plan = buildDecodePlan(model, {
-    kv: options.kv,
-    ...(options.maxCtx === undefined ? {} : { maxCtx: options.maxCtx }),
-  });
-  if (options.target !== 'wgsl')
-    return openHostDecoder(
-      model,
-      plan,
-      options.target,
-      options.arch === undefined ? {} : { arch: options.arch },
-    );
-  const features = options.features ?? [];
-  const [{ openWebGpu }, { openWebGpuDecoder }] = await Promise.all([
-    import('@forge/wgsl/runner'),
-    import('./webgpu-runner.js'),
-  ]);
-  const context = await openWebGpu({
-    features,
-    ...(options.gpu === undefined ? {} : { gpu: options.gpu }),
-  });
-  try {
-    return await openWebGpuDecoder(model, plan, context, { features });
-  } catch (error) {
-    context.destroy();
-    throw error;
-  }
+  const { target, kv, maxCtx, arch, features, gpu } = options;
+  if (target === 'wgsl')
+    return openWebGpuModel(model, {
+      kv,
+      ...(maxCtx === undefined ? {} : { maxCtx }),
+      ...(features === undefined ? {} : { features }),
+      ...(gpu === undefined ? {} : { gpu }),
+    });
+  const plan = buildDecodePlan(model, { kv, ...(maxCtx === undefined ? {} : { maxCtx }) });
+  return openHostDecoder(model, plan, target, arch === undefined ? {} : { arch });
 }

@@ -16,6 +16,30 @@ export interface WebGpuDecoderOptions {
   readonly features?: readonly string[];
 }
 
+/** How long one launch of a profiled step took, from its submission until the queue finished it. */
+export interface LaunchTime {
+  readonly label: string;
+  readonly kernel: string;
+  readonly milliseconds: number;
+}
+
+/** A step run one launch at a time, with each launch's time. */
+export interface ProfiledStep extends StepResult {
+  /** Every launch in plan order; empty for a step run as one submission. */
+  readonly launches: readonly LaunchTime[];
+}
+
+/** A decoder on WebGPU: steps as one submission, or profiled launch by launch. */
+export interface WebGpuDecoder extends Decoder {
+  /** The adapter as one line: vendor, architecture, device, driver. */
+  readonly adapter: string;
+  /**
+   * The same step as `step` (same results, same cache update), with each launch submitted and
+   * awaited on its own, so its time is measured (WebGPU timestamp queries are optional).
+   */
+  profileStep(token: number, position: number): Promise<ProfiledStep>;
+}
+
 /** One launch, ready to encode: its pipelines (one per dispatch), bind groups and params buffer. */
 interface PreparedLaunch {
   readonly launch: PlanLaunch;
@@ -45,7 +69,7 @@ export async function openWebGpuDecoder(
   plan: DecodePlan,
   context: WebGpuContext,
   options: WebGpuDecoderOptions = {},
-): Promise<Decoder> {
+): Promise<WebGpuDecoder> {
   const { compileWgsl, explicitLayout, packParams, WebGpuError, WebGpuLimitError } =
     await import('@forge/wgsl/runner');
   const { device } = context;
@@ -168,49 +192,73 @@ export async function openWebGpuDecoder(
   };
   await checkScopes('the decoder set-up');
 
+  // Writes a launch's params when they follow the position, binds it and dispatches its grid(s).
+  const encodeLaunch = (pass: GPUComputePassEncoder, entry: PreparedLaunch, position: number) => {
+    const { launch, shader, pipelines, bindGroups, params, positional } = entry;
+    const values = paramsAt(launch, position);
+    if (positional && params !== undefined)
+      device.queue.writeBuffer(params, 0, packParams(shader.launch, values));
+    bindGroups.forEach((bindGroup, group) => pass.setBindGroup(group, bindGroup));
+    const dispatches = shader.launch.dispatches ?? [shader.launch];
+    // Dispatches of one pass run in order, each seeing the storage writes of those before it.
+    dispatches.forEach((dispatch, index) => {
+      const [x, y, z] = gridAt(shader, dispatch.grid, values);
+      pass.setPipeline(pipelines[index] as GPUComputePipeline);
+      pass.dispatchWorkgroups(x, y, z);
+    });
+  };
+
   let cached = 0;
   let closed = false;
+  async function run(token: number, position: number, timed: boolean): Promise<ProfiledStep> {
+    if (closed) throw new ForgeError('the decoder is closed');
+    checkStep(plan, model.hparams.nVocab, cached, token, position);
+    device.pushErrorScope('validation');
+    device.pushErrorScope('out-of-memory');
+    const start = performance.now();
+    device.queue.writeBuffer(residentBuffer(plan.io.token), 0, new Uint32Array([token]));
+    const launches: LaunchTime[] = [];
+    let encoder = device.createCommandEncoder();
+    if (timed) {
+      // One submission a launch, each awaited: slower, but the time of every kernel shows.
+      for (const entry of prepared) {
+        const pass = encoder.beginComputePass();
+        encodeLaunch(pass, entry, position);
+        pass.end();
+        const before = performance.now();
+        device.queue.submit([encoder.finish()]);
+        await device.queue.onSubmittedWorkDone();
+        const { label, kernel } = entry.launch;
+        launches.push({ label, kernel, milliseconds: performance.now() - before });
+        encoder = device.createCommandEncoder();
+      }
+    } else {
+      const pass = encoder.beginComputePass();
+      for (const entry of prepared) encodeLaunch(pass, entry, position);
+      pass.end();
+    }
+    encoder.copyBufferToBuffer(residentBuffer(plan.io.logits), 0, staging, 0, logitsBytes);
+    encoder.copyBufferToBuffer(residentBuffer(plan.io.nextToken), 0, staging, logitsBytes, 4);
+    encoder.copyBufferToBuffer(residentBuffer(plan.io.nextLogit), 0, staging, logitsBytes + 4, 4);
+    device.queue.submit([encoder.finish()]);
+    await checkScopes(`the step at position ${position}`);
+    await staging.mapAsync(GPUMapMode.READ);
+    const mapped = staging.getMappedRange();
+    const logits = new Float32Array(mapped.slice(0, logitsBytes));
+    const next = new Uint32Array(mapped.slice(logitsBytes, logitsBytes + 4))[0] ?? 0;
+    const logit = new Float32Array(mapped.slice(logitsBytes + 4, logitsBytes + 8))[0] ?? Number.NaN;
+    staging.unmap();
+    cached = position + 1;
+    const milliseconds = performance.now() - start;
+    return { position, logits, token: next, logit, milliseconds, launches };
+  }
+
   return {
     plan,
     target: 'wgsl',
-    async step(token: number, position: number): Promise<StepResult> {
-      if (closed) throw new ForgeError('the decoder is closed');
-      checkStep(plan, model.hparams.nVocab, cached, token, position);
-      device.pushErrorScope('validation');
-      device.pushErrorScope('out-of-memory');
-      const start = performance.now();
-      device.queue.writeBuffer(residentBuffer(plan.io.token), 0, new Uint32Array([token]));
-      const encoder = device.createCommandEncoder();
-      const pass = encoder.beginComputePass();
-      for (const { launch, shader, pipelines, bindGroups, params, positional } of prepared) {
-        const values = paramsAt(launch, position);
-        if (positional && params !== undefined)
-          device.queue.writeBuffer(params, 0, packParams(shader.launch, values));
-        bindGroups.forEach((bindGroup, group) => pass.setBindGroup(group, bindGroup));
-        const dispatches = shader.launch.dispatches ?? [shader.launch];
-        // Dispatches of one pass run in order, each seeing the storage writes of those before it.
-        dispatches.forEach((dispatch, index) => {
-          const [x, y, z] = gridAt(shader, dispatch.grid, values);
-          pass.setPipeline(pipelines[index] as GPUComputePipeline);
-          pass.dispatchWorkgroups(x, y, z);
-        });
-      }
-      pass.end();
-      encoder.copyBufferToBuffer(residentBuffer(plan.io.logits), 0, staging, 0, logitsBytes);
-      encoder.copyBufferToBuffer(residentBuffer(plan.io.nextToken), 0, staging, logitsBytes, 4);
-      encoder.copyBufferToBuffer(residentBuffer(plan.io.nextLogit), 0, staging, logitsBytes + 4, 4);
-      device.queue.submit([encoder.finish()]);
-      await checkScopes(`the step at position ${position}`);
-      await staging.mapAsync(GPUMapMode.READ);
-      const mapped = staging.getMappedRange();
-      const logits = new Float32Array(mapped.slice(0, logitsBytes));
-      const token_ = new Uint32Array(mapped.slice(logitsBytes, logitsBytes + 4))[0] ?? 0;
-      const logit =
-        new Float32Array(mapped.slice(logitsBytes + 4, logitsBytes + 8))[0] ?? Number.NaN;
-      staging.unmap();
-      cached = position + 1;
-      return { position, logits, token: token_, logit, milliseconds: performance.now() - start };
-    },
+    adapter: context.description,
+    step: (token, position) => run(token, position, false),
+    profileStep: (token, position) => run(token, position, true),
     close() {
       if (closed) return;
       closed = true;
