@@ -2,11 +2,13 @@
 // what differs (its setup file).
 import { availableParallelism } from 'node:os';
 
-/** A package's vitest config: `src/**\/*.test.ts`, JSON results for the CI summary, `setupFiles`. */
+/** A package's vitest config: `src/**\/*.test.ts` (not `*.browser.test.ts`), JSON results for the CI summary, `setupFiles`. */
 export function packageTestConfig({ setupFiles = [] } = {}) {
   return {
     test: {
       include: ['src/**/*.test.ts'],
+      // `*.browser.test.ts` run in headless Chromium, by the package's vitest.browser.config.ts.
+      exclude: ['**/node_modules/**', 'src/**/*.browser.test.ts'],
       setupFiles,
       // tools/test-summary.mjs reads this file for the closing "N passed, N failed" line.
       reporters: ['default', ['json', { outputFile: '.vitest-result.json' }]],
