@@ -1,5 +1,5 @@
 /// <reference types="webgpu" preserve="true" />
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GeneratedShader } from '@forge/ir';
 import { getKernel } from '@forge/ir/kernels';
 import { executionCasesFor } from '@forge/test-fixtures';
@@ -10,6 +10,7 @@ import {
   expectCaseMatchesReference,
 } from './execution-case.test-support.js';
 import {
+  explicitLayout,
   normalizeFeatures,
   openWebGpu,
   type GpuEntry,
@@ -55,10 +56,39 @@ function browserWebGpu(features: readonly string[]): Promise<WebGpuContext> {
   contexts.set(key, opened);
   return opened;
 }
+// Pipelines compiled ahead (see prewarm), held until the end so Dawn's cache keeps them.
+const warmPipelines: GPUComputePipeline[] = [];
 afterAll(async () => {
+  warmPipelines.length = 0;
   for (const result of await Promise.allSettled(contexts.values()))
     if (result.status === 'fulfilled') result.value.destroy();
 });
+
+/**
+ * Compiles the shaders' pipelines at once, with createComputePipelineAsync, exactly as runWgsl
+ * describes them (same module, layout and entry points), so Dawn's pipeline cache hands runWgsl
+ * the result. SwiftShader's compiles are most of the suite's time, and this way they run on
+ * Chromium's worker threads in parallel instead of one by one. A failure is left to the test.
+ */
+async function prewarm(shaders: readonly GeneratedShader[]): Promise<void> {
+  const unique = new Map(shaders.map((shader) => [shader.source, shader]));
+  await Promise.allSettled(
+    [...unique.values()].map(async (shader) => {
+      const { bindings, requiredFeatures } = shader.launch;
+      if (bindings === undefined) return;
+      const { device } = await browserWebGpu(requiredFeatures ?? []);
+      const module = device.createShaderModule({ code: shader.source });
+      const { pipelineLayout } = explicitLayout(device, bindings);
+      for (const dispatch of shader.launch.dispatches ?? [shader.launch])
+        warmPipelines.push(
+          await device.createComputePipelineAsync({
+            layout: pipelineLayout,
+            compute: { module, entryPoint: dispatch.entryPoint },
+          }),
+        );
+    }),
+  );
+}
 
 it('Chromium offers a WebGPU adapter', () => {
   expect(
@@ -134,6 +164,9 @@ const plans = GOLDEN_FEATURE_SETS.map((features) => {
 
 for (const { label, cases } of plans) {
   describe(`golden WGSL execution cases in Chromium, features ${label}`, () => {
+    beforeAll(() =>
+      prewarm(cases.filter((plan) => plan.reasons.length === 0).map((plan) => plan.shader)),
+    );
     for (const { testCase, shader, reasons } of cases) {
       if (reasons.length > 0) {
         it.skip(`${testCase.name} (skipped for adapter: ${reasons.join(', ')})`, () => {});
