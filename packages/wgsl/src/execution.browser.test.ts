@@ -65,10 +65,10 @@ afterAll(async () => {
 });
 
 /**
- * Compiles the shaders' pipelines at once, with createComputePipelineAsync, exactly as runWgsl
- * describes them (same module, layout and entry points), so Dawn's pipeline cache hands runWgsl
- * the result. SwiftShader's compiles are most of the suite's time, and this way they run on
- * Chromium's worker threads in parallel instead of one by one. A failure is left to the test.
+ * Compiles the shaders' pipelines up front, exactly as runWgsl describes them (same module, layout
+ * and entry points), and holds them, so Dawn's pipeline cache hands each case's runWgsl the same
+ * pipeline: SwiftShader's compiles (up to seconds each) are most of the suite's time, and a
+ * pipeline dropped between cases would be compiled again. A failure is left to the test.
  */
 async function prewarm(shaders: readonly GeneratedShader[]): Promise<void> {
   const unique = new Map(shaders.map((shader) => [shader.source, shader]));
