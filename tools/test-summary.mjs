@@ -12,25 +12,37 @@ const workspaces = [
     .map((name) => join(root, 'packages', name)),
   join(root, 'tools'),
 ];
+// A package's Node suites write .vitest-result.json; one with a vitest.browser.config.ts also runs
+// a browser suite (headless Chromium), which writes .vitest-browser-result.json.
+const reports = (packageDirectory) => [
+  { file: '.vitest-result.json', label: '' },
+  ...(existsSync(join(packageDirectory, 'vitest.browser.config.ts'))
+    ? [{ file: '.vitest-browser-result.json', label: ' (browser)' }]
+    : []),
+];
 for (const packageDirectory of workspaces) {
   const pkg = JSON.parse(readFileSync(join(packageDirectory, 'package.json'), 'utf8'));
   if (pkg.scripts?.test === undefined) continue;
-  const report = join(packageDirectory, '.vitest-result.json');
-  if (!existsSync(report)) {
-    console.log(`${pkg.name}: no test report (its build or test run did not complete)`);
-    failed += 1;
-    continue;
+  for (const { file, label } of reports(packageDirectory)) {
+    const report = join(packageDirectory, file);
+    if (!existsSync(report)) {
+      console.log(`${pkg.name}${label}: no test report (its build or test run did not complete)`);
+      failed += 1;
+      continue;
+    }
+    const result = JSON.parse(readFileSync(report, 'utf8'));
+    // Suites that fail to load count as failures even when they declared no tests.
+    const brokenSuites = result.testResults.filter(
+      (suite) => suite.status === 'failed' && suite.assertionResults.length === 0,
+    ).length;
+    // Skipped tests (a browser adapter lacking a feature) are named, never counted as passed.
+    const skipped = result.numPendingTests + result.numTodoTests;
+    console.log(
+      `${pkg.name}${label}: ${result.numPassedTests} passed, ${result.numFailedTests + brokenSuites} failed${skipped > 0 ? `, ${skipped} skipped` : ''}`,
+    );
+    passed += result.numPassedTests;
+    failed += result.numFailedTests + brokenSuites;
   }
-  const result = JSON.parse(readFileSync(report, 'utf8'));
-  // Suites that fail to load count as failures even when they declared no tests.
-  const brokenSuites = result.testResults.filter(
-    (suite) => suite.status === 'failed' && suite.assertionResults.length === 0,
-  ).length;
-  console.log(
-    `${pkg.name}: ${result.numPassedTests} passed, ${result.numFailedTests + brokenSuites} failed`,
-  );
-  passed += result.numPassedTests;
-  failed += result.numFailedTests + brokenSuites;
 }
 // CI's checks outside the test suites (changesets, API docs, release rehearsal) count one each.
 const args = process.argv.slice(2);

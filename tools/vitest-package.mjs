@@ -1,12 +1,15 @@
 // The vitest settings every package under packages/ shares; each package's vitest.config.ts passes
 // what differs (its setup file).
 import { availableParallelism } from 'node:os';
+import { configDefaults } from 'vitest/config';
 
-/** A package's vitest config: `src/**\/*.test.ts`, JSON results for the CI summary, `setupFiles`. */
+/** A package's vitest config: `src/**\/*.test.ts` (not `*.browser.test.ts`), JSON results for the CI summary, `setupFiles`. */
 export function packageTestConfig({ setupFiles = [] } = {}) {
   return {
     test: {
       include: ['src/**/*.test.ts'],
+      // `*.browser.test.ts` run in headless Chromium, by the package's vitest.browser.config.ts.
+      exclude: [...configDefaults.exclude, 'src/**/*.browser.test.ts'],
       setupFiles,
       // tools/test-summary.mjs reads this file for the closing "N passed, N failed" line.
       reporters: ['default', ['json', { outputFile: '.vitest-result.json' }]],
