@@ -139,3 +139,57 @@ for (const nKvHead of [32, 8]) {
     `  ${nKvHead}/${hparams.nHead} heads${nKvHead === 8 ? ' (GQA)' : '      '}: ${ms(total)} a token (${(1 / total).toFixed(0)} tokens/s), ${plan.launches.length} launches; weight-streaming bound ${(weightBytes / 1e9).toFixed(3)} GB / ${(gpu.dramBytesPerSecond / 1e12).toFixed(1)} TB/s = ${ms(bound)} (${((bound / total) * 100).toFixed(0)}% of the estimate; with the ${(kvBytes / 1e9).toFixed(3)} GB of K+V read at this position ${ms((weightBytes + kvBytes) / gpu.dramBytesPerSecond)}); by kernel: ${shares}`,
   );
 }
+
+// The demo page (issue #16): its bundle's size, and its tokens/s in headless Chromium (SwiftShader)
+// beside Node's Dawn (lavapipe) on the same protocol: the tiny F32 model, f32 KV, tokens 1,17,42,200
+// then 12 greedy, tokens/s over steps 2–15 (step 0 builds the pipelines, step 1 is profiled).
+{
+  const { bundleDemo } = await import('./demo/bundle.mjs');
+  const { startDemoServer } = await import('./demo/serve.mjs');
+  const { chromium } = await import('playwright');
+  const { bytes, gzipBytes, contributions } = await bundleDemo();
+  const kB = (size) => `${(size / 1024).toFixed(1)} kB`;
+  console.log(
+    `demo page bundle (esbuild, minified): ${kB(bytes)}, ${kB(gzipBytes)} gzipped; ${Object.entries(
+      contributions,
+    )
+      .map(([name, size]) => `${name} ${kB(size)}`)
+      .join(', ')}`,
+  );
+  const model = await llama.readLlamaModel(`${models}tiny-llama-f32.gguf`);
+  const decoder = await llama.openDecoder(model, { target: 'wgsl', kv: 'f32', maxCtx: 16 });
+  let token = 1;
+  let seconds = 0;
+  for (let position = 0; position < 16; position++) {
+    const input = [1, 17, 42, 200][position] ?? token;
+    const result = await decoder.step(input, position);
+    if (position >= 2) seconds += result.milliseconds / 1000;
+    token = result.token;
+  }
+  decoder.close();
+  const server = await startDemoServer();
+  const browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: [
+      '--no-sandbox',
+      '--enable-unsafe-webgpu',
+      '--use-webgpu-adapter=swiftshader',
+      '--disable-dev-shm-usage',
+    ],
+  });
+  try {
+    const page = await browser.newPage();
+    await page.goto(`${server.url}?run`);
+    await page.waitForFunction(() => window.forgeDemoResult !== undefined, null, {
+      timeout: 300_000,
+    });
+    const result = await page.evaluate(() => window.forgeDemoResult);
+    if (result.error !== undefined) throw new Error(`demo page: ${result.error}`);
+    console.log(
+      `demo page, tiny-llama-f32 f32 KV: ${result.tokensPerSecond.toFixed(1)} tokens/s in Chromium (${result.adapter}) vs ${(14 / seconds).toFixed(1)} tokens/s in Node (Dawn on lavapipe), same 16 steps`,
+    );
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+}

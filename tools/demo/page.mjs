@@ -59,6 +59,7 @@ async function decode() {
   $('output').replaceChildren();
   const logits = [];
   const nmse = [];
+  const inputs = [];
   let next = tokens[0];
   // Tokens/s over the steps after the first two: the first builds the pipelines, the second is profiled.
   let seconds = 0;
@@ -66,6 +67,7 @@ async function decode() {
   try {
     for (let position = 0; position < steps; position++) {
       const input = position < tokens.length ? tokens[position] : next;
+      inputs.push(input);
       // The second step is profiled launch by launch for the chart; the others run as one submission.
       const result =
         position === 1
@@ -100,7 +102,15 @@ async function decode() {
   const tokensPerSecond = measured === 0 ? 0 : measured / seconds;
   $('speed').textContent = `${tokensPerSecond.toFixed(1)} tokens/s over ${measured} steps`;
   status('done');
-  return { steps, tokensPerSecond, adapter: decoder.adapter, nmse, logits, model: model.name };
+  return {
+    steps,
+    tokensPerSecond,
+    adapter: decoder.adapter,
+    inputs,
+    nmse,
+    logits,
+    model: model.name,
+  };
 }
 
 $('run').addEventListener('click', () => {
