@@ -14,10 +14,43 @@ import type { Event, Resume, Thread } from './warp.js';
 
 /** A compiled statement or block for one thread. */
 export type Block =
-  | { readonly yields: false; readonly run: (thread: Thread) => void }
-  | { readonly yields: true; readonly run: (thread: Thread) => Generator<Event, void, Resume> };
+  | { readonly yields: false; readonly run: Run }
+  | { readonly yields: true; readonly run: (thread: Thread) => Steps; readonly items?: Item[] };
 
 type Run = (thread: Thread) => void;
+type Steps = Generator<Event, void, Resume>;
+
+/**
+ * One step of a block that can suspend: plain code, a suspension (the event the thread waits at,
+ * then what it does with the results it resumes with), or a nested block.
+ */
+type Item =
+  | { readonly kind: 'plain'; readonly run: Run }
+  | {
+      readonly kind: 'suspend';
+      readonly event: (thread: Thread) => Event;
+      readonly resume: (thread: Thread, results: Resume) => void;
+    }
+  | { readonly kind: 'nested'; readonly run: (thread: Thread) => Steps };
+
+/** A statement that suspends the thread once, without a generator of its own. */
+function suspend(
+  event: (thread: Thread) => Event,
+  resume: (thread: Thread, results: Resume) => void,
+): Block {
+  const items: Item[] = [{ kind: 'suspend', event, resume }];
+  return { yields: true, run: (thread) => runItems(items, thread), items };
+}
+
+/** Runs a suspending block's items; loops inline the same code so no generator is made per pass. */
+function* runItems(items: readonly Item[], thread: Thread): Steps {
+  for (let k = 0; k < items.length; k++) {
+    const item = items[k] as Item;
+    if (item.kind === 'plain') item.run(thread);
+    else if (item.kind === 'suspend') item.resume(thread, yield item.event(thread));
+    else yield* item.run(thread);
+  }
+}
 
 /** Compiles a statement list; a malformed one in an unvalidated spec faults only when run. */
 export function compileBlock(statements: readonly Stmt[], scope: Scope): Block {
@@ -28,28 +61,21 @@ export function compileBlock(statements: readonly Stmt[], scope: Scope): Block {
     return { yields: false, run: thrower(error) };
   }
   if (parts.every((part) => !part.yields)) return { yields: false, run: sequence(parts) };
-  // Runs of consecutive plain statements each become one call.
-  const groups: Block[] = [];
+  // Runs of consecutive plain statements each become one call; nested suspensions are spliced in.
+  const items: Item[] = [];
   let plain: Block[] = [];
   for (const part of parts) {
     if (!part.yields) {
       plain.push(part);
       continue;
     }
-    if (plain.length > 0) groups.push({ yields: false, run: sequence(plain) });
+    if (plain.length > 0) items.push({ kind: 'plain', run: sequence(plain) });
     plain = [];
-    groups.push(part);
+    if (part.items !== undefined) items.push(...part.items);
+    else items.push({ kind: 'nested', run: part.run });
   }
-  if (plain.length > 0) groups.push({ yields: false, run: sequence(plain) });
-  return {
-    yields: true,
-    run: function* (thread) {
-      for (const group of groups) {
-        if (group.yields) yield* group.run(thread);
-        else group.run(thread);
-      }
-    },
-  };
+  if (plain.length > 0) items.push({ kind: 'plain', run: sequence(plain) });
+  return { yields: true, run: (thread) => runItems(items, thread), items };
 }
 
 function sequence(parts: readonly Block[]): Run {
@@ -119,12 +145,10 @@ function compileStatementNode(statement: Stmt, scope: Scope): Block {
     case 'barrier': {
       // Threads share one event: the scheduler only reads it.
       const event: Event = { kind: 'barrier', statement };
-      return {
-        yields: true,
-        run: function* () {
-          yield event;
-        },
-      };
+      return suspend(
+        () => event,
+        () => undefined,
+      );
     }
     case 'shuffle':
     case 'reduce':
@@ -242,14 +266,19 @@ function compileFor(statement: ForStmt, scope: Scope): Block {
       }
     });
   }
-  const run = body.run;
+  const items: readonly Item[] = body.items ?? [{ kind: 'nested', run: body.run }];
   return {
     yields: true,
     run: function* (thread) {
       let index = start(thread);
       while (index < end(thread)) {
         thread.locals[slot] = index;
-        yield* run(thread);
+        for (let k = 0; k < items.length; k++) {
+          const item = items[k] as Item;
+          if (item.kind === 'plain') item.run(thread);
+          else if (item.kind === 'suspend') item.resume(thread, yield item.event(thread));
+          else yield* item.run(thread);
+        }
         const next = wrap(index + checked(step(thread)));
         if (next <= index) break;
         index = next;
@@ -263,15 +292,16 @@ function compileWarpScalar(statement: ShuffleStmt | ReduceStmt, scope: Scope): B
   const value = compileNum(statement.value, scope);
   const lane: NumEval | undefined =
     statement.op === 'shuffle' ? compileNum(statement.lane, scope) : undefined;
-  return {
-    yields: true,
-    run: function* (thread) {
+  return suspend(
+    (thread) => {
       const own = value(thread);
       const from = lane === undefined ? 0 : lane(thread);
-      const [result] = yield { kind: 'warp', statement, values: [own], lane: from };
+      return { kind: 'warp', statement, values: [own], lane: from };
+    },
+    (thread, [result]) => {
       thread.locals[slot] = result as number;
     },
-  };
+  );
 }
 
 function compileMma(statement: MmaStmt, scope: Scope): Block {
@@ -279,14 +309,17 @@ function compileMma(statement: MmaStmt, scope: Scope): Block {
     compileNum(operand, scope),
   );
   const slots = statement.names.map((name) => slotOf(scope, name));
-  return {
-    yields: true,
-    run: function* (thread) {
-      const values = operands.map((operand) => operand(thread));
-      const results = yield { kind: 'warp', statement, values, lane: 0 };
+  return suspend(
+    (thread) => ({
+      kind: 'warp',
+      statement,
+      values: operands.map((operand) => operand(thread)),
+      lane: 0,
+    }),
+    (thread, results) => {
       slots.forEach((slot, k) => {
         thread.locals[slot] = results[k] as number;
       });
     },
-  };
+  );
 }
