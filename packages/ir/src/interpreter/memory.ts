@@ -1,6 +1,7 @@
-import { ExecutionError, ValidationError } from '../errors.js';
+import { ValidationError } from '../errors.js';
 import { f16Bits, f16FromBits } from '../f16.js';
 import type { ElementType } from '../types.js';
+import { outOfBounds } from './faults.js';
 
 /** Buffer storage per element type; f16 elements are kept as their 16-bit patterns. */
 export type ElementArray = Float32Array | Uint32Array | Int32Array | Uint16Array;
@@ -63,9 +64,7 @@ export class Memory {
 
   private check(index: number, access: string): void {
     if (!(index >= 0 && index < this.data.length)) {
-      throw new ExecutionError(
-        `out-of-bounds ${access} of '${this.name}' at element ${index} (length ${this.data.length})`,
-      );
+      throw outOfBounds(this.name, access, index, this.data.length);
     }
   }
 }

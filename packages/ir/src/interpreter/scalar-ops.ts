@@ -2,6 +2,7 @@ import type { BinaryOp, UnaryOp } from '../body.js';
 import { ExecutionError } from '../errors.js';
 import { roundToF16 } from '../f16.js';
 import type { ScalarType } from '../types.js';
+import { divisor, shiftAmount } from './faults.js';
 
 /**
  * A value in the interpreter: a number already rounded to its type for f32, f16, i32 and u32, a
@@ -56,14 +57,9 @@ function pickNumber(choose: (a: number, b: number) => number, a: number, b: numb
 }
 
 function integerDivide(a: number, b: number, type: ScalarType, remainder: boolean): number {
-  if (b === 0) throw new ExecutionError(`integer ${remainder ? 'remainder' : 'division'} by zero`);
+  divisor(b, remainder);
   if (remainder) return roundTo(type, a % b);
   return roundTo(type, Math.trunc(a / b));
-}
-
-function shiftAmount(amount: number): number {
-  if (amount >= 32) throw new ExecutionError(`shift by ${amount} (must be < 32)`);
-  return amount;
 }
 
 /** Binary op semantics; `type` is the operand type. */

@@ -5,10 +5,10 @@ import { roundTo, type Value } from './scalar-ops.js';
 
 // The interpreter's threads and how a warp operation completes once all 32 lanes reach it.
 
-/** One thread's identity and its locals. */
+/** One thread's identity and its locals, one slot per local name (undefined until set). */
 export interface Thread {
   readonly localId: number;
-  readonly locals: Map<string, Value>;
+  readonly locals: (Value | undefined)[];
 }
 
 /** A warp operation's inputs from one lane: shuffle/reduce take `[value]`, mma its a, b and c. */
