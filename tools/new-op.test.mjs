@@ -79,7 +79,7 @@ describe('adding an op', () => {
     const { files, output } = filesWithErrors(dir);
     expect([...files].sort(), output).toEqual([
       'packages/ir/src/constant-faults.ts',
-      'packages/ir/src/interpreter/run.ts',
+      'packages/ir/src/interpreter/compile-expr.ts',
       'packages/ir/src/ops.ts',
       'packages/ir/src/printer.ts',
       'packages/ir/src/typecheck.ts',
@@ -100,7 +100,7 @@ describe('adding an op', () => {
     const { files, output } = filesWithErrors(dir);
     expect([...files].sort(), output).toEqual([
       'packages/ir/src/constant-faults.ts',
-      'packages/ir/src/interpreter/run.ts',
+      'packages/ir/src/interpreter/compile-stmt.ts',
       'packages/ir/src/ops.ts',
       'packages/ir/src/printer.ts',
       'packages/ir/src/rewrite.ts',
