@@ -104,7 +104,10 @@ describe('interpreter: compiled once, faulting only where it runs', () => {
       { op: 'store', memory: 'out', index: localId, value: variable('first') },
     ];
     const out = new Uint32Array(4);
-    const twoGroups = { ...spec(body), launch: { workgroupSize: '4', grid: ['2', '1', '1'] as const } };
+    const twoGroups = {
+      ...spec(body),
+      launch: { workgroupSize: '4', grid: ['2', '1', '1'] as const },
+    };
     const fault = () => interpret(twoGroups as KernelSpec, { params: {}, buffers: { out } });
     expect(fault).toThrow(ExecutionError);
     expect(fault).toThrow(/local 'first' read before it is set/);
