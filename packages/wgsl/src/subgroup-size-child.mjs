@@ -1,0 +1,30 @@
+// Run by subgroup-sizes.test.ts in a child process whose LP_NATIVE_VECTOR_WIDTH gives lavapipe the
+// subgroup size under test (the variable must be set before the Vulkan driver loads): shared WebGPU
+// execution cases whose shader uses subgroup operations, checked against the kernel's float64
+// reference. Prints one JSON line: the adapter's subgroup sizes and each case's NMSE and tolerance.
+import { ready } from '@forge/ir';
+import { checkCase, getKernel, makeCaseInputs } from '@forge/ir/kernels';
+import { executionCasesFor } from '@forge/test-fixtures';
+import { emitWgsl, wgslTarget } from '@forge/wgsl';
+import { openWebGpu, runWgsl } from '@forge/wgsl/runner';
+
+await ready();
+const context = await openWebGpu({ features: ['subgroups'] });
+const { subgroupMinSize, subgroupMaxSize } = context.adapter.info;
+const results = [];
+// `first`: one case a kernel (wide vectors make lavapipe's compiles slow); otherwise every case.
+const firstOnly = process.argv[2] === 'first';
+const seen = new Set();
+for (const testCase of executionCasesFor('webgpu')) {
+  const kernel = getKernel(testCase.kernelId);
+  const shader = emitWgsl(kernel.spec, testCase.schedule, wgslTarget(['subgroups']));
+  if (!(shader.launch.requiredFeatures ?? []).includes('subgroups')) continue;
+  if (firstOnly && seen.has(testCase.kernelId)) continue;
+  seen.add(testCase.kernelId);
+  const buffers = makeCaseInputs(kernel, testCase);
+  await runWgsl(context, shader, { buffers, params: kernel.params(testCase.shape) });
+  const { nmse } = checkCase(kernel, testCase, buffers);
+  results.push({ name: testCase.name, nmse, tolerance: kernel.tolerance });
+}
+context.destroy();
+console.log(JSON.stringify({ subgroupMinSize, subgroupMaxSize, results }));

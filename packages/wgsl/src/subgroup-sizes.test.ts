@@ -1,0 +1,47 @@
+// Issue #16 point 2 for the sizes the two adapters give: every kernel whose WGSL uses subgroup
+// operations, run on lavapipe with subgroups of 4 (SwiftShader's size) and 8 (lavapipe's own), set by
+// LP_NATIVE_VECTOR_WIDTH 128 and 256 in a child process before Vulkan loads, one shared execution
+// case each, against its float64 reference. 512 (16 lanes) also passes but compiles for minutes with
+// the shader cache off; from 1024 on, lavapipe reports a subgroup_size of width/32 but runs 16 lanes.
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+
+const child = fileURLToPath(new URL('subgroup-size-child.mjs', import.meta.url));
+const run = promisify(execFile);
+
+interface ChildReport {
+  readonly subgroupMinSize: number;
+  readonly subgroupMaxSize: number;
+  readonly results: readonly { name: string; nmse: number | null; tolerance: number }[];
+}
+
+describe('subgroup kernels at every subgroup size lavapipe runs', () => {
+  it.each([
+    [4, 128],
+    [8, 256],
+  ])(
+    'subgroups of %i lanes (LP_NATIVE_VECTOR_WIDTH=%i)',
+    async (size, width) => {
+      const { stdout } = await run(process.execPath, [child, 'first'], {
+        // Mesa's shader cache does not key on the width: a build for other lanes would be reused.
+        env: {
+          ...process.env,
+          LP_NATIVE_VECTOR_WIDTH: String(width),
+          MESA_SHADER_CACHE_DISABLE: 'true',
+        },
+        maxBuffer: 1 << 24,
+      });
+      const report = JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as ChildReport;
+      expect([report.subgroupMinSize, report.subgroupMaxSize]).toEqual([size, size]);
+      // rmsnorm, the mat-vecs, decode attention, argmax, the tensor-core Q4_K mat-vec: 11 kernels.
+      expect(report.results.length).toBeGreaterThanOrEqual(11);
+      for (const { name, nmse, tolerance } of report.results) {
+        expect(nmse, name).not.toBeNull();
+        expect(nmse ?? Infinity, name).toBeLessThanOrEqual(tolerance);
+      }
+    },
+    180_000,
+  );
+});
