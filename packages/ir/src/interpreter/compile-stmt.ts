@@ -195,6 +195,20 @@ function compileStore(statement: StoreStmt, scope: Scope): Block {
   });
 }
 
+/** A GPU's vector load or store needs its address aligned to the whole vector: caught here first. */
+function checkVectorAlignment(
+  op: 'load_vector' | 'store_vector',
+  preposition: 'from' | 'to',
+  memory: string,
+  at: number,
+  width: number,
+): void {
+  if (at % width !== 0)
+    throw new ExecutionError(
+      `${op} of ${width} ${preposition} '${memory}' at element ${at}, not a multiple of ${width}`,
+    );
+}
+
 function compileLoadVector(statement: LoadVectorStmt, scope: Scope): Block {
   const index = compileNum(statement.index, scope);
   const width = statement.names.length;
@@ -203,11 +217,7 @@ function compileLoadVector(statement: LoadVectorStmt, scope: Scope): Block {
   const name = statement.memory;
   return plain((thread) => {
     const at = index(thread);
-    // A GPU's vector load needs its address aligned to the whole vector: catch it here first.
-    if (at % width !== 0)
-      throw new ExecutionError(
-        `load_vector of ${width} from '${name}' at element ${at}, not a multiple of ${width}`,
-      );
+    checkVectorAlignment('load_vector', 'from', name, at, width);
     if (memory instanceof Error) throw memory;
     for (let k = 0; k < width; k++) thread.locals[slots[k] as number] = read(memory, at + k);
   });
@@ -229,11 +239,7 @@ function compileStoreVector(statement: StoreVectorStmt, scope: Scope): Block {
   const name = statement.memory;
   return plain((thread) => {
     const at = index(thread);
-    // A GPU's vector store needs its address aligned to the whole vector, as a vector load does.
-    if (at % width !== 0)
-      throw new ExecutionError(
-        `store_vector of ${width} to '${name}' at element ${at}, not a multiple of ${width}`,
-      );
+    checkVectorAlignment('store_vector', 'to', name, at, width);
     const stored = values.map((value) => value(thread));
     if (memory instanceof Error) throw memory;
     stored.forEach((value, k) => memory.write(at + k, value));
