@@ -53,16 +53,6 @@ interface PreparedLaunch {
 
 const roundUp = (value: number, multiple: number) => Math.ceil(value / multiple) * multiple;
 
-function gridAt(
-  shader: GeneratedShader,
-  grid: readonly [string, string, string],
-  params: Readonly<Record<string, number>>,
-): [number, number, number] {
-  const sizes = { ...params, ...shader.schedule };
-  const [x, y, z] = grid.map((axis) => evaluateSizeExpression(axis, sizes));
-  return [x ?? 1, y ?? 1, z ?? 1];
-}
-
 /** A decoder running `plan` on WebGPU through `context` (which it destroys on close). */
 export async function openWebGpuDecoder(
   model: LlamaModel,
@@ -70,7 +60,7 @@ export async function openWebGpuDecoder(
   context: WebGpuContext,
   options: WebGpuDecoderOptions = {},
 ): Promise<WebGpuDecoder> {
-  const { compileWgsl, explicitLayout, packParams, WebGpuError, WebGpuLimitError } =
+  const { compileWgsl, explicitLayout, launchGrid, packParams, WebGpuError, WebGpuLimitError } =
     await import('@forge/wgsl/runner');
   const { device } = context;
   const target = wgslTarget(options.features ?? []);
@@ -202,7 +192,7 @@ export async function openWebGpuDecoder(
     const dispatches = shader.launch.dispatches ?? [shader.launch];
     // Dispatches of one pass run in order, each seeing the storage writes of those before it.
     dispatches.forEach((dispatch, index) => {
-      const [x, y, z] = gridAt(shader, dispatch.grid, values);
+      const [x, y, z] = launchGrid(shader, values, dispatch);
       pass.setPipeline(pipelines[index] as GPUComputePipeline);
       pass.dispatchWorkgroups(x, y, z);
     });

@@ -4,6 +4,7 @@ import {
   evaluateSizeExpression,
   type GeneratedShader,
   type LaunchBinding,
+  type LaunchDispatch,
   type LaunchInfo,
 } from '@forge/ir';
 import { compileWgsl } from './compile.js';
@@ -31,13 +32,17 @@ export interface RunWgslResult {
   readonly grid: readonly [number, number, number];
 }
 
-/** The grid of a launch: its size expressions over the params and the schedule. */
+/**
+ * The grid of a launch: its size expressions over the params and the schedule; of one of a
+ * multi-dispatch launch's `dispatches` when given (the first dispatch, the launch itself, otherwise).
+ */
 export function launchGrid(
   shader: GeneratedShader,
   params: Readonly<Record<string, number>>,
+  dispatch: Pick<LaunchDispatch, 'grid'> = shader.launch,
 ): [number, number, number] {
   const sizes = { ...params, ...shader.schedule };
-  const [x, y, z] = shader.launch.grid.map((axis) => evaluateSizeExpression(axis, sizes));
+  const [x, y, z] = dispatch.grid.map((axis) => evaluateSizeExpression(axis, sizes));
   return [x ?? 1, y ?? 1, z ?? 1];
 }
 
@@ -104,9 +109,8 @@ export async function runWgsl(
   const sizes = { ...inputs.params, ...shader.schedule };
   const grids = sequence.map((dispatch) => {
     checkLaunchLimits(context, dispatch);
-    const [x, y, z] = dispatch.grid.map((axis) => evaluateSizeExpression(axis, sizes));
     const grid: [number, number, number] =
-      options.grid === undefined ? [x ?? 1, y ?? 1, z ?? 1] : [...options.grid];
+      options.grid === undefined ? launchGrid(shader, inputs.params, dispatch) : [...options.grid];
     checkGrid(context, grid);
     return grid;
   });
