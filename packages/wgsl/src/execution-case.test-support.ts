@@ -1,10 +1,11 @@
 import { expect } from 'vitest';
-import type { GeneratedShader } from '@forge/ir';
+import type { ElementArray, GeneratedShader } from '@forge/ir';
 import { checkCase, getKernel, makeCaseInputs } from '@forge/ir/kernels';
 import type { ExecutionCase } from '@forge/test-fixtures';
 import { emitWgsl } from './emit.js';
 import { runWgsl, type WebGpuContext } from './runner/index.js';
 import { wgslTarget, type WgslFeature } from './targets.js';
+import { runWgslOnCpu } from './wgsl-interpreter/run.test-support.js';
 
 // What the WebGPU execution suites (Dawn in Node, Chromium in the browser) share: the feature
 // sets, how a case's shader is emitted, and how its outputs are checked.
@@ -32,10 +33,13 @@ export async function expectCaseMatchesReference(
   context: WebGpuContext,
   testCase: ExecutionCase,
   shader: GeneratedShader,
+  agreement: InterpreterAgreement = 'bits',
 ): Promise<void> {
   const kernel = getKernel(testCase.kernelId);
   const buffers = makeCaseInputs(kernel, testCase);
   await runWgsl(context, shader, { buffers, params: kernel.params(testCase.shape) });
+  if ((shader.launch.requiredFeatures ?? []).includes('subgroups'))
+    expectInterpreterMatchesDevice(context, testCase, shader, buffers, agreement);
   const check = checkCase(kernel, testCase, buffers);
   expect(check.nmse).toBeLessThanOrEqual(kernel.tolerance);
   // Not vacuous: the kernel wrote its outputs.
@@ -45,4 +49,63 @@ export async function expectCaseMatchesReference(
     0,
   );
   expect(energy).toBeGreaterThan(0);
+}
+
+// WGSL's exp2 and log2 are approximate (3 + 2|x| ulp), so their kernels' outputs may differ in low bits.
+const APPROXIMATE_BUILTINS = /\b(exp2|log2)\(/;
+
+/**
+ * How closely the interpreter must reproduce a device: `bits` (Dawn on lavapipe: bit for bit, or
+ * within 1e-12 relative squared error where the shader calls exp2 or log2) or `rounding`
+ * (SwiftShader, whose quantized mat-vecs differ in the last bits: within 1e-10 everywhere).
+ */
+export type InterpreterAgreement = 'bits' | 'rounding';
+
+/**
+ * The interpreter (src/wgsl-interpreter) at the adapter's subgroup size and with an unfused `fma`
+ * (lavapipe and SwiftShader round the product first) gives the device's outputs, as closely as
+ * `agreement` says: the check that its results at the subgroup sizes no adapter here has
+ * (subgroup-sizes.test.ts) can be trusted.
+ */
+export function expectInterpreterMatchesDevice(
+  context: WebGpuContext,
+  testCase: ExecutionCase,
+  shader: GeneratedShader,
+  deviceBuffers: Readonly<Record<string, ElementArray>>,
+  agreement: InterpreterAgreement,
+): void {
+  const kernel = getKernel(testCase.kernelId);
+  const { subgroupMinSize, subgroupMaxSize } = context.adapter.info;
+  expect(subgroupMinSize, 'the adapter runs one subgroup size').toBe(subgroupMaxSize);
+  const buffers = makeCaseInputs(kernel, testCase);
+  runWgslOnCpu(
+    shader,
+    { buffers, params: kernel.params(testCase.shape) },
+    { subgroupSize: subgroupMinSize ?? Number.NaN, fusedFma: false },
+  );
+  const exact = agreement === 'bits' && !APPROXIMATE_BUILTINS.test(shader.source);
+  const bound = agreement === 'bits' ? 1e-12 : 1e-10;
+  for (const name of kernel.outputs) {
+    const device = deviceBuffers[name];
+    const interpreted = buffers[name];
+    if (device === undefined || interpreted === undefined) throw new Error(`no output ${name}`);
+    let error = 0;
+    let energy = 0;
+    let differing = -1;
+    for (let index = 0; index < device.length; index++) {
+      const [ours, theirs] = [interpreted[index] ?? 0, device[index] ?? 0];
+      if (
+        differing < 0 &&
+        !Object.is(ours, theirs) &&
+        !(Number.isNaN(ours) && Number.isNaN(theirs))
+      )
+        differing = index;
+      error += (ours - theirs) ** 2;
+      energy += theirs ** 2;
+    }
+    const relative = error / Math.max(energy, Number.MIN_VALUE);
+    const where = `${name}[${differing}]: interpreter ${interpreted[differing]}, device ${device[differing]}; relative squared error ${relative.toExponential(2)}`;
+    if (exact) expect(differing, where).toBe(-1);
+    else expect(relative, where).toBeLessThanOrEqual(bound);
+  }
 }

@@ -174,7 +174,7 @@ for (const { label, cases } of plans) {
       }
       it(testCase.name, async () => {
         const context = await browserWebGpu(shader.launch.requiredFeatures ?? []);
-        await expectCaseMatchesReference(context, testCase, shader);
+        await expectCaseMatchesReference(context, testCase, shader, 'rounding');
       });
     }
   });
