@@ -12,9 +12,9 @@ describe('subgroup kernels on the interpreter at the sizes no adapter here gives
   const subgroupCases = executionCasesFor('webgpu')
     .map((testCase) => ({ testCase, shader: caseShader(testCase, ['f16', 'subgroups']) }))
     .filter(({ shader }) => (shader.launch.requiredFeatures ?? []).includes('subgroups'));
-  // Inputs over 4 MiB (7 of 164 cases: the 1000×8192 and 256×4096 mat-vecs, argmax over 16M values,
+  // Inputs over 4 MiB (7 of 172 cases: the 1000×8192 and 256×4096 mat-vecs, argmax over 16M values,
   // attention over 4096 positions) stay with the devices: they test indexing at scale, not lanes,
-  // and would take most of the time.
+  // and would take half the time.
   const inputBytes = ({ testCase }: (typeof subgroupCases)[number]): number =>
     Object.values(makeCaseInputs(getKernel(testCase.kernelId), testCase)).reduce(
       (sum, array) => sum + array.byteLength,
@@ -23,7 +23,8 @@ describe('subgroup kernels on the interpreter at the sizes no adapter here gives
   const cases = subgroupCases.filter((entry) => inputBytes(entry) <= 4 << 20);
 
   it('covers every kernel that uses subgroups, and all but the largest cases', () => {
-    // rmsnorm, the five subgroup mat-vecs, both decode attentions, argmax, the Q4_K tensor-core one.
+    // rmsnorm, six mat-vecs, both decode attentions, argmax, and the Q4_K tensor-core mat-vec (which
+    // enables subgroups but exchanges through workgroup memory only).
     const kernels = (list: typeof cases): Set<string> =>
       new Set(list.map(({ testCase }) => testCase.kernelId));
     expect(kernels(cases)).toEqual(kernels(subgroupCases));
@@ -34,10 +35,21 @@ describe('subgroup kernels on the interpreter at the sizes no adapter here gives
   it.each([16, 32, 64, 128])(
     'subgroups of %i lanes: every case within its tolerance of the float64 reference',
     (subgroupSize) => {
+      let shuffled = 0;
+      let shuffles = 0;
       for (const { testCase, shader } of cases) {
         const kernel = getKernel(testCase.kernelId);
         const buffers = makeCaseInputs(kernel, testCase);
-        runWgslOnCpu(shader, { buffers, params: kernel.params(testCase.shape) }, { subgroupSize });
+        const run = runWgslOnCpu(
+          shader,
+          { buffers, params: kernel.params(testCase.shape) },
+          { subgroupSize },
+        );
+        // Not vacuous: a shader with shuffles took the shuffle path at this size.
+        const shuffling = shader.source.includes('subgroupShuffleXor(');
+        expect(run.shuffles > 0, `${testCase.name}: shuffles ran`).toBe(shuffling);
+        if (shuffling) shuffled += 1;
+        shuffles += run.shuffles;
         const { nmse } = checkCase(kernel, testCase, buffers);
         expect(nmse, testCase.name).toBeLessThanOrEqual(kernel.tolerance);
         const written = kernel.outputs.some((name) =>
@@ -45,6 +57,9 @@ describe('subgroup kernels on the interpreter at the sizes no adapter here gives
         );
         expect(written, `${testCase.name}: outputs written`).toBe(true);
       }
+      console.log(
+        `interpreter, subgroups of ${subgroupSize}: ${cases.length} cases within tolerance, ${shuffled} of them shuffling (${shuffles} shuffled values)`,
+      );
     },
     300_000,
   );

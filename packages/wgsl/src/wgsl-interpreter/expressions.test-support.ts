@@ -1,18 +1,22 @@
+import { builtinCall } from './builtins.test-support.js';
 import type { Machine, Memory } from './memory.test-support.js';
-import { typeText, type ExprNode, type ModuleNode, type TypeNode } from './parse.test-support.js';
+import type { ExprNode, ModuleNode } from './parse.test-support.js';
+import {
+  WgslCompileError,
+  as,
+  concrete,
+  literal,
+  unify,
+  valueType,
+  type At,
+  type Compiled,
+} from './types.test-support.js';
 import {
   COMPARISONS,
-  WgslExecutionError,
   arithmetic,
-  convert,
-  packHalves,
-  reinterpret,
-  scalarFunction,
   scalarType,
   typeName,
-  unpackHalves,
   wrap,
-  type Scalar,
   type Value,
   type ValueType,
 } from './values.test-support.js';
@@ -21,86 +25,13 @@ import {
 // WGSL types them (an abstract literal takes its context's type); a subgroup shuffle evaluates its
 // operand in the source lane, which lockstep statements (statements.test-support.ts) make sound.
 
-/** WGSL the interpreter has no rule for (a construct Forge does not emit). */
-export class WgslCompileError extends Error {
-  override readonly name = 'WgslCompileError';
-}
-
-export type At = (lane: number) => Value;
-export interface Compiled {
-  /** The type, or `int`/`float` for an abstract literal that takes the type of its context. */
-  readonly type: ValueType | 'int' | 'float';
-  readonly at: At;
-  readonly literal?: number;
-  /** Whether a subgroup operation is inside (the statement must mark its active lanes). */
-  readonly subgroup: boolean;
-}
 export type Binding =
   | { kind: 'local'; slot: Value[]; type: ValueType; mutable: boolean }
   | { kind: 'memory'; memory: Memory }
   | { kind: 'value'; type: ValueType; at: At }
   | { kind: 'struct'; members: ReadonlyMap<string, { type: ValueType; value: Value }> };
 
-const SCALARS = new Set<string>(['u32', 'i32', 'f32', 'f16', 'bool']);
 const SWIZZLE = 'xyzw';
-
-/** A scalar or vector type node as a ValueType. */
-export function valueType(node: TypeNode): ValueType {
-  if (SCALARS.has(node.name) && node.args.length === 0) return scalarType(node.name as Scalar);
-  const width = /^vec([234])$/.exec(node.name)?.[1];
-  const [element] = node.args;
-  if (width !== undefined && typeof element === 'object' && SCALARS.has(element.name))
-    return { scalar: element.name as Scalar, width: Number(width) };
-  throw new WgslCompileError(`unsupported type ${typeText(node)}`);
-}
-
-export const concrete = (compiled: Compiled): ValueType =>
-  compiled.type === 'int'
-    ? scalarType('i32')
-    : compiled.type === 'float'
-      ? scalarType('f32')
-      : compiled.type;
-
-/** `compiled` with an abstract literal given `type`. */
-export function as(compiled: Compiled, type: ValueType): Compiled {
-  if (typeof compiled.type === 'object') return compiled;
-  const value = wrap(type.scalar, compiled.literal ?? 0);
-  return { type, at: () => value, subgroup: false };
-}
-
-/** Both operands of a binary operator in one type: an abstract literal takes the other's type. */
-function unify(left: Compiled, right: Compiled): [Compiled, Compiled, ValueType] {
-  const type =
-    typeof left.type === 'object'
-      ? left.type
-      : typeof right.type === 'object'
-        ? right.type
-        : concrete(
-            left.type === 'float' || right.type === 'float' ? { ...left, type: 'float' } : left,
-          );
-  return [as(left, type), as(right, type), type];
-}
-
-export function literal(text: string): Compiled {
-  if (text === 'true' || text === 'false')
-    return { type: scalarType('bool'), at: () => text === 'true', subgroup: false };
-  const suffix =
-    /[iufh]$/.test(text) && !text.startsWith('0x')
-      ? text.slice(-1)
-      : text.startsWith('0x') && /[iu]$/.test(text)
-        ? text.slice(-1)
-        : '';
-  const digits = suffix === '' ? text : text.slice(0, -1);
-  const value = digits.startsWith('0x') ? Number.parseInt(digits, 16) : Number(digits);
-  const scalars: Record<string, Scalar> = { i: 'i32', u: 'u32', f: 'f32', h: 'f16' };
-  const scalar = scalars[suffix];
-  if (scalar === undefined) {
-    const type = /[.eE]/.test(digits) && !digits.startsWith('0x') ? 'float' : 'int';
-    return { type, at: () => value, literal: value, subgroup: false };
-  }
-  const rounded = wrap(scalar, value);
-  return { type: scalarType(scalar), at: () => rounded, subgroup: false };
-}
 
 export class ExpressionCompiler {
   private readonly scopes: Map<string, Binding>[] = [new Map()];
@@ -144,7 +75,7 @@ export class ExpressionCompiler {
     }
   }
 
-  /** The entry point's body as one runner over a workgroup's lanes, with its builtins bound. */
+  /** Throws unless `value` has exactly `type`. */
   protected checkType(value: Compiled, type: ValueType, what: string): void {
     const actual = concrete(value);
     if (actual.scalar !== type.scalar || actual.width !== type.width)
@@ -276,106 +207,32 @@ export class ExpressionCompiler {
 
   private call(node: Extract<ExprNode, { kind: 'call' }>): Compiled {
     const args = node.args.map((arg) => this.expression(arg));
-    const subgroup = args.some((arg) => arg.subgroup);
-    const [first, second, third] = args;
-    const callee = node.callee;
-    if (callee === 'subgroupShuffleXor' && first !== undefined && second !== undefined)
-      return this.shuffleXor(first, as(second, scalarType('u32')));
-    if (callee === 'bitcast' && node.template !== undefined && first !== undefined) {
-      const to = valueType(node.template);
-      const from = concrete(first);
-      return {
-        type: to,
-        at: (lane) => {
-          const value = first.at(lane);
-          return typeof value === 'object'
-            ? value.map((component) => reinterpret(component, from.scalar, to.scalar))
-            : reinterpret(value as number, from.scalar, to.scalar);
-        },
-        subgroup,
-      };
-    }
-    if (/^vec[234]$/.test(callee)) {
-      const scalar =
-        node.template === undefined
-          ? concrete(first ?? literal('0')).scalar
-          : valueType(node.template).scalar;
-      const parts = args.map((arg) => as(arg, scalarType(scalar)));
-      return {
-        type: { scalar, width: Number(callee.slice(3)) },
-        at: (lane) => parts.map((part) => part.at(lane) as number),
-        subgroup,
-      };
-    }
-    if (SCALARS.has(callee) && first !== undefined) {
-      const to = callee as Scalar;
-      const from = concrete(first).scalar;
-      return {
-        type: scalarType(to),
-        at: (lane) => convert(first.at(lane) as number, from, to),
-        subgroup,
-      };
-    }
-    if (callee === 'select' && first !== undefined && second !== undefined && third !== undefined) {
-      const [no, yes, type] = unify(first, second);
-      return {
-        type,
-        at: (lane) => (third.at(lane) === true ? yes.at(lane) : no.at(lane)),
-        subgroup,
-      };
-    }
-    if (callee === 'unpack2x16float' && first !== undefined)
-      return {
-        type: { scalar: 'f32', width: 2 },
-        at: (lane) => unpackHalves(first.at(lane) as number),
-        subgroup,
-      };
-    if (callee === 'pack2x16float' && first !== undefined)
-      return {
-        type: scalarType('u32'),
-        at: (lane) => packHalves(first.at(lane) as number[]),
-        subgroup,
-      };
-    if (callee === 'dot4I8Packed' && first !== undefined && second !== undefined) {
-      const dot = scalarFunction(callee, 'u32');
-      return {
-        type: scalarType('i32'),
-        at: (lane) => dot?.(first.at(lane) as number, second.at(lane) as number) ?? 0,
-        subgroup,
-      };
-    }
-    const helper = this.helper(callee);
-    if (helper !== undefined) {
-      return {
-        type: helper.type,
-        at: (lane) => helper.call(args.map((arg) => arg.at(lane))),
-        subgroup,
-      };
-    }
-    const type =
-      args.reduce<ValueType | undefined>(
-        (found, arg) => found ?? (typeof arg.type === 'object' ? arg.type : undefined),
-        undefined,
-      ) ?? concrete(first ?? literal('0'));
-    const operation = scalarFunction(callee, type.scalar, this.machine.fusedFma);
-    if (operation === undefined || type.width !== 1)
-      throw new WgslCompileError(`unsupported function ${callee}() on ${typeName(type)}`);
-    const typed = args.map((arg) => as(arg, type));
+    const builtin = builtinCall(node.callee, args, node.template, this.machine);
+    if (builtin !== undefined) return builtin;
+    const helper = this.helper(node.callee);
+    if (helper === undefined) throw new WgslCompileError(`unsupported function ${node.callee}()`);
     return {
-      type,
-      at: (lane) => operation(...typed.map((arg) => arg.at(lane) as number)),
-      subgroup,
+      type: helper.type,
+      at: (lane) =>
+        helper.call(
+          args.map((arg) => arg.at(lane)),
+          lane,
+        ),
+      subgroup: args.some((arg) => arg.subgroup),
     };
   }
 
-  /** A module function of one `return`, such as forge_f32_to_u32. */
-  private helper(name: string): { type: ValueType; call: (args: Value[]) => Value } | undefined {
+  /** A module function of one `return`, such as the backend's forge_f32_to_u32. */
+  private helper(
+    name: string,
+  ): { type: ValueType; call: (args: Value[], lane: number) => Value } | undefined {
     const node = this.module.functions.get(name);
     if (node === undefined || node.workgroupSize !== undefined) return undefined;
     const [statement] = node.body;
     if (node.body.length !== 1 || statement?.kind !== 'return' || node.returnType === undefined)
       throw new WgslCompileError(`${name}: only functions of one return statement are supported`);
     const parameters: Value[] = node.parameters.map(() => 0);
+    const returnType = valueType(node.returnType);
     const body = this.scoped(() => {
       node.parameters.forEach((parameter, index) =>
         this.declare(parameter.name, {
@@ -384,43 +241,16 @@ export class ExpressionCompiler {
           at: () => parameters[index] as Value,
         }),
       );
-      return as(this.expression(statement.value), valueType(node.returnType as TypeNode));
+      return as(this.expression(statement.value), returnType);
     });
+    this.checkType(body, returnType, `${name}'s result`);
     return {
-      type: valueType(node.returnType),
-      call: (args) => {
+      type: returnType,
+      // Arguments are all evaluated before the parameters are set, so nested calls are safe.
+      call: (args, lane) => {
         args.forEach((arg, index) => (parameters[index] = arg));
-        return body.at(0);
+        return body.at(lane);
       },
-    };
-  }
-
-  // The value in the lane whose subgroup invocation id is ours xor `mask`, read in lockstep before
-  // any lane of the statement assigns; lanes map to subgroups in local_index order.
-  private shuffleXor(value: Compiled, mask: Compiled): Compiled {
-    const machine = this.machine;
-    const type = concrete(value);
-    return {
-      type,
-      at: (lane) => {
-        const size = machine.subgroupSize;
-        const offset = mask.at(lane) as number;
-        if (offset >= size)
-          throw new WgslExecutionError(
-            `subgroupShuffleXor mask ${offset} is not below the subgroup size ${size}`,
-          );
-        if (machine.subgroupActive[lane] !== 1)
-          throw new WgslExecutionError(
-            `subgroupShuffleXor in invocation ${lane} while part of its subgroup of ${size} is inactive (non-uniform control flow)`,
-          );
-        const source = lane - (lane % size) + ((lane % size) ^ offset);
-        if (source >= machine.workgroupSize || machine.active[source] !== 1)
-          throw new WgslExecutionError(
-            `subgroupShuffleXor in invocation ${lane} reads invocation ${source}, which is not running`,
-          );
-        return value.at(source);
-      },
-      subgroup: true,
     };
   }
 }

@@ -1,9 +1,5 @@
-import {
-  WgslExecutionError,
-  reinterpret,
-  type Value,
-  type ValueType,
-} from './values.test-support.js';
+import { bitcastValue } from '@forge/ir';
+import { WgslExecutionError, type Value, type ValueType } from './values.test-support.js';
 
 // A storage buffer or workgroup array as 32-bit words; workgroup arrays also track who touched each
 // word since the last barrier, so a missing barrier shows as a race instead of a lucky ordering.
@@ -18,6 +14,8 @@ export interface Machine {
   numWorkgroups: readonly number[];
   /** Barriers passed in this workgroup; accesses between two barriers share an epoch. */
   epoch: number;
+  /** subgroupShuffleXor results read from another lane, over the whole run. */
+  shuffles: number;
   /** 1 for the lanes running the current statement (kept up to date where a subgroup op needs it). */
   readonly active: Uint8Array;
   /** 1 for a lane whose subgroup is wholly active in the current statement. */
@@ -136,7 +134,7 @@ export class Memory {
     const first = this.word(index, lane);
     const { scalar, width } = this.element;
     const component = (offset: number): number =>
-      reinterpret(this.read(first + offset, lane), 'u32', scalar);
+      bitcastValue(this.read(first + offset, lane), 'u32', scalar);
     if (width === 1) return component(0);
     return Array.from({ length: width }, (_, offset) => component(offset));
   }
@@ -146,7 +144,7 @@ export class Memory {
     const { scalar } = this.element;
     const components = typeof value === 'object' ? value : [Number(value)];
     components.forEach((component, offset) =>
-      this.write(first + offset, reinterpret(component, scalar, 'u32'), lane),
+      this.write(first + offset, bitcastValue(component, scalar, 'u32'), lane),
     );
   }
 }

@@ -252,7 +252,9 @@ class Parser {
           binding: binding === undefined ? undefined : Number.parseInt(binding, 10),
         });
       } else if (keyword === 'fn') {
-        const size = attributes.get('workgroup_size')?.[0];
+        const [size, ...others] = attributes.get('workgroup_size') ?? [];
+        if (others.some((other) => other !== '1'))
+          this.fail('only 1-D workgroups are supported (@workgroup_size(x))');
         const node = this.function(size === undefined ? undefined : Number.parseInt(size, 10));
         functions.set(node.name, node);
       } else {

@@ -1,7 +1,8 @@
 import { ForgeError, evaluateSizeExpression, type GeneratedShader } from '@forge/ir';
 import { bytesOf, checkInputs, roundUp, type WgslInputs } from '../runner/inputs.js';
 import { launchGrid } from '../runner/run.js';
-import { ExpressionCompiler, WgslCompileError, valueType } from './expressions.test-support.js';
+import { ExpressionCompiler } from './expressions.test-support.js';
+import { WgslCompileError, valueType } from './types.test-support.js';
 import { EntryCompiler } from './statements.test-support.js';
 import { Memory, type Machine } from './memory.test-support.js';
 import { parseWgsl, typeText, type TypeNode } from './parse.test-support.js';
@@ -20,6 +21,8 @@ export interface CpuRunOptions {
 export interface CpuRunResult {
   /** Workgroups run, over every dispatch. */
   readonly workgroups: number;
+  /** subgroupShuffleXor values read across lanes, over every dispatch. */
+  readonly shuffles: number;
 }
 
 function elementOf(type: TypeNode, name: string): ValueType {
@@ -94,6 +97,7 @@ export function runWgslOnCpu(
   }
 
   let workgroups = 0;
+  let shuffles = 0;
   for (const dispatch of launch.dispatches ?? [launch]) {
     const node = module.functions.get(dispatch.entryPoint);
     const workgroupSize = node?.workgroupSize ?? 0;
@@ -104,6 +108,7 @@ export function runWgslOnCpu(
       workgroupId: [0, 0, 0],
       numWorkgroups: launchGrid(shader, inputs.params, dispatch),
       epoch: 1,
+      shuffles: 0,
       active: new Uint8Array(workgroupSize),
       subgroupActive: new Uint8Array(workgroupSize),
     };
@@ -132,18 +137,19 @@ export function runWgslOnCpu(
     const shared = [...memories.values()].filter((memory) =>
       module.globals.some((global) => global.name === memory.name && global.space === 'workgroup'),
     );
-    const [x, y, z] = machine.numWorkgroups;
-    for (let wz = 0; wz < (z ?? 1); wz++)
-      for (let wy = 0; wy < (y ?? 1); wy++)
-        for (let wx = 0; wx < (x ?? 1); wx++) {
-          machine.workgroupId = [wx, wy, wz];
+    const [countX = 1, countY = 1, countZ = 1] = machine.numWorkgroups;
+    for (let z = 0; z < countZ; z++)
+      for (let y = 0; y < countY; y++)
+        for (let x = 0; x < countX; x++) {
+          machine.workgroupId = [x, y, z];
           machine.epoch = 1;
           for (const memory of shared) memory.reset();
           run();
           workgroups += 1;
         }
+    shuffles += machine.shuffles;
   }
   for (const { bytes, target } of storage.values())
     target?.set(new Uint8Array(bytes).subarray(0, target.byteLength));
-  return { workgroups };
+  return { workgroups, shuffles };
 }

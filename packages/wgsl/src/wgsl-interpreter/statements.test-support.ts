@@ -1,13 +1,7 @@
 import { markActive } from './memory.test-support.js';
 import type { ExprNode, StmtNode } from './parse.test-support.js';
-import {
-  ExpressionCompiler,
-  WgslCompileError,
-  as,
-  concrete,
-  valueType,
-  type At,
-} from './expressions.test-support.js';
+import { ExpressionCompiler } from './expressions.test-support.js';
+import { WgslCompileError, as, concrete, valueType, type At } from './types.test-support.js';
 import { WgslExecutionError, scalarType, type Value } from './values.test-support.js';
 
 // Compiles an entry point to closures that run a whole workgroup in lockstep: a statement runs for
@@ -136,7 +130,8 @@ export class EntryCompiler extends ExpressionCompiler {
           throw new WgslExecutionError(
             `${call.callee}() reached by ${lanes.length} of ${machine.workgroupSize} invocations (non-uniform control flow)`,
           );
-        machine.epoch += 1;
+        // Only workgroupBarrier orders workgroup memory; storageBarrier orders storage buffers.
+        if (call.callee === 'workgroupBarrier') machine.epoch += 1;
       };
     }
     const value = this.expression(call);

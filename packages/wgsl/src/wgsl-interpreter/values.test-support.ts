@@ -1,7 +1,8 @@
-import { dot4I8Semantics, f16Bits, f16FromBits, fmaSemantics, roundToF16 } from '@forge/ir';
+import { dot4I8Semantics, f16Bits, f16FromBits, fmaSemantics, roundTo } from '@forge/ir';
 
 // WGSL's scalar semantics on JS numbers: u32 and i32 wrap, f32 and f16 round after every operation,
-// integer division by zero gives the dividend, float-to-integer conversions saturate.
+// integer division by zero gives the dividend, float-to-integer conversions saturate. Floats are JS
+// numbers, which need not keep a NaN's payload: bits carried through an f32 NaN may come back changed.
 
 export type Scalar = 'u32' | 'i32' | 'f32' | 'f16' | 'bool';
 /** A value's type: a scalar (width 1) or a vector of 2 to 4 of them. */
@@ -20,30 +21,9 @@ export const scalarType = (scalar: Scalar): ValueType => ({ scalar, width: 1 });
 export const typeName = (type: ValueType): string =>
   type.width === 1 ? type.scalar : `vec${type.width}<${type.scalar}>`;
 
-const words = new DataView(new ArrayBuffer(4));
-/** The 32 bits of `value` as `from`, read back as `to` (u32, i32 or f32). */
-export function reinterpret(value: number, from: Scalar, to: Scalar): number {
-  if (from === 'f32') words.setFloat32(0, value);
-  else words.setUint32(0, value >>> 0);
-  if (to === 'f32') return words.getFloat32(0);
-  return to === 'i32' ? words.getInt32(0) : words.getUint32(0);
-}
-
 /** A number rounded or wrapped into `scalar`'s range, as the result of an operation of that type. */
-export function wrap(scalar: Scalar, value: number): number {
-  switch (scalar) {
-    case 'u32':
-      return value >>> 0;
-    case 'i32':
-      return value | 0;
-    case 'f32':
-      return Math.fround(value);
-    case 'f16':
-      return roundToF16(value);
-    case 'bool':
-      return value;
-  }
-}
+export const wrap = (scalar: Scalar, value: number): number =>
+  scalar === 'bool' ? value : roundTo(scalar, value);
 
 /** `T(x)`: floats round to nearest; into integers truncation toward zero, saturating at the largest f32 in range. */
 export function convert(value: number | boolean, from: Scalar, to: Scalar): number | boolean {
@@ -79,7 +59,8 @@ function divide(scalar: Scalar): Binary {
 
 function remainder(scalar: Scalar): Binary {
   if (scalar === 'u32' || scalar === 'i32')
-    return (a, b) => (b === 0 || (a === -2147483648 && b === -1) ? 0 : a % b);
+    // `| 0` turns JS's -0 (from -4 % 2) into the 0 an integer is.
+    return (a, b) => (b === 0 || (a === -2147483648 && b === -1) ? 0 : (a % b) | 0);
   return (a, b) => wrap(scalar, a - b * Math.trunc(a / b));
 }
 

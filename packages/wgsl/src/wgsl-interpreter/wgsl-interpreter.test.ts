@@ -3,7 +3,7 @@ import type { GeneratedShader } from '@forge/ir';
 import { checkCase, getKernel, makeCaseInputs } from '@forge/ir/kernels';
 import { executionCasesFor, type ExecutionCase } from '@forge/test-fixtures';
 import { caseShader } from '../execution-case.test-support.js';
-import { WgslCompileError } from './expressions.test-support.js';
+import { WgslCompileError } from './types.test-support.js';
 import { WgslSyntaxError } from './parse.test-support.js';
 import { runWgslOnCpu } from './run.test-support.js';
 import { WgslExecutionError } from './values.test-support.js';
@@ -36,20 +36,42 @@ function runCase(
   return checkCase(kernel, testCase, buffers).nmse;
 }
 
-/** affine-f32's launch (x in, y out, 256 lanes) around `body`, run on one workgroup; returns y's words. */
-function runBody(body: string, subgroupSize = 8, x: number[] = [0]): Uint32Array {
+/**
+ * affine-f32's launch (x in, y out, 256 lanes) around `body`, with module `functions` before the
+ * entry point, run on one workgroup; returns y.
+ */
+function runBody(body: string, subgroupSize = 8, x: number[] = [0], functions = ''): Float32Array {
   const shader: GeneratedShader = caseShader(firstCase('affine-f32'), []);
   const head = shader.source.slice(0, shader.source.indexOf('{', shader.source.indexOf('fn ')) + 1);
   const y = new Float32Array(256);
   runWgslOnCpu(
     {
       ...shader,
-      source: `${head.replace('fn affine_f32(', 'fn affine_f32(\n  @builtin(subgroup_size) subgroup_size: u32,')}\n${body}\n}\n`,
+      source: `${head
+        .replace('@compute', `${functions}@compute`)
+        .replace(
+          'fn affine_f32(',
+          'fn affine_f32(\n  @builtin(subgroup_size) subgroup_size: u32,',
+        )}\n${body}\n}\n`,
     },
     { buffers: { x: new Float32Array(x), y }, params: { n: 1, scale: 1, bias: 0 } },
     { subgroupSize },
   );
-  return new Uint32Array(y.buffer);
+  return y;
+}
+
+/**
+ * The u32 `expression` evaluated by one lane, passed out as two exact f32 halves: an f32 holding its
+ * bits could be a NaN, whose payload JS need not keep.
+ */
+function evaluateWord(expression: string, functions = ''): number {
+  const y = runBody(
+    `if (local_index == 0u) { let word: u32 = ${expression}; buf_y[0u] = f32(word >> 16u); buf_y[1u] = f32(word & 0xffffu); }`,
+    8,
+    [0],
+    functions,
+  );
+  return (((y[0] ?? 0) << 16) | (y[1] ?? 0)) >>> 0;
 }
 
 describe('WGSL numeric rules', () => {
@@ -65,8 +87,11 @@ describe('WGSL numeric rules', () => {
     ['(0x80000000u >> 31u)', 1],
     ['(1u << 33u)', 2],
     ['u32(-1.5f)', 0],
-    // Saturates at 2^32 - 256, the largest f32 below 2^32 (shifted: a NaN pattern would not survive f32 storage).
-    ['(u32(5e9f) >> 8u)', 0xffffff],
+    // Saturating at the largest f32 below 2^32 and 2^31.
+    ['select(0u, 1u, (u32(5e9f) == 4294967040u))', 1],
+    ['bitcast<u32>(i32(3e9f))', 0x7fffff80],
+    // An integer remainder is never -0, so its f32 is +0.
+    ['bitcast<u32>(f32((-4i % 2i)))', 0],
     ['bitcast<u32>(i32(-3e9f))', 2147483648],
     ['bitcast<u32>(i32(-2.9f))', 4294967294],
     ['pack2x16float(vec2<f32>(1.0f, -2.0f))', 0xc0003c00],
@@ -76,8 +101,7 @@ describe('WGSL numeric rules', () => {
     ['select(1u, 2u, (3u > 2u))', 2],
     ['bitcast<u32>(max(-0.5f, 0.25f))', 0x3e800000],
   ])('%s = %i', (expression, expected) => {
-    const [word] = runBody(`if (local_index == 0u) { buf_y[0u] = bitcast<f32>(${expression}); }`);
-    expect(word).toBe(expected);
+    expect(evaluateWord(expression)).toBe(expected);
   });
 
   it('fma rounds once by default and rounds the product first when asked', () => {
@@ -104,12 +128,12 @@ describe('WGSL numeric rules', () => {
 
   it('subgroup_size and subgroupShuffleXor follow local_index order at every size', () => {
     for (const size of [4, 8, 16, 32, 64, 128]) {
-      const words = runBody(
-        'buf_y[local_index] = bitcast<f32>((subgroup_size * 1000u) + subgroupShuffleXor(local_index, 1u));',
+      const y = runBody(
+        'buf_y[local_index] = f32((subgroup_size * 1000u) + subgroupShuffleXor(local_index, 1u));',
         size,
       );
-      expect(words[0]).toBe(size * 1000 + 1);
-      expect(words[255]).toBe(size * 1000 + 254);
+      expect(y[0]).toBe(size * 1000 + 1);
+      expect(y[255]).toBe(size * 1000 + 254);
     }
   });
 });
@@ -156,6 +180,20 @@ describe('faults a GPU would not report', () => {
     expect(() => runBody('buf_y[local_index] = buf_x[local_index];', 8, [1])).toThrow(
       /buf_x\[1\] is out of bounds \(1 elements\), read or written by invocation 1/,
     );
+  });
+
+  it('select evaluates both operands, as WGSL does', () => {
+    expect(() =>
+      runBody('if (local_index == 0u) { buf_y[0u] = select(buf_x[5u], 1.0f, true); }'),
+    ).toThrow(/buf_x\[5\] is out of bounds/);
+  });
+
+  it('runs module functions such as the backend saturating conversions', () => {
+    const word = evaluateWord(
+      'forge_f32_to_u32(5e9f)',
+      'fn forge_f32_to_u32(value: f32) -> u32 {\n  return select(u32(value), 4294967295u, value >= 4294967296.0f);\n}\n',
+    );
+    expect(word).toBe(4294967295);
   });
 
   it('WGSL outside what Forge emits is refused by name', () => {
