@@ -1,4 +1,4 @@
-import { bitcastValue } from '@forge/ir';
+import { bitcastValue, dot4I8Semantics } from '@forge/ir';
 import type { Machine } from './memory.test-support.js';
 import type { TypeNode } from './parse.test-support.js';
 import {
@@ -171,10 +171,9 @@ const BUILTINS: Readonly<Record<string, Builtin>> = {
   },
   dot4I8Packed: (call) => {
     const [a, b] = take(call, 2).map((arg) => as(arg, scalarType('u32'))) as [Compiled, Compiled];
-    const dot = scalarFunction('dot4I8Packed', 'u32');
     return {
       type: scalarType('i32'),
-      at: (lane) => dot?.(a.at(lane) as number, b.at(lane) as number) ?? 0,
+      at: (lane) => dot4I8Semantics(a.at(lane) as number, b.at(lane) as number, 0),
       subgroup: call.subgroup,
     };
   },

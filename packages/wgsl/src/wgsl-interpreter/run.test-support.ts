@@ -113,6 +113,8 @@ export function runWgslOnCpu(
       subgroupActive: new Uint8Array(workgroupSize),
     };
     const memories = new Map<string, Memory>();
+    // Workgroup arrays, zeroed for each workgroup.
+    const shared: Memory[] = [];
     for (const global of module.globals) {
       if (global.space !== 'workgroup' && global.space !== 'storage') continue;
       const element = elementOf(global.type, global.name);
@@ -121,7 +123,9 @@ export function runWgslOnCpu(
         const bytes = new ArrayBuffer(
           4 * element.width * (typeof length === 'number' ? length : 0),
         );
-        memories.set(global.name, new Memory(global.name, element, bytes, machine));
+        const memory = new Memory(global.name, element, bytes, machine);
+        memories.set(global.name, memory);
+        shared.push(memory);
       } else if (global.space === 'storage') {
         const buffer = storage.get(global.name);
         if (buffer !== undefined)
@@ -134,9 +138,6 @@ export function runWgslOnCpu(
       ExpressionCompiler.globals(memories, uniforms),
     );
     const { run } = compiler.entry(dispatch.entryPoint);
-    const shared = [...memories.values()].filter((memory) =>
-      module.globals.some((global) => global.name === memory.name && global.space === 'workgroup'),
-    );
     const [countX = 1, countY = 1, countZ = 1] = machine.numWorkgroups;
     for (let z = 0; z < countZ; z++)
       for (let y = 0; y < countY; y++)

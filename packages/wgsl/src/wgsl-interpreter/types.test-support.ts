@@ -66,18 +66,15 @@ export function unify(left: Compiled, right: Compiled): [Compiled, Compiled, Val
 export function literal(text: string): Compiled {
   if (text === 'true' || text === 'false')
     return { type: scalarType('bool'), at: () => text === 'true', subgroup: false };
-  const suffix =
-    /[iufh]$/.test(text) && !text.startsWith('0x')
-      ? text.slice(-1)
-      : text.startsWith('0x') && /[iu]$/.test(text)
-        ? text.slice(-1)
-        : '';
-  const digits = suffix === '' ? text : text.slice(0, -1);
-  const value = digits.startsWith('0x') ? Number.parseInt(digits, 16) : Number(digits);
+  // In hex, f and h are digits, so only i and u are suffixes there.
+  const hex = text.startsWith('0x');
+  const suffix = (hex ? /[iu]$/ : /[iufh]$/).exec(text)?.[0] ?? '';
+  const digits = text.slice(0, text.length - suffix.length);
+  const value = hex ? Number.parseInt(digits, 16) : Number(digits);
   const scalars: Record<string, Scalar> = { i: 'i32', u: 'u32', f: 'f32', h: 'f16' };
   const scalar = scalars[suffix];
   if (scalar === undefined) {
-    const type = /[.eE]/.test(digits) && !digits.startsWith('0x') ? 'float' : 'int';
+    const type = !hex && /[.eE]/.test(digits) ? 'float' : 'int';
     return { type, at: () => value, literal: value, subgroup: false };
   }
   const rounded = wrap(scalar, value);

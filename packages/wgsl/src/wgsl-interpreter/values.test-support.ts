@@ -1,4 +1,4 @@
-import { dot4I8Semantics, f16Bits, f16FromBits, fmaSemantics, roundTo } from '@forge/ir';
+import { f16Bits, f16FromBits, fmaSemantics, roundTo } from '@forge/ir';
 
 // WGSL's scalar semantics on JS numbers: u32 and i32 wrap, f32 and f16 round after every operation,
 // integer division by zero gives the dividend, float-to-integer conversions saturate. Floats are JS
@@ -147,8 +147,6 @@ export function scalarFunction(
       return unary(Math.log);
     case 'floor':
       return unary(Math.floor);
-    case 'dot4I8Packed':
-      return (a, b) => dot4I8Semantics(a, b as number, 0);
     default:
       return undefined;
   }
