@@ -1,42 +1,10 @@
 // The demo page's script bundled for the browser by esbuild: @forge/llama's browser entry with the
 // Forge packages it needs, and nothing of Node.
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 
 const entry = fileURLToPath(new URL('page.mjs', import.meta.url));
-const require = createRequire(
-  fileURLToPath(new URL('../../packages/llama/package.json', import.meta.url)),
-);
-
-/**
- * @huggingface/gguf's `exports` lead bundlers to its Node build (which imports fs); its `browser`
- * field names the browser build, which esbuild does not apply through `exports`, so this does.
- */
-const ggufBrowserBuild = {
-  name: 'gguf-browser-build',
-  setup(builder) {
-    const browserBuild = join(
-      dirname(require.resolve('@huggingface/gguf')),
-      'browser',
-      'index.mjs',
-    );
-    builder.onResolve({ filter: /^@huggingface\/gguf$/ }, () => ({ path: browserBuild }));
-    // gguf imports a few names from @huggingface/tasks, whose modules are free of side effects but
-    // not marked so: without this the whole task catalogue (~235 kB minified) lands in the page.
-    builder.onResolve({ filter: /^@huggingface\/tasks$/ }, async (args) => {
-      if (args.pluginData === 'resolving') return undefined;
-      const { path } = await builder.resolve(args.path, {
-        kind: args.kind,
-        resolveDir: args.resolveDir,
-        pluginData: 'resolving',
-      });
-      return { path, sideEffects: false };
-    });
-  },
-};
 
 /** The Forge package a bundled input comes from (`@forge/llama`), or undefined for others. */
 export function forgePackageOf(input) {
@@ -60,7 +28,6 @@ export async function bundleDemo() {
     metafile: true,
     logLevel: 'silent',
     external: ['webgpu'],
-    plugins: [ggufBrowserBuild],
   });
   const text = result.outputFiles[0].text;
   const inputs = Object.keys(result.metafile.inputs);

@@ -123,7 +123,7 @@ describe('forge run --gguf', () => {
     const missing = await forge('run', 'q8_0-gemv', '--gguf', 'missing.gguf', '--tensor', 'w');
     expect(missing.code).toBe(2);
     expect(missing.stderr).toBe(
-      `forge run: --gguf: cannot read ${join(work, 'missing.gguf')}: ENOENT\n`,
+      `forge run: --gguf: ${join(work, 'missing.gguf')}: not a readable GGUF file (ENOENT)\n`,
     );
     const notGguf = await forge(
       'run',
@@ -134,9 +134,46 @@ describe('forge run --gguf', () => {
       'w',
     );
     expect(notGguf.code).toBe(2);
-    expect(notGguf.stderr).toMatch(/^forge run: --gguf: cannot read .*README\.md: .*magic.*\n$/);
+    expect(notGguf.stderr).toMatch(
+      /^forge run: --gguf: .*README\.md: not a GGUF file \(it does not start with the magic "GGUF"\)\n$/,
+    );
     const half = await forge('run', 'q8_0-gemv', '--gguf', GGUF);
     expect([half.code, half.stderr]).toEqual([2, 'forge run: --gguf FILE needs --tensor NAME\n']);
+  });
+
+  it('refuses a hostile file in one line before reading its tensors: lying counts, cut data, infos past the header', async () => {
+    const bytes = new Uint8Array(readFileSync(GGUF));
+    const view = (copy: Uint8Array) => new DataView(copy.buffer);
+    const lying = bytes.slice(0, 24);
+    view(lying).setBigUint64(8, 2n ** 60n, true);
+    const cut = bytes.slice(0, bytes.length - 100);
+    const cases: [string, Uint8Array, RegExp][] = [
+      [
+        'lying.gguf',
+        lying,
+        /: tensor count 1152921504606846976 needs at least \d+ bytes; 8 are left in the file$/,
+      ],
+      [
+        'cut.gguf',
+        cut,
+        /: blk\.0\.attn_norm\.weight: truncated: its f32 ne \[\d+\] needs bytes \d+\.\.\d+, the file has \d+$/,
+      ],
+    ];
+    for (const [name, data, message] of cases) {
+      writeFileSync(join(work, name), data);
+      const result = await forge('run', 'q8_0-gemv', '--gguf', name, '--tensor', 'output.weight');
+      expect(result.code, name).toBe(2);
+      expect(result.stderr.trimEnd(), name).toMatch(message);
+      expect(result.stderr.split('\n'), name).toHaveLength(2);
+    }
+    writeGguf(join(work, 'twice.gguf'), 'w', 8, [32, 1], new Uint8Array(34));
+    const twice = new Uint8Array(readFileSync(join(work, 'twice.gguf')));
+    // One tensor info claimed twice (count 2): the second reads the first's bytes again as a name.
+    view(twice).setBigUint64(8, 2n, true);
+    writeFileSync(join(work, 'twice.gguf'), twice);
+    const result = await forge('run', 'q8_0-gemv', '--gguf', 'twice.gguf', '--tensor', 'w');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^forge run: --gguf: .*twice\.gguf: .+\n$/);
   });
 
   it('refuses a kernel without quantized weights', async () => {

@@ -1,9 +1,8 @@
 // `forge run --gguf FILE --tensor NAME`: one quantized tensor of a GGUF file as a kernel's weights.
 import { resolve } from 'node:path';
-import { gguf } from '@huggingface/gguf';
 import { type ElementArray } from '@forge/ir';
-import { ggmlTypeName, readFileBytes } from '@forge/llama';
-import { QUANT_FORMATS, packWords, quantizedBytes, type QuantType } from '@forge/ir/gguf';
+import { ModelError, readFileBytes, readGgufFileHeader, type GgufHeader } from '@forge/llama';
+import { packWords, type QuantType } from '@forge/ir/gguf';
 import { type CatalogKernel, type WeightStream } from '@forge/ir/kernels';
 import { InputError, UsageError, errnoCode } from './errors.js';
 
@@ -30,46 +29,38 @@ export async function readGgufTensor(
   expected: QuantType,
   kernelId: string,
 ): Promise<GgufTensor> {
-  let parsed: Awaited<ReturnType<typeof gguf>>;
+  let header: GgufHeader;
   try {
-    parsed = await gguf(path, { allowLocalFile: true });
+    header = await readGgufFileHeader(path);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    // The library throws plain Errors for bad headers and ErrnoExceptions for unreadable files.
-    const why =
-      code !== undefined ? code : error instanceof Error ? error.message : 'unreadable file';
-    throw new InputError(`--gguf: cannot read ${path}: ${why}`);
+    if (!(error instanceof ModelError)) throw error;
+    // The reader names the file first; --gguf names it here instead.
+    throw new InputError(`--gguf: ${error.message}`);
   }
-  const info = parsed.tensorInfos.find((tensor) => tensor.name === name);
+  const info = header.tensors.find((tensor) => tensor.name === name);
   if (info === undefined) {
+    const names = header.tensors.map((tensor) => tensor.name);
+    const shown = names.length > 20 ? [...names.slice(0, 20), `… (${names.length} in all)`] : names;
     throw new InputError(
-      `--tensor: ${path} has no tensor '${name}' (tensors: ${parsed.tensorInfos.map((tensor) => tensor.name).join(', ')})`,
+      `--tensor: ${path} has no tensor '${name}' (tensors: ${shown.join(', ')})`,
     );
   }
-  const typeName = ggmlTypeName(Number(info.dtype));
-  if (typeName !== expected)
-    throw new InputError(`--tensor ${name} is ${typeName}, but ${kernelId} takes ${expected}`);
-  const ne = info.shape.map(Number);
+  if (info.type.name !== expected)
+    throw new InputError(
+      `--tensor ${name} is ${info.type.name}, but ${kernelId} takes ${expected}`,
+    );
+  const ne = info.ne;
   const cols = ne[0] ?? 1;
   // A gemv takes a matrix: any dimensions beyond ne[1] (none in practice) fold into the rows.
   const rows = ne.slice(1).reduce((product, size) => product * size, 1);
-  if (cols % QUANT_FORMATS[expected].blockSize !== 0 || !Number.isSafeInteger(rows * cols))
-    throw new InputError(
-      `--tensor ${name}: shape [${ne.join(', ')}] is not whole ${expected} rows`,
-    );
-  const length = quantizedBytes(expected, rows, cols);
-  const start = Number(parsed.tensorDataOffset + info.offset);
   let bytes: Uint8Array;
   try {
-    bytes = await readFileBytes(path, start, length);
+    bytes = await readFileBytes(path, info.start, info.bytes);
   } catch (error) {
     throw new InputError(`--gguf: cannot read ${path}: ${errnoCode(error)}`);
   }
-  const read = bytes.length;
-  if (read !== length)
-    throw new InputError(
-      `--tensor ${name}: ${path} ends ${length - read} bytes before the tensor's ${length} bytes`,
-    );
+  if (bytes.length !== info.bytes)
+    throw new InputError(`--gguf: ${path} changed while it was read`);
   return { file: path, name, type: expected, ne, rows, cols, bytes };
 }
 

@@ -14,12 +14,15 @@ export {
   ModelError,
   type LlamaHyperparameters,
   type LlamaModel,
+  type LlamaTensorShape,
   type ModelTensor,
   type RopeMode,
   type TensorType,
 } from './model.js';
 export {
   buildDecodePlan,
+  DEFAULT_MAX_CONTEXT,
+  planBytes,
   paramsAt,
   shapeAt,
   GET_ROWS_KERNELS,
@@ -32,6 +35,17 @@ export {
   type PlanLaunch,
 } from './plan.js';
 export { initialContents, dequantizeTensor } from './contents.js';
+export {
+  GGUF_LIMITS,
+  readGgufHeader,
+  type GgufHeader,
+  type GgufMetadataValue,
+  type GgufScalar,
+  type GgufTensorInfo,
+  type GgufValueType,
+} from './gguf/gguf-header.js';
+export { GGML_TYPES, type GgmlType } from './gguf/ggml-types.js';
+export { NORM_TYPES, roleTypeProblem, tensorTypeOf, type TensorRole } from './tensor-roles.js';
 export {
   DECODE_TARGETS,
   DecodeInputError,

@@ -5,9 +5,15 @@ import { getKernel } from '@forge/ir/kernels';
 import { PTX_LIMITS, emitPtx, ptxTarget } from '@forge/ptx';
 import { simulateShaderDispatches } from '@forge/ptx/simulate';
 import { initialContents } from './contents.js';
-import { KernelFaultError, checkStep, type Decoder, type StepResult } from './decoder.js';
+import {
+  DecodeInputError,
+  KernelFaultError,
+  checkStep,
+  type Decoder,
+  type StepResult,
+} from './decoder.js';
 import type { LlamaModel } from './model.js';
-import { paramsAt, type DecodePlan, type PlanLaunch } from './plan.js';
+import { paramsAt, planBytes, type DecodePlan, type PlanLaunch } from './plan.js';
 
 /** Runs one launch in place on its buffers with the step's params. */
 type LaunchRunner = (
@@ -39,7 +45,12 @@ function simulatorRunner(launch: PlanLaunch, arch: string): LaunchRunner {
 export interface HostDecoderOptions {
   /** PTX architecture the simulator runs (`sm_80` when omitted). */
   readonly arch?: string;
+  /** Bytes the plan's buffers may take in this process; HOST_DECODE_MAX_BYTES when omitted. */
+  readonly maxBytes?: number;
 }
+
+/** What the CPU engines allocate for a plan at most (weights, activations, KV cache): 4 GiB. */
+export const HOST_DECODE_MAX_BYTES = 4 * 2 ** 30;
 
 /** A decoder running `plan` on the interpreter (`interp`) or the PTX simulator (`ptx-sim`). */
 export function openHostDecoder(
@@ -48,6 +59,12 @@ export function openHostDecoder(
   target: 'interp' | 'ptx-sim',
   options: HostDecoderOptions = {},
 ): Decoder {
+  const { total, cache } = planBytes(plan);
+  const limit = options.maxBytes ?? HOST_DECODE_MAX_BYTES;
+  if (total > limit)
+    throw new DecodeInputError(
+      `the plan's buffers need ${total} bytes, ${cache} of them the KV cache of ${plan.maxCtx} positions, over the ${limit}-byte limit of the ${target} engine; a smaller context (--ctx) needs less`,
+    );
   const arrays = new Map(
     plan.buffers.map((buffer) => [buffer.name, initialContents(model, plan, buffer)]),
   );

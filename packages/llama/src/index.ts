@@ -8,6 +8,6 @@
  * @module @forge/llama
  */
 export * from './browser.js';
-export { readLlamaModel, readFileBytes } from './read-model.js';
-export { openHostDecoder, type HostDecoderOptions } from './host-runner.js';
+export { readLlamaModel, readFileBytes, readGgufFileHeader } from './read-model.js';
+export { HOST_DECODE_MAX_BYTES, openHostDecoder, type HostDecoderOptions } from './host-runner.js';
 export { openDecoder, type OpenDecoderOptions } from './open-decoder.js';

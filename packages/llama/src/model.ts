@@ -1,37 +1,25 @@
 // A Llama-architecture GGUF file as the runner needs it: hyperparameters from the metadata and every
-// tensor's raw bytes, each checked against the shape the architecture gives it.
-import { GGMLQuantizationType, gguf } from '@huggingface/gguf';
-import { ForgeError } from '@forge/ir';
-import { QUANT_FORMATS, QUANT_TYPES, quantizedBytes, type QuantType } from '@forge/ir/gguf';
+// tensor's raw bytes. The whole header is checked first (counts against the file's size, every
+// tensor inside the file, each role's type, the hyperparameters), so nothing is allocated for a
+// file that cannot run; only then are the tensors' bytes read.
+import { f16FromBits } from '@forge/ir';
+import { QUANT_FORMATS, quantizedBytes } from '@forge/ir/gguf';
+import { ggmlTypeName } from './gguf/ggml-types.js';
+import { readGgufHeader, type GgufHeader, type GgufTensorInfo } from './gguf/gguf-header.js';
+import { readHyperparameters, type LlamaHyperparameters } from './hyperparameters.js';
+import { ModelError } from './model-error.js';
+import { roleTypeProblem, tensorTypeOf, type TensorRole, type TensorType } from './tensor-roles.js';
 
-/** How rope pairs a head's values: ggml's normal mode (2i, 2i+1), which arch `llama` uses, or NeoX (i, i + d/2). */
-export type RopeMode = 'normal' | 'neox';
-
-/** The hyperparameters of a Llama-architecture model. */
-export interface LlamaHyperparameters {
-  readonly nVocab: number;
-  readonly nEmbd: number;
-  readonly nLayer: number;
-  readonly nHead: number;
-  readonly nKvHead: number;
-  readonly headDim: number;
-  readonly nFf: number;
-  readonly rmsEps: number;
-  readonly ropeBase: number;
-  readonly ropeMode: RopeMode;
-  /** Positions the model was trained for (`llama.context_length`). */
-  readonly contextLength: number;
-}
-
-/** A tensor's storage type: plain floats or one of the GGUF block formats Forge reads. */
-export type TensorType = 'f32' | 'f16' | QuantType;
+export { ModelError, ggmlTypeName };
+export type { LlamaHyperparameters, RopeMode } from './hyperparameters.js';
+export type { TensorType } from './tensor-roles.js';
 
 /** One tensor of the file: its ggml ne (ne[0] contiguous, a matmul's input axis) and raw bytes. */
 export interface ModelTensor {
   readonly name: string;
   readonly type: TensorType;
   readonly ne: readonly number[];
-  /** The tensor's bytes exactly as stored. */
+  /** The tensor's bytes exactly as stored (a norm weight's converted to f32). */
   readonly bytes: Uint8Array;
 }
 
@@ -45,34 +33,6 @@ export interface LlamaModel {
   readonly tensors: ReadonlyMap<string, ModelTensor>;
 }
 
-/** A model file the runner cannot take, named by the tensor or metadata key at fault; a user's mistake. */
-export class ModelError extends ForgeError {
-  override readonly name = 'ModelError';
-  constructor(
-    readonly file: string,
-    /** The tensor name or metadata key at fault, or '' for the file as a whole. */
-    readonly field: string,
-    detail: string,
-  ) {
-    super(`${file}: ${field === '' ? '' : `${field}: `}${detail}`);
-  }
-}
-
-/** GGUF tensor type ids and the name each has here; ids missing from this table are unsupported. */
-const TYPE_IDS: ReadonlyMap<number, TensorType> = new Map<number, TensorType>([
-  [0, 'f32'],
-  [1, 'f16'],
-  ...QUANT_TYPES.map((type): [number, TensorType] => [QUANT_FORMATS[type].ggmlTypeId, type]),
-]);
-
-/** ggml's name for a type id (`q4_K`, `f32`, `iq4_nl`), as ggml_type_name prints it. */
-export function ggmlTypeName(id: number): string {
-  const quant = QUANT_TYPES.find((type) => QUANT_FORMATS[type].ggmlTypeId === id);
-  if (quant !== undefined) return quant;
-  const name: unknown = (GGMLQuantizationType as unknown as Record<number, unknown>)[id];
-  return typeof name === 'string' ? name.toLowerCase().replace(/_k$/, '_K') : `type ${id}`;
-}
-
 /** Bytes a tensor of `type` with `ne` occupies. */
 export function tensorBytes(type: TensorType, ne: readonly number[]): number {
   const cols = ne[0] ?? 1;
@@ -82,182 +42,153 @@ export function tensorBytes(type: TensorType, ne: readonly number[]): number {
   return quantizedBytes(type, rows, cols);
 }
 
+/** A tensor arch `llama` uses: its name, the ne it must have, and what it is for. */
+export interface LlamaTensorShape {
+  readonly name: string;
+  readonly ne: readonly number[];
+  readonly role: TensorRole;
+  readonly optional?: boolean;
+}
+
 /** The tensors of arch `llama` and the ne each must have, in file order. */
-export function llamaTensorShapes(
-  p: LlamaHyperparameters,
-): { name: string; ne: readonly number[]; optional?: boolean }[] {
+export function llamaTensorShapes(p: LlamaHyperparameters): LlamaTensorShape[] {
   const [qDim, kvDim] = [p.nHead * p.headDim, p.nKvHead * p.headDim];
-  const shapes: { name: string; ne: readonly number[]; optional?: boolean }[] = [
-    { name: 'token_embd.weight', ne: [p.nEmbd, p.nVocab] },
+  const shapes: LlamaTensorShape[] = [
+    { name: 'token_embd.weight', ne: [p.nEmbd, p.nVocab], role: 'embedding' },
   ];
   for (let layer = 0; layer < p.nLayer; layer++) {
-    const blk = (suffix: string, ne: readonly number[]) =>
-      shapes.push({ name: `blk.${layer}.${suffix}.weight`, ne });
-    blk('attn_norm', [p.nEmbd]);
+    const blk = (suffix: string, ne: readonly number[], role: TensorRole = 'matmul') =>
+      shapes.push({ name: `blk.${layer}.${suffix}.weight`, ne, role });
+    blk('attn_norm', [p.nEmbd], 'norm');
     blk('attn_q', [p.nEmbd, qDim]);
     blk('attn_k', [p.nEmbd, kvDim]);
     blk('attn_v', [p.nEmbd, kvDim]);
     blk('attn_output', [qDim, p.nEmbd]);
-    blk('ffn_norm', [p.nEmbd]);
+    blk('ffn_norm', [p.nEmbd], 'norm');
     blk('ffn_gate', [p.nEmbd, p.nFf]);
     blk('ffn_up', [p.nEmbd, p.nFf]);
     blk('ffn_down', [p.nFf, p.nEmbd]);
   }
-  shapes.push({ name: 'output_norm.weight', ne: [p.nEmbd] });
-  shapes.push({ name: 'output.weight', ne: [p.nEmbd, p.nVocab], optional: true });
+  shapes.push({ name: 'output_norm.weight', ne: [p.nEmbd], role: 'norm' });
+  shapes.push({ name: 'output.weight', ne: [p.nEmbd, p.nVocab], role: 'matmul', optional: true });
   return shapes;
 }
 
-type Metadata = Readonly<Record<string, unknown>>;
+// The tensors a layer has, which block_count must not claim more of than the file holds.
+const LAYER_TENSORS = [
+  'attn_norm',
+  'attn_q',
+  'attn_k',
+  'attn_v',
+  'attn_output',
+  'ffn_norm',
+  'ffn_gate',
+  'ffn_up',
+  'ffn_down',
+];
 
-function metadataNumber(
-  file: string,
-  metadata: Metadata,
-  key: string,
-  integer: boolean,
-  fallback?: number,
-): number {
-  const raw = metadata[key];
-  if (raw === undefined && fallback !== undefined) return fallback;
-  if (raw === undefined) throw new ModelError(file, key, 'missing from the metadata');
-  const value = typeof raw === 'bigint' ? Number(raw) : raw;
-  const valid =
-    typeof value === 'number' &&
-    (integer ? Number.isSafeInteger(value) && value >= 1 : Number.isFinite(value) && value > 0);
-  if (!valid)
-    throw new ModelError(
-      file,
-      key,
-      `${String(raw)} is not a ${integer ? 'positive whole number' : 'positive number'}`,
-    );
-  return value as number;
+/** Throws for a block_count the file's tensors cannot hold, naming the first missing tensor. */
+function checkBlockCount(file: string, header: GgufHeader, nLayer: number): void {
+  if (LAYER_TENSORS.length * nLayer <= header.tensors.length) return;
+  const names = new Set(header.tensors.map((tensor) => tensor.name));
+  for (let layer = 0; ; layer++)
+    for (const suffix of LAYER_TENSORS) {
+      const name = `blk.${layer}.${suffix}.weight`;
+      if (!names.has(name))
+        throw new ModelError(
+          file,
+          name,
+          `missing from the file (llama.block_count is ${nLayer}; the file has ${header.tensors.length} tensors)`,
+        );
+    }
 }
 
-/** The hyperparameters arch `llama` stores, checked for what the kernels need. */
-function readHyperparameters(
-  file: string,
-  metadata: Metadata,
-  tokenEmbd: readonly number[] | undefined,
-): LlamaHyperparameters {
-  const arch = metadata['general.architecture'];
-  if (arch !== 'llama')
-    throw new ModelError(
-      file,
-      'general.architecture',
-      `'${String(arch)}' is not 'llama', the one architecture forge decode runs`,
-    );
-  const int = (key: string, fallback?: number) =>
-    metadataNumber(file, metadata, `llama.${key}`, true, fallback);
-  const nEmbd = int('embedding_length');
-  const nHead = int('attention.head_count');
-  const nKvHead = int('attention.head_count_kv', nHead);
-  if (nEmbd % nHead !== 0)
-    throw new ModelError(
-      file,
-      'llama.attention.head_count',
-      `${nHead} heads do not divide embedding_length ${nEmbd}`,
-    );
-  if (nHead % nKvHead !== 0)
-    throw new ModelError(
-      file,
-      'llama.attention.head_count_kv',
-      `${nKvHead} KV heads do not divide head_count ${nHead}`,
-    );
-  const headDim = int('attention.key_length', nEmbd / nHead);
-  if (int('attention.value_length', headDim) !== headDim)
-    throw new ModelError(file, 'llama.attention.value_length', `is not key_length ${headDim}`);
-  if (int('rope.dimension_count', headDim) !== headDim)
-    throw new ModelError(
-      file,
-      'llama.rope.dimension_count',
-      `rotating part of a head (${int('rope.dimension_count')} of ${headDim}) is not supported`,
-    );
-  return {
-    nVocab: int('vocab_size', tokenEmbd?.[1] ?? 0),
-    nEmbd,
-    nLayer: int('block_count'),
-    nHead,
-    nKvHead,
-    headDim,
-    nFf: int('feed_forward_length'),
-    rmsEps: metadataNumber(file, metadata, 'llama.attention.layer_norm_rms_epsilon', false),
-    ropeBase: metadataNumber(file, metadata, 'llama.rope.freq_base', false, 10000),
-    ropeMode: 'normal',
-    contextLength: int('context_length'),
-  };
-}
-
-/** GGUF's byte ranges served from a Blob, so @huggingface/gguf reads a file, a File or bytes alike. */
-function blobFetch(blob: Blob): typeof fetch {
-  return async (_url, init) => {
-    const range = /bytes=(\d+)-(\d+)/.exec(new Headers(init?.headers).get('Range') ?? '');
-    const start = Number(range?.[1] ?? 0);
-    const end = Math.min(Number(range?.[2] ?? blob.size - 1), blob.size - 1);
-    return new Response(blob.slice(start, end + 1), {
-      status: 206,
-      headers: { 'content-range': `bytes ${start}-${end}/${blob.size}` },
-    });
-  };
-}
-
-/**
- * Reads the Llama model in `blob` (a GGUF file's bytes: `new Blob([bytes])`, a browser `File`, or
- * Node's `fs.openAsBlob`), named `file` in errors. Throws a ModelError (one line naming the tensor
- * or metadata key) for bytes that are not GGUF, another architecture, a missing tensor, a tensor
- * whose shape does not fit the hyperparameters, a type Forge cannot read, or a truncated file.
- */
-export async function parseLlamaModel(blob: Blob, file: string): Promise<LlamaModel> {
-  let parsed: Awaited<ReturnType<typeof gguf>>;
-  try {
-    // Any http(s) address makes the library fetch ranges, which blobFetch serves from the blob.
-    parsed = await gguf('https://forge.invalid/model.gguf', { fetch: blobFetch(blob) });
-  } catch (error) {
-    const why = error instanceof Error ? error.message : String(error);
-    throw new ModelError(file, '', `not a readable GGUF file (${why})`);
+/** The tensor's values as f32 bytes: how a norm weight of any NORM_TYPES type reaches the kernels. */
+function asFloat32(info: GgufTensorInfo, bytes: Uint8Array): Uint8Array {
+  if (info.type.name === 'f32') return bytes;
+  const count = info.ne.reduce((product, size) => product * size, 1);
+  const values = new Float32Array(count);
+  // bfloat16 is the top half of an f32: its bits shifted up are the f32's bits.
+  const valueBits = new Uint32Array(values.buffer);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const name = info.type.name;
+  if (name === 'f16')
+    for (let i = 0; i < count; i++) values[i] = f16FromBits(view.getUint16(2 * i, true));
+  else if (name === 'bf16')
+    for (let i = 0; i < count; i++) valueBits[i] = view.getUint16(2 * i, true) << 16;
+  else {
+    const format = QUANT_FORMATS[name === 'q8_0' ? 'q8_0' : 'q4_0'];
+    for (let block = 0; block < count / format.blockSize; block++)
+      format.dequantizeBlock(bytes, block * format.blockBytes, values, block * format.blockSize);
   }
-  const metadata = parsed.metadata as unknown as Metadata;
-  const infos = new Map(parsed.tensorInfos.map((info) => [info.name, info]));
-  const hparams = readHyperparameters(
-    file,
-    metadata,
-    infos.get('token_embd.weight')?.shape.map(Number),
-  );
-  const tensors = new Map<string, ModelTensor>();
-  for (const { name, ne, optional } of llamaTensorShapes(hparams)) {
+  return new Uint8Array(values.buffer);
+}
+
+/** The tensors arch `llama` uses in this file, each checked for shape and role type; no bytes read. */
+function checkTensors(
+  file: string,
+  header: GgufHeader,
+  hparams: LlamaHyperparameters,
+): { shape: LlamaTensorShape; info: GgufTensorInfo }[] {
+  checkBlockCount(file, header, hparams.nLayer);
+  const infos = new Map(header.tensors.map((info) => [info.name, info]));
+  const tied = !infos.has('output.weight');
+  const used: { shape: LlamaTensorShape; info: GgufTensorInfo }[] = [];
+  for (const shape of llamaTensorShapes(hparams)) {
+    const { name, ne, optional } = shape;
     const info = infos.get(name);
     if (info === undefined) {
       if (optional === true) continue;
       throw new ModelError(file, name, 'missing from the file');
     }
-    const actual = info.shape.map(Number);
-    if (actual.length !== ne.length || actual.some((size, axis) => size !== ne[axis]))
+    if (info.ne.length !== ne.length || info.ne.some((size, axis) => size !== ne[axis]))
       throw new ModelError(
         file,
         name,
-        `ne [${actual.join(', ')}] does not match the hyperparameters, which give [${ne.join(', ')}]`,
+        `ne [${info.ne.join(', ')}] does not match the hyperparameters, which give [${ne.join(', ')}]`,
       );
-    const id = Number(info.dtype);
-    const type = TYPE_IDS.get(id);
-    if (type === undefined)
-      throw new ModelError(
-        file,
-        name,
-        `type ${ggmlTypeName(id)} is not supported (Forge reads ${[...TYPE_IDS.values()].join(', ')})`,
-      );
-    if (type !== 'f32' && type !== 'f16' && (ne[0] ?? 0) % QUANT_FORMATS[type].blockSize !== 0)
-      throw new ModelError(file, name, `ne[0] ${ne[0]} is not whole ${type} blocks`);
-    const length = tensorBytes(type, ne);
-    const start = Number(parsed.tensorDataOffset + info.offset);
-    const bytes = new Uint8Array(await blob.slice(start, start + length).arrayBuffer());
-    if (bytes.length !== length)
-      throw new ModelError(
-        file,
-        name,
-        `the file ends ${length - bytes.length} bytes before the tensor's ${length} bytes`,
-      );
-    tensors.set(name, { name, type, ne: actual, bytes });
+    const role = tied && shape.role === 'embedding' ? 'tied-embedding' : shape.role;
+    const problem = roleTypeProblem(role, info.type);
+    if (problem !== undefined) throw new ModelError(file, name, problem);
+    used.push({ shape, info });
   }
-  const generalName = metadata['general.name'];
+  return used;
+}
+
+/**
+ * Reads the Llama model in `blob` (a GGUF file's bytes: `new Blob([bytes])`, a browser `File`, or
+ * Node's `fs.openAsBlob`), named `file` in errors. Throws a ModelError (one line naming the tensor
+ * or metadata key) for bytes that are not GGUF, a malformed or truncated header, another
+ * architecture, inconsistent hyperparameters, a missing tensor, a tensor whose shape does not fit
+ * the hyperparameters, or a type its role cannot take; all before any tensor's bytes are read.
+ */
+export async function parseLlamaModel(blob: Blob, file: string): Promise<LlamaModel> {
+  const header = await readGgufHeader(blob, file);
+  const tokenEmbd = header.tensors.find((tensor) => tensor.name === 'token_embd.weight');
+  const hparams = readHyperparameters(file, header.metadata, tokenEmbd?.ne[1]);
+  const tensors = new Map<string, ModelTensor>();
+  for (const { shape, info } of checkTensors(file, header, hparams)) {
+    let bytes: Uint8Array;
+    try {
+      bytes = new Uint8Array(await blob.slice(info.start, info.start + info.bytes).arrayBuffer());
+    } catch (error) {
+      const why = error instanceof Error ? error.message : String(error);
+      throw new ModelError(file, info.name, `cannot read its bytes (${why})`);
+    }
+    if (bytes.length !== info.bytes)
+      throw new ModelError(file, info.name, `the file changed while it was read`);
+    const norm = shape.role === 'norm';
+    const type = norm ? 'f32' : tensorTypeOf(info.type);
+    if (type === undefined)
+      throw new ModelError(file, info.name, `type ${info.type.name} is not read`);
+    tensors.set(info.name, {
+      name: info.name,
+      type,
+      ne: info.ne,
+      bytes: norm ? asFloat32(info, bytes) : bytes,
+    });
+  }
+  const generalName = header.metadata.get('general.name')?.value;
   return {
     file,
     name: typeof generalName === 'string' ? generalName : (file.split('/').pop() ?? file),

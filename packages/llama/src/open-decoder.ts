@@ -11,7 +11,7 @@ import { buildDecodePlan, type KvCache } from './plan.js';
 export interface OpenDecoderOptions {
   readonly target: DecodeTarget;
   readonly kv: KvCache;
-  /** Positions the KV cache holds; the model's context length when omitted. */
+  /** Positions the KV cache holds; the model's context length, at most DEFAULT_MAX_CONTEXT, when omitted. */
   readonly maxCtx?: number;
   /** ptx-sim: the PTX architecture to emit and simulate (`sm_80` when omitted). */
   readonly arch?: string;

@@ -8,7 +8,7 @@ import { openWebGpuDecoder, type WebGpuDecoder } from './webgpu-runner.js';
 /** Options of openWebGpuModel. */
 export interface OpenWebGpuModelOptions {
   readonly kv: KvCache;
-  /** Positions the KV cache holds; the model's context length when omitted. */
+  /** Positions the KV cache holds; the model's context length, at most DEFAULT_MAX_CONTEXT, when omitted. */
   readonly maxCtx?: number;
   /** WGSL features to emit for and enable on the device (`f16`, `subgroups`). */
   readonly features?: readonly string[];

@@ -2,10 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { getKernel } from '@forge/ir/kernels';
 import { TINY_LLAMA_CONFIG, withTensorType, withoutTensor } from '@forge/test-fixtures';
 import {
+  DEFAULT_MAX_CONTEXT,
   DecodeInputError,
+  HOST_DECODE_MAX_BYTES,
   ModelError,
   buildDecodePlan,
   openDecoder,
+  openHostDecoder,
+  planBytes,
   paramsAt,
   readLlamaModel,
   shapeAt,
@@ -92,17 +96,45 @@ describe('buildDecodePlan', () => {
     expect(output?.buffers['w']).toBe('token_embd.weight');
   });
 
-  it('names a tensor whose type no kernel takes', async () => {
-    const model = await readLlamaModel(
-      writeEditedModel('q', withTensorType('blk.1.ffn_gate.weight', 'q4_0')),
-    );
-    expect(() => buildDecodePlan(model, { kv: 'f16' })).toThrow(
+  it('names a tensor whose type no kernel takes (a model built by hand; files are refused on reading)', async () => {
+    const model = await readLlamaModel(fixturePath('q'));
+    const tensors = new Map(model.tensors);
+    const gate = tensors.get('blk.1.ffn_gate.weight');
+    if (gate !== undefined) tensors.set(gate.name, { ...gate, type: 'q4_0' });
+    expect(() => buildDecodePlan({ ...model, tensors }, { kv: 'f16' })).toThrow(
       /blk\.1\.ffn_gate\.weight: type q4_0 has no Forge mat-vec kernel \(types with one: f32, f16, q8_0, q4_K, q6_K\)/,
     );
-    const embedding = await readLlamaModel(
-      writeEditedModel('f32', withTensorType('token_embd.weight', 'q4_0')),
+    await expect(
+      readLlamaModel(writeEditedModel('q', withTensorType('blk.1.ffn_gate.weight', 'q4_0'))),
+    ).rejects.toThrow(/blk\.1\.ffn_gate\.weight: type q4_0 has no Forge mat-vec kernel/);
+  });
+
+  it("caches min(context_length, DEFAULT_MAX_CONTEXT) positions unless asked: a file's claim sizes nothing", async () => {
+    const model = await readLlamaModel(fixturePath('f32'));
+    const huge = { ...model, hparams: { ...model.hparams, contextLength: 2 ** 24 } };
+    const plan = buildDecodePlan(huge, { kv: 'f16' });
+    expect(plan.maxCtx).toBe(DEFAULT_MAX_CONTEXT);
+    const { cache, total } = planBytes(plan);
+    const p = model.hparams;
+    // k and v per layer, f16 pairs in u32 words.
+    expect(cache).toBe(2 * p.nLayer * DEFAULT_MAX_CONTEXT * p.nKvHead * p.headDim * 2);
+    expect(total).toBeGreaterThan(cache);
+    expect(buildDecodePlan(model, { kv: 'f16' }).maxCtx).toBe(
+      Math.min(p.contextLength, DEFAULT_MAX_CONTEXT),
     );
-    expect(() => buildDecodePlan(embedding, { kv: 'f16' })).toThrow(ModelError);
+    expect(buildDecodePlan(huge, { kv: 'f16', maxCtx: 8192 }).maxCtx).toBe(8192);
+  });
+
+  it("refuses a plan past the CPU engines' memory limit in one line giving the bytes, before allocating", async () => {
+    const model = await readLlamaModel(fixturePath('f32'));
+    const plan = buildDecodePlan(model, { kv: 'f32', maxCtx: 2 ** 20 });
+    const { total, cache } = planBytes(plan);
+    expect(() => openHostDecoder(model, plan, 'interp', { maxBytes: total - 1 })).toThrow(
+      new RegExp(
+        `^the plan's buffers need ${total} bytes, ${cache} of them the KV cache of 1048576 positions, over the ${total - 1}-byte limit of the interp engine; a smaller context \\(--ctx\\) needs less$`,
+      ),
+    );
+    expect(HOST_DECODE_MAX_BYTES).toBe(4 * 2 ** 30);
   });
 
   it('names a shape a kernel cannot take, and a bad kv or maxCtx', async () => {

@@ -1,8 +1,11 @@
 // One decode step as data: the buffers a model needs and the catalog kernel launches that turn a
 // token at a position into logits and the argmax token. Runners only execute this list.
-import { ForgeError, type ElementType, type Schedule } from '@forge/ir';
+import { ELEMENT_BYTES, ForgeError, type ElementType, type Schedule } from '@forge/ir';
 import { getKernel, type Shape } from '@forge/ir/kernels';
 import { ModelError, type LlamaModel, type TensorType } from './model.js';
+import { GET_ROWS_KERNELS, MATVEC_KERNELS } from './tensor-roles.js';
+
+export { GET_ROWS_KERNELS, MATVEC_KERNELS };
 
 /** How the KV cache stores k and v: IEEE halves (`kv-store`, `sdpa-decode`) or f32. */
 export type KvCache = 'f16' | 'f32';
@@ -68,27 +71,27 @@ export interface DecodePlan {
 /** Options of buildDecodePlan. */
 export interface DecodePlanOptions {
   readonly kv: KvCache;
-  /** Positions to cache; the model's context length when omitted. */
+  /** Positions to cache; the model's context length, at most DEFAULT_MAX_CONTEXT, when omitted. */
   readonly maxCtx?: number;
 }
 
-/** The mat-vec kernel for each weight type: the table `forge decode` chooses matmuls by. */
-export const MATVEC_KERNELS: Readonly<Partial<Record<TensorType, string>>> = {
-  f32: 'f32-gemv',
-  f16: 'f16-gemv',
-  q8_0: 'q8_0-gemv',
-  q4_K: 'q4k-gemv',
-  q6_K: 'q6k-gemv',
-};
+/**
+ * Positions the KV cache holds when none are asked for: a file's `context_length` is a claim (2^24
+ * in a 116 KB file would size a 1.4 GB cache), so the default is the smaller of it and this.
+ */
+export const DEFAULT_MAX_CONTEXT = 4096;
 
-/** The embedding-row kernel for each token_embd type. */
-export const GET_ROWS_KERNELS: Readonly<Partial<Record<TensorType, string>>> = {
-  f32: 'get-rows-f32',
-  f16: 'get-rows-f16',
-  q8_0: 'get-rows-q8_0',
-  q4_K: 'get-rows-q4k',
-  q6_K: 'get-rows-q6k',
-};
+/** Bytes of all the plan's buffers, and of its KV cache alone. */
+export function planBytes(plan: DecodePlan): { total: number; cache: number } {
+  let total = 0;
+  let cache = 0;
+  for (const buffer of plan.buffers) {
+    const bytes = buffer.length * ELEMENT_BYTES[buffer.element];
+    total += bytes;
+    if (buffer.role === 'cache') cache += bytes;
+  }
+  return { total, cache };
+}
 
 /** Largest power of two at most `limit` that divides `value`. */
 function powerOfTwoDividing(value: number, limit: number): number {
@@ -192,7 +195,7 @@ export function buildDecodePlan(model: LlamaModel, options: DecodePlanOptions): 
   const p = model.hparams;
   if (options.kv !== 'f16' && options.kv !== 'f32')
     throw new ModelError(model.file, 'kv', `'${String(options.kv)}' is not f16 or f32`);
-  const maxCtx = options.maxCtx ?? p.contextLength;
+  const maxCtx = options.maxCtx ?? Math.min(p.contextLength, DEFAULT_MAX_CONTEXT);
   if (!Number.isSafeInteger(maxCtx) || maxCtx < 1)
     throw new ModelError(model.file, 'maxCtx', `${maxCtx} is not a positive whole number`);
   const plan = new PlanBuilder(model, maxCtx);

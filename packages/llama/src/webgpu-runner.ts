@@ -89,7 +89,9 @@ export async function openWebGpuDecoder(
         'maxStorageBufferBindingSize',
         buffer.length * 4,
         bindingLimit,
-        `bytes of ${buffer.name}`,
+        buffer.role === 'cache'
+          ? `bytes of ${buffer.name}, a KV cache of ${plan.maxCtx} positions (a smaller --ctx needs less),`
+          : `bytes of ${buffer.name}`,
       );
   device.pushErrorScope('validation');
   device.pushErrorScope('out-of-memory');

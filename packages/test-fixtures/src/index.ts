@@ -30,3 +30,4 @@ export * from './elementwise-cases.js';
 export * from './gguf-writer.js';
 export * from './tiny-llama.js';
 export * from './gguf-edits.js';
+export * from './gguf-raw.js';

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { normalizedMse } from '@forge/ir/kernels';
 import {
   DECODE_TARGETS,
+  DEFAULT_MAX_CONTEXT,
   KernelFaultError,
   createReferenceDecoder,
   dequantizedModel,
@@ -88,10 +89,10 @@ export async function decodeCommand(args: readonly string[], io: CliIo): Promise
       `--tokens: token ${tokens[bad]} (id ${bad + 1} of ${tokens.length}) is not below the vocabulary's ${p.nVocab}`,
     );
   const steps = tokens.length + generate;
-  const maxCtx = ctx ?? p.contextLength;
+  const maxCtx = ctx ?? Math.min(p.contextLength, DEFAULT_MAX_CONTEXT);
   if (steps > maxCtx)
     throw new UsageError(
-      `--generate: ${tokens.length} tokens + ${generate} generated need ${steps} positions; the cache holds ${maxCtx}${ctx === undefined ? ' (the model context length; see --ctx)' : ' (--ctx)'}`,
+      `--generate: ${tokens.length} tokens + ${generate} generated need ${steps} positions; the cache holds ${maxCtx}${ctx === undefined ? ` (the model's context_length ${p.contextLength}, at most ${DEFAULT_MAX_CONTEXT}; see --ctx)` : ' (--ctx)'}`,
     );
   const decoder = await openDecoder(model, {
     target,
