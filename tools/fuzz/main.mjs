@@ -1,15 +1,21 @@
-// `pnpm fuzz --minutes N [--seed S] [--runs N] [--out DIR] [--minimize K]`: fuzzes specs through
-// Forge and the vendor tools, prints the counts per outcome and each failing group, saves their
-// smallest (and, for the first K groups, shrunk) cases as JSON, and exits 1 on any failure.
+// `pnpm fuzz --minutes N [--target spec|gguf] [--seed S] [--runs N] [--out DIR] [--minimize K]`:
+// fuzzes specs through Forge and the vendor tools (`spec`, the default) or mutated GGUF model files
+// through `forge decode` and `forge run --gguf` (`gguf`), prints the counts per outcome and each
+// failing group, saves their smallest (and, for specs and the first K groups, shrunk) cases, and
+// exits 1 on any failure.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ForgeError, printKernel, ready } from '@forge/ir';
 import { messageSignature, minimize, runCampaign } from './campaign.mjs';
+import { fuzzGguf } from './gguf-report.mjs';
 import { FAILING, OUTCOMES } from './oracle.mjs';
 
 const USAGE =
-  'usage: pnpm fuzz --minutes N [--seed S] [--runs N] [--out DIR] [--minimize K] [--report FILE]';
+  'usage: pnpm fuzz --minutes N [--target spec|gguf] [--seed S] [--runs N] [--out DIR] [--minimize K] [--report FILE]';
+
+/** What each --target fuzzes; `spec` is the default. */
+const TARGETS = ['spec', 'gguf'];
 
 function numberOption(values, name, fallback, min, max) {
   const text = values[name];
@@ -31,12 +37,17 @@ function parse(argv) {
       out: { type: 'string' },
       minimize: { type: 'string' },
       report: { type: 'string' },
+      target: { type: 'string' },
     },
   });
+  const target = values.target ?? 'spec';
+  if (!TARGETS.includes(target))
+    throw new RangeError(`--target must be one of ${TARGETS.join(', ')}, got '${target}'`);
   const minutes = numberOption(values, 'minutes', undefined, 0.05, 24 * 60);
   const runs = numberOption(values, 'runs', undefined, 1, 1e9);
   if (minutes === undefined && runs === undefined) throw new RangeError('give --minutes or --runs');
   return {
+    target,
     minutes,
     runs,
     seed: Math.trunc(numberOption(values, 'seed', Date.now() % 2 ** 31, 0, 2 ** 31 - 1)),
@@ -101,7 +112,8 @@ async function main() {
   }
   await ready();
   const { seed, minutes, runs } = options;
-  process.stdout.write(`fuzz: seed ${seed}, ${minutes !== undefined ? `${minutes} min` : `${runs} runs`}\n`); // prettier-ignore
+  process.stdout.write(`fuzz: ${options.target}, seed ${seed}, ${minutes !== undefined ? `${minutes} min` : `${runs} runs`}\n`); // prettier-ignore
+  if (options.target === 'gguf') return fuzzGguf(options);
   let campaign;
   try {
     campaign = await run(seed, minutes, runs);

@@ -6,7 +6,6 @@ import {
   mkdtempSync,
   readFileSync,
   readdirSync,
-  realpathSync,
   symlinkSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -29,7 +28,6 @@ const packagesRoot = join(cliRoot, '..');
 const project = mkdtempSync(join(tmpdir(), 'forge-installed-'));
 const modules = join(project, 'node_modules');
 const installedCli = join(modules, '@forge', 'cli');
-mkdirSync(join(modules, '@huggingface'), { recursive: true });
 // Copied, not linked: their own node_modules hold `webgpu` (a dev dependency), which must not resolve.
 for (const name of ['cli', 'wgsl', 'llama']) {
   const installed = join(modules, '@forge', name);
@@ -39,11 +37,6 @@ for (const name of ['cli', 'wgsl', 'llama']) {
 }
 for (const name of ['ir', 'ptx', 'ptx-sim'])
   symlinkSync(join(packagesRoot, name), join(modules, '@forge', name), 'dir');
-symlinkSync(
-  realpathSync(join(cliRoot, 'node_modules', '@huggingface', 'gguf')),
-  join(modules, '@huggingface', 'gguf'),
-  'dir',
-);
 
 function installedForge(...args: string[]) {
   const run = spawnSync(process.execPath, [join(installedCli, 'dist', 'bin.js'), ...args], {
