@@ -5,7 +5,6 @@ import {
   DEFAULT_MAX_CONTEXT,
   DecodeInputError,
   HOST_DECODE_MAX_BYTES,
-  ModelError,
   buildDecodePlan,
   openDecoder,
   openHostDecoder,
