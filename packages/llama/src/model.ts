@@ -2,8 +2,8 @@
 // tensor's raw bytes. The whole header is checked first (counts against the file's size, every
 // tensor inside the file, each role's type, the hyperparameters), so nothing is allocated for a
 // file that cannot run; only then are the tensors' bytes read.
-import { f16FromBits } from '@forge/ir';
-import { QUANT_FORMATS, quantizedBytes } from '@forge/ir/gguf';
+import { quantizedBytes } from '@forge/ir/gguf';
+import { dequantizeTensor } from './contents.js';
 import { ggmlTypeName } from './gguf/ggml-types.js';
 import { readGgufHeader, type GgufHeader, type GgufTensorInfo } from './gguf/gguf-header.js';
 import { readHyperparameters, type LlamaHyperparameters } from './hyperparameters.js';
@@ -105,23 +105,13 @@ function checkBlockCount(file: string, header: GgufHeader, nLayer: number): void
 
 /** The tensor's values as f32 bytes: how a norm weight of any NORM_TYPES type reaches the kernels. */
 function asFloat32(info: GgufTensorInfo, bytes: Uint8Array): Uint8Array {
-  if (info.type.name === 'f32') return bytes;
-  const count = info.ne.reduce((product, size) => product * size, 1);
-  const values = new Float32Array(count);
+  const type = tensorTypeOf(info.type);
+  if (type === 'f32') return bytes;
+  if (type !== undefined)
+    return new Uint8Array(dequantizeTensor({ name: info.name, type, ne: info.ne, bytes }).buffer);
   // bfloat16 is the top half of an f32: its bits shifted up are the f32's bits.
-  const valueBits = new Uint32Array(values.buffer);
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const name = info.type.name;
-  if (name === 'f16')
-    for (let i = 0; i < count; i++) values[i] = f16FromBits(view.getUint16(2 * i, true));
-  else if (name === 'bf16')
-    for (let i = 0; i < count; i++) valueBits[i] = view.getUint16(2 * i, true) << 16;
-  else {
-    const format = QUANT_FORMATS[name === 'q8_0' ? 'q8_0' : 'q4_0'];
-    for (let block = 0; block < count / format.blockSize; block++)
-      format.dequantizeBlock(bytes, block * format.blockBytes, values, block * format.blockSize);
-  }
-  return new Uint8Array(values.buffer);
+  const halves = new Uint16Array(bytes.slice().buffer);
+  return new Uint8Array(Uint32Array.from(halves, (half) => half << 16).buffer);
 }
 
 /** The tensors arch `llama` uses in this file, each checked for shape and role type; no bytes read. */
