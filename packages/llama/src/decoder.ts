@@ -13,7 +13,10 @@ export interface StepResult {
   readonly position: number;
   /** The logits over the vocabulary (the plan's `logits` buffer after the step). */
   readonly logits: Float32Array;
-  /** The argmax token (lowest index on ties) and its logit, as the `argmax` kernel found them. */
+  /**
+   * The argmax token and its logit, as the `argmax` kernel found them: the lowest index of a NaN
+   * logit if there is one, else the lowest of the largest (`argmaxIndex` of `@forge/ir/kernels`).
+   */
   readonly token: number;
   readonly logit: number;
   /** Wall time of the step: on WebGPU from submission until the results are mapped. */

@@ -67,8 +67,9 @@ export const SILU_MUL_CASES: readonly ExecutionCase[] = [
 ];
 
 /**
- * argmax: every size on uniform logits; ties, a max at 0 and at n−1, all equal, all negative and
- * signed zeros; one warp and 1024 threads; 2^24 + 3 logits on WebGPU (one workgroup scans them).
+ * argmax: every size on uniform logits; ties, a max at 0 and at n−1, all equal, all negative,
+ * signed zeros and infinities; NaN (one, at 0, many of every sign and payload, beside ±inf: the
+ * first NaN wins); one warp and 1024 threads; 2^24 + 3 logits on WebGPU (one workgroup scans them).
  */
 export const ARGMAX_CASES: readonly ExecutionCase[] = [
   ...ELEMENTWISE_SIZES.map((n) => elementwiseCase('argmax', n)),
@@ -79,6 +80,14 @@ export const ARGMAX_CASES: readonly ExecutionCase[] = [
   elementwiseCase('argmax', 255, { family: 'all-equal' }),
   elementwiseCase('argmax', 4096, { family: 'negative' }),
   elementwiseCase('argmax', 1000, { family: 'signed-zeros' }),
+  elementwiseCase('argmax', 4099, { family: 'infinities' }),
+  elementwiseCase('argmax', 32000, { family: 'nan-one' }),
+  elementwiseCase('argmax', 257, { family: 'nan-first' }),
+  elementwiseCase('argmax', 4096, { family: 'nan-many' }),
+  elementwiseCase('argmax', 1000, { family: 'nan-and-inf' }),
+  elementwiseCase('argmax', 1, { family: 'nan-first' }),
+  elementwiseCase('argmax', 1000, { family: 'nan-many', schedule: { workgroupSize: 32 } }),
+  elementwiseCase('argmax', 32000, { family: 'nan-one', schedule: { workgroupSize: 1024 } }),
   elementwiseCase('argmax', 7, { family: 'ties', schedule: { workgroupSize: 32 } }),
   elementwiseCase('argmax', 32000, { family: 'ties', schedule: { workgroupSize: 1024 } }),
   elementwiseCase('argmax', 1000, { family: 'max-last', schedule: { workgroupSize: 32 } }),

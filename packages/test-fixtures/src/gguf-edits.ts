@@ -35,6 +35,20 @@ export const withTensorType =
     };
   };
 
+/** The file with tensor `name` stored as f32 from its float weights after `edit` (NaN logits…). */
+export const withEditedWeights =
+  (name: string, edit: (values: Float32Array, ne: readonly number[]) => void) =>
+  (file: GgufFile): GgufFile => {
+    const weight = tinyLlamaWeights().find((candidate) => candidate.name === name);
+    if (weight === undefined) throw new Error(`no weight ${name}`);
+    edit(weight.values, weight.ne);
+    const encoded = encodeTensor(name, 'f32', weight.ne, weight.values);
+    return {
+      ...file,
+      tensors: file.tensors.map((tensor) => (tensor.name === name ? encoded : tensor)),
+    };
+  };
+
 /** The file with tensor `name` given another ne (and zero bytes to match). */
 export const withTensorShape =
   (name: string, ne: readonly number[]) =>

@@ -42,13 +42,11 @@ export async function expectCaseMatchesReference(
     expectInterpreterMatchesDevice(context, testCase, shader, buffers, agreement);
   const check = checkCase(kernel, testCase, buffers);
   expect(check.nmse).toBeLessThanOrEqual(kernel.tolerance);
-  // Not vacuous: the kernel wrote its outputs.
-  const energy = kernel.outputs.reduce(
-    (sum, name) =>
-      sum + Array.from(buffers[name] ?? []).reduce((total, value) => total + value * value, 0),
-    0,
+  // Not vacuous: the kernel wrote its outputs (outputs start zeroed; a NaN written counts).
+  const written = kernel.outputs.some((name) =>
+    Array.from(buffers[name] ?? []).some((value) => value !== 0),
   );
-  expect(energy).toBeGreaterThan(0);
+  expect(written).toBe(true);
 }
 
 // lavapipe's exp2 and log2 differ from the correctly rounded ones the interpreter uses (WGSL allows

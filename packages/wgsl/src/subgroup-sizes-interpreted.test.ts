@@ -13,7 +13,7 @@ describe('subgroup kernels on the interpreter at the sizes no adapter here gives
   const subgroupCases = executionCasesFor('webgpu')
     .map((testCase) => ({ testCase, shader: caseShader(testCase, ['f16', 'subgroups']) }))
     .filter(({ shader }) => (shader.launch.requiredFeatures ?? []).includes('subgroups'));
-  // Inputs over 4 MiB (7 of 172 cases: the 1000×8192 and 256×4096 mat-vecs, argmax over 16M values,
+  // Inputs over 4 MiB (7 of 180 cases: the 1000×8192 and 256×4096 mat-vecs, argmax over 16M values,
   // attention over 4096 positions) stay with the devices: they test indexing at scale, not lanes,
   // and would take half the time.
   // From the buffer lengths, so choosing the cases does not generate every case's inputs first.

@@ -144,7 +144,13 @@ export function checkCase(
   );
 }
 
-/** Errors of `outputs` against the float64 reference computed from `inputs` and `params`. */
+/**
+ * Errors of `outputs` against the float64 reference computed from `inputs` and `params`. A NaN
+ * output counts as an infinite error, but for a kernel compared exactly (tolerance 0, such as
+ * argmax and kv-store, which copy values): there an output identical to its reference, a NaN to a
+ * NaN and an infinity to the same infinity too, is no error (and no energy), as any other
+ * output equal to its reference is.
+ */
 export function compareWithReference(
   kernel: CatalogKernel,
   inputs: Readonly<Record<string, ArrayLike<number>>>,
@@ -156,10 +162,11 @@ export function compareWithReference(
   let maxAbsError = 0;
   let maxRelError = 0;
   for (const name of kernel.outputs) {
-    const want = expected[name];
-    const got = outputs[name];
-    if (want === undefined) throw new ForgeError(`${kernel.spec.id}.reference gives no '${name}'`);
-    if (got === undefined || got.length !== want.length) {
+    const expectedOutput = expected[name];
+    const output = outputs[name];
+    if (expectedOutput === undefined)
+      throw new ForgeError(`${kernel.spec.id}.reference gives no '${name}'`);
+    if (output === undefined || output.length !== expectedOutput.length) {
       return {
         nmse: Infinity,
         maxAbsError: Infinity,
@@ -167,6 +174,8 @@ export function compareWithReference(
         tolerance: kernel.tolerance,
       };
     }
+    const [got, want] =
+      kernel.tolerance === 0 ? withoutIdentical(output, expectedOutput) : [output, expectedOutput];
     nmse = Math.max(nmse, normalizedMse(got, want));
     for (let index = 0; index < want.length; index++) {
       const reference = want[index] as number;
@@ -178,4 +187,25 @@ export function compareWithReference(
     }
   }
   return { nmse, maxAbsError, maxRelError, tolerance: kernel.tolerance };
+}
+
+/**
+ * `got` and `want` with each position where both hold a NaN, or both the same infinity, set to 0
+ * in both, so the comparison counts it as equal and as no energy (a difference of two NaNs or two
+ * infinities is NaN); every other element, NaN or not, is left as it is.
+ */
+function withoutIdentical(
+  got: ArrayLike<number>,
+  want: ArrayLike<number>,
+): [ArrayLike<number>, ArrayLike<number>] {
+  const identical = (index: number): boolean => {
+    const [a, b] = [got[index] ?? 0, want[index] ?? 0];
+    return Number.isFinite(b) ? false : a === b || (Number.isNaN(a) && Number.isNaN(b));
+  };
+  let index = 0;
+  while (index < want.length && !identical(index)) index++;
+  if (index === want.length) return [got, want];
+  const [outputs, references] = [Array.from(got), Array.from(want)];
+  for (; index < want.length; index++) if (identical(index)) outputs[index] = references[index] = 0;
+  return [outputs, references];
 }

@@ -98,7 +98,10 @@ export function isInputBuffer(kernel: CatalogKernel, buffer: string): boolean {
   return !kernel.outputs.includes(buffer) || (kernel.inPlace?.includes(buffer) ?? false);
 }
 
-/** Normalized MSE: sum (a-b)^2 / sum b^2 (0 when both are exactly zero). */
+/**
+ * Normalized MSE: sum (a-b)^2 / sum b^2 (0 when both are exactly zero); infinite when a NaN or an
+ * infinity makes it undefined (an infinite error over an infinite energy too).
+ */
 export function normalizedMse(actual: ArrayLike<number>, expected: ArrayLike<number>): number {
   let error = 0;
   let energy = 0;
@@ -109,5 +112,5 @@ export function normalizedMse(actual: ArrayLike<number>, expected: ArrayLike<num
   }
   if (actual.length !== expected.length || Number.isNaN(error)) return Number.POSITIVE_INFINITY;
   if (energy === 0) return error === 0 ? 0 : Number.POSITIVE_INFINITY;
-  return error / energy;
+  return energy === Number.POSITIVE_INFINITY ? Number.POSITIVE_INFINITY : error / energy;
 }

@@ -27,7 +27,7 @@ export { rope, ROPE_SHAPE_NAMES, checkRopeShape } from './rope.js';
 export { ropeTable, ROPE_FREQ_BASE } from './rope-table.js';
 export * from './get-rows-catalog.js';
 export { addF32, siluMul, siluMulReference, SILU_EXTREME_GATES } from './elementwise.js';
-export { argmax, argmaxFamily, ARGMAX_FAMILIES } from './argmax.js';
+export { argmax, argmaxFamily, argmaxIndex, ARGMAX_FAMILIES, ARGMAX_NAN_BITS } from './argmax.js';
 export { f32Gemv, f16Gemv } from './dense-gemv-catalog.js';
 export {
   kvStore,

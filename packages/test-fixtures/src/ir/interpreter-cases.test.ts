@@ -15,12 +15,11 @@ describe('execution cases on the interpreter', () => {
       const check = checkCase(catalogKernel, testCase, buffers);
       expect(check.tolerance).toBe(catalogKernel.tolerance);
       expect(check.nmse).toBeLessThanOrEqual(check.tolerance);
-      // The comparison is not vacuous: the kernel wrote non-zero results.
-      const energy = catalogKernel.outputs.reduce(
-        (sum, name) => sum + Array.from(buffers[name] ?? []).reduce((acc, v) => acc + v * v, 0),
-        0,
+      // The comparison is not vacuous: the kernel wrote non-zero results (a NaN counts).
+      const written = catalogKernel.outputs.some((name) =>
+        Array.from(buffers[name] ?? []).some((value) => value !== 0),
       );
-      expect(energy).toBeGreaterThan(0);
+      expect(written).toBe(true);
     },
   );
 });
