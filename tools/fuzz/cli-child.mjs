@@ -60,7 +60,8 @@ export function runForge(args, { cwd, timeoutMs = 30_000 } = {}) {
 
 /**
  * What a run of the CLI on untrusted input must be: exit 0, 1 or 2 within its time bound, at most
- * `maxRssBytes` of memory, and on 1 or 2 exactly one line on stderr, no stack trace. Returns the
+ * `maxRssBytes` of memory, on 2 exactly one line on stderr, on 1 that line or none (a check that
+ * ran and failed, reported on stdout), and no stack trace. Returns the
  * outcome ('ran', 'check-failed', 'rejected', or a failing one: 'timeout', 'memory', 'crash',
  * 'bad-exit', 'not-one-line') and the message that goes with it.
  */
@@ -80,6 +81,9 @@ export function judgeRun(run, maxRssBytes) {
   if (run.code === 0) return { outcome: 'ran', message: '' };
   // The CLI's progress lines start with the command's name and "N/M steps"; a refusal is the rest.
   const refusal = lines.filter((line) => !/^forge \w+: \d+\/\d+ steps, /.test(line));
+  // A check that ran and failed (`forge run`'s FAIL) reports on stdout, its stderr empty.
+  if (run.code === 1 && refusal.length === 0 && !/^\s+at /m.test(run.stdout))
+    return { outcome: 'check-failed', message: run.stdout.split('\n').find((line) => line.includes('FAIL')) ?? '' }; // prettier-ignore
   if (refusal.length !== 1 || /^\s+at /m.test(run.stderr))
     return { outcome: 'not-one-line', message: refusal.slice(0, 3).join(' ⏎ ') };
   return { outcome: run.code === 1 ? 'check-failed' : 'rejected', message: refusal[0] ?? '' };

@@ -39,6 +39,8 @@ describe('judging a CLI run', () => {
     expect(judgeRun(run({ maxRssBytes: undefined, signal: 'SIGABRT' }), 2e8).outcome).toBe('crash');
     expect(judgeRun(run({ maxRssBytes: 3e8 }), 2e8).outcome).toBe('memory');
     expect(judgeRun(run({ code: 7 }), 2e8).outcome).toBe('bad-exit');
+    expect(judgeRun(run({ code: 2, stderr: '' }), 2e8).outcome).toBe('not-one-line');
+    expect(judgeRun(run({ code: 1, stderr: '', stdout: 'NMSE 1  FAIL\n' }), 2e8)).toEqual({ outcome: 'check-failed', message: 'NMSE 1  FAIL' }); // prettier-ignore
     expect(judgeRun(run({ code: 1, stderr: 'forge decode: 1/3 steps, 2.00 s a step, about 4.00 s left\nforge decode: fault\n' }), 2e8)).toEqual({ outcome: 'check-failed', message: 'forge decode: fault' }); // prettier-ignore
   });
 
