@@ -12,7 +12,7 @@ import {
   type Value,
 } from './interpreter/scalar-ops.js';
 import { joinPath } from './json-shape.js';
-import { assertNever, isBinaryExpr, isUnaryExpr } from './ops.js';
+import { assertNever, hasArgs, isBinaryExpr, isUnaryExpr } from './ops.js';
 import { isFloatType, type ScalarType } from './types.js';
 
 // WGSL evaluates an expression whose operands are all constants at shader-creation time, and Tint
@@ -168,7 +168,7 @@ class ConstantFolder {
         return convertValue(value, 'f32', expression.type);
       return value;
     }
-    if (!('args' in expression)) return undefined;
+    if (!hasArgs(expression)) return undefined;
     const args = expression.args.map((arg, index) =>
       this.expression(arg, joinPath(joinPath(path, 'args'), index)),
     );
