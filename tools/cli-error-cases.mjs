@@ -1,8 +1,8 @@
 // The CLI's failure paths, one case per bad input (issue #10 items 14-21 and the other commands'
 // mistakes): the command line, the exit code and the one stderr line it must give. Shared by
 // cli-errors.test.mjs, which asserts them, and cli-error-table.mjs, which prints the table.
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, readdirSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli } from '@forge/cli';
 import { ROOT } from './workspace.mjs';
@@ -27,7 +27,10 @@ const LOOP_PTX = [
   '',
 ].join('\n');
 
-/** Writes the files the cases read into `work`: specs, PTX, WGSL, a directory and a plain file. */
+/**
+ * Writes the files the cases read into `work`: specs, PTX, WGSL, a directory and a plain file; a
+ * FIFO, a link to /dev/null and a sparse spec file over the 16 MiB limit (no disk taken).
+ */
 export function prepareScratch(work) {
   writeFileSync(join(work, 'broken.json'), '{"id": ');
   const spec = JSON.parse(
@@ -43,6 +46,10 @@ export function prepareScratch(work) {
   writeFileSync(join(work, 'x.f32'), new Uint8Array(128));
   writeFileSync(join(work, 'afile'), 'a regular file\n');
   mkdirSync(join(work, 'adir'));
+  execFileSync('mkfifo', [join(work, 'fifo')]);
+  symlinkSync('/dev/null', join(work, 'null.lnk'));
+  writeFileSync(join(work, 'huge.json'), '');
+  truncateSync(join(work, 'huge.json'), 17 * 2 ** 20);
 }
 
 const SIM = ['sim', 'loop.ptx', '--grid', '1', '--block', '32'];
@@ -110,6 +117,30 @@ export const CASES = [
   ),
   bad(['emit', `${ESC}[31mred.json`], 2, /^forge emit: cannot read \\u001b\[31mred\.json: ENOENT$/),
   bad(['emit', 'a\nb.json'], 2, /^forge emit: cannot read a\\nb\.json: ENOENT$/),
+  // Inputs and outputs that are not regular files (issue #26 rows 12 and 13): refused, not waited
+  // on, not read without end, not replaced.
+  bad(
+    ['emit', '/dev/zero'],
+    2,
+    /^forge emit: \/dev\/zero is not a regular file \(a character device\)$/,
+  ),
+  bad(['emit', './fifo'], 2, /^forge emit: \.\/fifo is not a regular file \(a FIFO\)$/),
+  bad(['emit', 'adir/'], 2, /^forge emit: adir\/ is not a regular file \(a directory\)$/),
+  bad(
+    ['emit', 'huge.json'],
+    2,
+    /^forge emit: huge\.json has 17825792 bytes; a spec file may have at most 16777216 \(16 MiB\)$/,
+  ),
+  bad(
+    ['emit', 'rmsnorm', '--out', 'fifo'],
+    2,
+    /^forge emit: --out: fifo is not a regular file \(a FIFO\); forge writes only regular files$/,
+  ),
+  bad(
+    ['emit', 'rmsnorm', '--out', 'null.lnk'],
+    2,
+    /^forge emit: --out: null\.lnk \(a link to \/dev\/null\) is not a regular file \(a character device\); forge writes only regular files$/,
+  ),
   // run
   bad(['run', 'nope'], 2, /^forge run: unknown kernel 'nope'/),
   bad(
@@ -204,6 +235,37 @@ export const CASES = [
     2,
     /^forge run: --shape: rmsnorm at n_embd=268435456 rows=268435456 needs \d+ bytes/,
   ),
+  bad(
+    ['run', 'affine-f32', '--input', 'x=@/dev/zero'],
+    2,
+    /^forge run: --input x: \/dev\/zero is not a regular file \(a character device\)$/,
+  ),
+  bad(
+    ['run', 'affine-f32', '--input', 'x=@fifo'],
+    2,
+    /^forge run: --input x: fifo is not a regular file \(a FIFO\)$/,
+  ),
+  bad(
+    ['run', 'affine-f32', '--shape', 'n=31', '--input', 'x=@x.f32'],
+    2,
+    /^forge run: --input x: x\.f32 has 128 bytes; affine-f32 with this shape needs 124 \(31 f32 values\)$/,
+  ),
+  bad(
+    ['run', 'affine-f32', '--output', 'y=fifo'],
+    2,
+    /^forge run: --output y: fifo is not a regular file \(a FIFO\); forge writes only regular files$/,
+  ),
+  bad(
+    ['run', 'affine-f32', '--output', 'y=null.lnk'],
+    2,
+    /^forge run: --output y: null\.lnk \(a link to \/dev\/null\) is not a regular file/,
+  ),
+  // decode: --logits is checked before the model is read
+  bad(
+    ['decode', 'missing.gguf', '--tokens', '1', '--target', 'interp', '--logits', 'fifo'],
+    2,
+    /^forge decode: --logits: fifo is not a regular file \(a FIFO\); forge writes only regular files$/,
+  ),
   // quant
   bad(
     [...QUANT, '--out', '/nonexistent/q'],
@@ -230,6 +292,16 @@ export const CASES = [
     /^forge quant: --rows: '0' is not a positive integer$/,
   ),
   bad(['quant', 'quantize', '--type', 'q9_9'], 2, /^forge quant: --type: unknown type 'q9_9'/),
+  bad(
+    [...QUANT.slice(0, -1), '/dev/zero', '--out', 'q.bin'],
+    2,
+    /^forge quant: --in: \/dev\/zero is not a regular file \(a character device\)$/,
+  ),
+  bad(
+    [...QUANT, '--out', 'fifo'],
+    2,
+    /^forge quant: --out: fifo is not a regular file \(a FIFO\); forge writes only regular files$/,
+  ),
   // sim
   bad(
     [...SIM, '--gpu', 'v100'],
@@ -285,6 +357,26 @@ export const CASES = [
     /^forge sim: --dump out: cannot write adir: it is a directory$/,
   ),
   bad(
+    ['sim', '/dev/zero', '--grid', '1', '--block', '1'],
+    2,
+    /^forge sim: \/dev\/zero is not a regular file \(a character device\)$/,
+  ),
+  bad(
+    ['sim', 'fifo', '--grid', '1', '--block', '1'],
+    2,
+    /^forge sim: fifo is not a regular file \(a FIFO\)$/,
+  ),
+  bad(
+    [...SIM, '--arg', 'out=@/dev/zero'],
+    2,
+    /^forge sim: --arg out: \/dev\/zero is not a regular file \(a character device\)$/,
+  ),
+  bad(
+    [...SIM, ...SIM_OK_ARGS, '--dump', 'out=fifo'],
+    2,
+    /^forge sim: --dump out: fifo is not a regular file \(a FIFO\); forge writes only regular files$/,
+  ),
+  bad(
     ['sim', 'loop.ptx', '--grid', '99999999999', '--block', '32'],
     2,
     /^forge sim: --grid x: '99999999999' is not an integer in \[1, 2147483647\]$/,
@@ -334,6 +426,7 @@ export const CASES = [
     2,
     /^forge validate: cannot read missing\.wgsl: ENOENT$/,
   ),
+  bad(['validate', 'fifo'], 2, /^forge validate: fifo is not a regular file \(a FIFO\)$/),
   bad(
     ['validate', '--target', 'wgsl', 'broken.wgsl'],
     1,

@@ -1,8 +1,10 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { validateSpec, type KernelSpec } from '@forge/ir';
 import { getKernel } from '@forge/ir/kernels';
 import { InputError } from './errors.js';
+import { readInputText } from './input-file.js';
+import { CLI_LIMITS, formatBytes } from './limits.js';
 
 /** True when the argument names a spec file rather than a catalog kernel id. */
 export function isSpecPath(argument: string, cwd: string): boolean {
@@ -11,14 +13,10 @@ export function isSpecPath(argument: string, cwd: string): boolean {
 
 /** Reads and validates a spec file; unreadable, malformed or invalid input throws a ForgeError. */
 export function readSpecFile(path: string, cwd: string): KernelSpec {
-  let text: string;
-  try {
-    text = readFileSync(resolve(cwd, path), 'utf8');
-  } catch (error) {
-    throw new InputError(
-      `cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`,
-    );
-  }
+  const text = readInputText(undefined, path, cwd, {
+    maxBytes: CLI_LIMITS.specJsonBytes,
+    rule: `a spec file may have at most ${formatBytes(CLI_LIMITS.specJsonBytes)}`,
+  });
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -4,7 +4,7 @@ import { ValidationError } from './errors.js';
 import { formatSchedule } from './schedule.js';
 import { evaluateSizeExpression } from './size-expression.js';
 import { BINARY_SEMANTICS, UNARY_SEMANTICS } from './interpreter/scalar-ops.js';
-import { isBinaryExpr, isUnaryExpr } from './ops.js';
+import { hasArgs, isBinaryExpr, isUnaryExpr } from './ops.js';
 import { dropUnreadLocals, pruneConstantBranches, readNames } from './prune.js';
 import { rewriteBody } from './rewrite.js';
 import type { Schedule, SharedDecl } from './spec.js';
@@ -48,7 +48,7 @@ function foldConstants(body: readonly Stmt[], schedule: Schedule, workgroupSize:
         return { op: 'const', type: 'u32', value: schedule[expression.name] ?? 0 };
       if (expression.op === 'builtin' && expression.name === 'workgroup_size')
         return { op: 'const', type: 'u32', value: workgroupSize };
-      if (!('args' in expression) || expression.op === 'load' || expression.op === 'select')
+      if (!hasArgs(expression) || expression.op === 'load' || expression.op === 'select')
         return expression;
       const args = expression.args;
       if (

@@ -5,6 +5,7 @@ import type { KernelSpec, LaunchSpec, ScratchDecl, SharedDecl, StageSpec } from 
 import type { ElementType, ParamType, ScalarType } from './types.js';
 import { validateSpec } from './validate.js';
 import { scratchAsBuffer } from './dispatch.js';
+import { ownField } from './json-shape.js';
 
 /** Everything of a KernelSpec except its body and stages (whose bodies are built too). */
 export type KernelDeclarations = Omit<KernelSpec, 'body' | 'stages'>;
@@ -469,16 +470,19 @@ export function defineKernel<const D extends KernelDeclarations>(
   declarations: D & { readonly stages?: readonly (StageDeclaration | StageSpec)[] },
   build: (body: BodyBuilder<DeclaredBy<D>>) => void,
 ): KernelSpec {
-  const { stages, ...rest } = declarations as KernelDeclarations & {
+  const { stages: _stages, ...rest } = declarations as KernelDeclarations & {
     readonly stages?: readonly (StageDeclaration | StageSpec)[];
   };
+  // Own fields only: a polluted Object.prototype adds no stages or scratch buffers.
+  const stages = ownField(declarations, 'stages');
+  const scratch = ownField(rest, 'scratch') ?? [];
   const buildBody = <M extends Declared>(
     shared: readonly SharedDecl[],
     path: string,
     fill: (body: BodyBuilder<M>) => void,
   ): readonly Stmt[] => {
     // Scratch buffers are memory to the builder; a stage sees its own shared arrays only.
-    const { scratch = [], ...own } = rest;
+    const { scratch: _scratch, ...own } = rest;
     const builder = new BodyBuilder<M>(
       { ...own, shared, buffers: [...own.buffers, ...scratch.map(scratchAsBuffer)] },
       path,

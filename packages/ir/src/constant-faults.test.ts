@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { Expr } from './body.js';
+import type { Expr, Stmt } from './body.js';
+import { bindConstants } from './bind-constants.js';
 import { constantFaults } from './constant-faults.js';
+import { ValidationError } from './errors.js';
+import type { KernelSpec } from './spec.js';
+import { checkSpec, validateSpec } from './validate.js';
 
 const one: Expr = { op: 'const', type: 'u32', value: 1 };
 const add = (a: Expr, b: Expr): Expr => ({ op: 'add', type: 'u32', args: [a, b] });
@@ -123,5 +127,106 @@ describe('constantFaults of mma', () => {
       'body[0].a[1]',
       'body[0].b[1]',
     ]);
+  });
+});
+
+describe('constant vector indices (issue #26 row 14)', () => {
+  const u32 = (value: number): Expr => ({ op: 'const', type: 'u32', value });
+  const zero: Expr = { op: 'const', type: 'f32', value: 0 };
+  const localId: Expr = { op: 'builtin', type: 'u32', name: 'local_id' };
+  const store = (memory: string, index: Expr, width = 4): Stmt => ({
+    op: 'store_vector',
+    memory,
+    index,
+    values: Array.from({ length: width }, () => zero),
+  });
+  const load = (memory: string, index: Expr, width = 4): Stmt => ({
+    op: 'load_vector',
+    names: ['a', 'b', 'c', 'd'].slice(0, width),
+    type: 'f32',
+    memory,
+    index,
+  });
+  const spec = (length: string, body: Stmt[]): KernelSpec => ({
+    id: 'vectors',
+    semanticVersion: 1,
+    entryPoint: 'vectors',
+    description: 'vector accesses at constant indices',
+    buffers: [{ group: 0, binding: 0, name: 'y', element: 'f32', access: 'read_write' }],
+    params: [],
+    shared: [{ name: 'tile', element: 'f32', length }],
+    schedule: [{ name: 'wg', description: 'workgroup size', default: 64 }],
+    launch: { workgroupSize: 'wg', grid: ['1', '1', '1'] },
+    body,
+  });
+  const tile = new Map([['tile', 8]]);
+  const messages = (body: Stmt[]): string[] =>
+    constantFaults(body, 'body', tile).map((issue) => `${issue.path}: ${issue.message}`);
+
+  it('past the end of a shared array are rejected, counting every element reached', () => {
+    expect(messages([store('tile', u32(8))])).toEqual([
+      "body[0].index: constant index 8 of a 4-wide store_vector is out of bounds of 'tile' (length 8; it reaches element 11)",
+    ]);
+    expect(messages([load('tile', u32(6), 2), load('tile', u32(8), 2)])).toEqual([
+      "body[1].index: constant index 8 of a 2-wide load_vector is out of bounds of 'tile' (length 8; it reaches element 9)",
+    ]);
+    // Partly inside is still outside: a length-6 array holds elements 0 to 5.
+    expect(constantFaults([store('tile', u32(4))], 'body', new Map([['tile', 6]]))).toHaveLength(1);
+    expect(messages([store('tile', u32(4)), load('tile', u32(0))])).toEqual([]);
+  });
+
+  it('not aligned to their vector are rejected, in buffers too', () => {
+    expect(messages([store('y', u32(2)), load('tile', u32(3), 2)])).toEqual([
+      'body[0].index: constant index 2 of a 4-wide store_vector is not a multiple of 4 (a vector access is aligned to the whole vector)',
+      'body[1].index: constant index 3 of a 2-wide load_vector is not a multiple of 2 (a vector access is aligned to the whole vector)',
+    ]);
+    // Folded first: 1 + 1 is a constant 2.
+    expect(messages([load('y', add(one, one))])).toHaveLength(1);
+    // A run-time index is the interpreter's and the sanitizer's to check.
+    expect(messages([store('tile', add(localId, one)), load('tile', localId)])).toEqual([]);
+  });
+
+  it('are rejected by validation with their JSON path', () => {
+    const nested: Stmt = {
+      op: 'if',
+      condition: { op: 'lt', type: 'bool', args: [localId, one] },
+      then: [store('tile', u32(8))],
+      else: [load('tile', u32(2))],
+    };
+    expect(checkSpec(spec('8', [nested]))).toEqual([
+      {
+        path: 'body[0].then[0].index',
+        message:
+          "constant index 8 of a 4-wide store_vector is out of bounds of 'tile' (length 8; it reaches element 11)",
+      },
+      {
+        path: 'body[0].else[0].index',
+        message:
+          'constant index 2 of a 4-wide load_vector is not a multiple of 4 (a vector access is aligned to the whole vector)',
+      },
+    ]);
+    expect(() => validateSpec(spec('8', [nested]))).toThrow(ValidationError);
+    expect(checkSpec(spec('8', [store('tile', u32(4))]))).toEqual([]);
+  });
+
+  it('against a length over schedule knobs are rejected when the schedule is bound', () => {
+    const wg: Expr = { op: 'schedule', type: 'u32', name: 'wg' };
+    const body = [store('tile', { op: 'div', type: 'u32', args: [wg, u32(2)] })];
+    const shared = [{ name: 'tile', element: 'f32', length: 'wg / 4' } as const];
+    expect(checkSpec(spec('wg / 4', body))).toEqual([]);
+    // wg = 64: index 32 in a tile of 16.
+    expect(() => bindConstants(body, { wg: 64 }, 64, shared)).toThrow(
+      new ValidationError([
+        {
+          path: 'body[0].index',
+          message:
+            "constant index 32 of a 4-wide store_vector is out of bounds of 'tile' (length 16; it reaches element 35) with schedule wg=64",
+        },
+      ]),
+    );
+    // wg = 8: index 4 in a tile of 2, where 4 elements never fit.
+    expect(() => bindConstants(body, { wg: 8 }, 8, shared)).toThrow(
+      /length 2; it reaches element 7/,
+    );
   });
 });

@@ -12,7 +12,7 @@ import {
   type Value,
 } from './interpreter/scalar-ops.js';
 import { joinPath } from './json-shape.js';
-import { assertNever, isBinaryExpr, isUnaryExpr } from './ops.js';
+import { assertNever, hasArgs, isBinaryExpr, isUnaryExpr } from './ops.js';
 import { isFloatType, type ScalarType } from './types.js';
 
 // WGSL evaluates an expression whose operands are all constants at shader-creation time, and Tint
@@ -58,12 +58,10 @@ class ConstantFolder {
         this.expression(statement.value, at('value'));
         return;
       case 'load_vector':
-        // WGSL reads a vector through a `let` base index, which Tint does not bound-check.
-        this.expression(statement.index, at('index'));
+        this.vectorIndex(statement, statement.names.length, at('index'));
         return;
       case 'store_vector':
-        // Written through a `let` base index too, as load_vector reads.
-        this.expression(statement.index, at('index'));
+        this.vectorIndex(statement, statement.values.length, at('index'));
         statement.values.forEach((value, k) => this.expression(value, joinPath(at('values'), k)));
         return;
       case 'if':
@@ -117,6 +115,37 @@ class ConstantFolder {
       );
   }
 
+  /**
+   * A vector access at a constant index must be aligned to the whole vector (PTX's `ld.v4` and the
+   * interpreter require it) and, in a shared array of known length, lie inside it. Tint does not
+   * check either (WGSL reads a vector through a `let` base index), nor does ptxas: only a run
+   * would find the access, so these are faults of their own, not Tint's.
+   */
+  private vectorIndex(
+    statement: {
+      readonly op: 'load_vector' | 'store_vector';
+      readonly memory: string;
+      readonly index: Expr;
+    },
+    width: number,
+    path: string,
+  ): void {
+    const index = this.expression(statement.index, path);
+    if (typeof index !== 'number') return;
+    const { op, memory } = statement;
+    if (index % width !== 0)
+      this.issues.push({
+        path,
+        message: `constant index ${index} of a ${width}-wide ${op} is not a multiple of ${width} (a vector access is aligned to the whole vector)`,
+      });
+    const length = this.sharedLengths.get(memory);
+    if (length !== undefined && index + width > length)
+      this.issues.push({
+        path,
+        message: `constant index ${index} of a ${width}-wide ${op} is out of bounds of '${memory}' (length ${length}; it reaches element ${index + width - 1})`,
+      });
+  }
+
   /** Checks that a float result exists in `type`; returns it rounded. */
   private float(value: number, type: ScalarType, path: string, what: string): Folded {
     if (type === 'f16') {
@@ -139,7 +168,7 @@ class ConstantFolder {
         return convertValue(value, 'f32', expression.type);
       return value;
     }
-    if (!('args' in expression)) return undefined;
+    if (!hasArgs(expression)) return undefined;
     const args = expression.args.map((arg, index) =>
       this.expression(arg, joinPath(joinPath(path, 'args'), index)),
     );
@@ -269,8 +298,9 @@ function integerOverflow(op: string, a: number, b: number, type: ScalarType): st
 
 /**
  * Faults of the constant expressions in a type-checked body: what Tint would reject when it
- * evaluates them, and constant indices past a shared array's length (`sharedLengths` holds the
- * lengths known so far). Walks each distinct node once.
+ * evaluates them, constant indices past a shared array's length (`sharedLengths` holds the lengths
+ * known so far; a vector access counts every element it reaches), and constant vector indices not
+ * aligned to their vector. Walks each distinct node once.
  */
 export function constantFaults(
   body: readonly Stmt[],

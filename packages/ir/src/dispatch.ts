@@ -1,3 +1,4 @@
+import { ownField } from './json-shape.js';
 import { memoizeSealed } from './sealed.js';
 import {
   bindSizeExpression,
@@ -8,9 +9,15 @@ import type { BufferDecl, KernelSpec, Schedule, ScratchDecl } from './spec.js';
 import { ELEMENT_BYTES, type ElementType } from './types.js';
 import { validateSpec } from './validate.js';
 
-/** Whether a spec has scratch buffers or stages, so that it launches as a sequence. */
+/**
+ * Whether a spec has scratch buffers or stages, so that it launches as a sequence. Here and in every
+ * reader of a spec's optional fields (`scratch`, `stages`, a knob's `bounds`), only own fields
+ * count: what a polluted Object.prototype holds is no part of any spec.
+ */
 export function isMultiDispatch(spec: KernelSpec): boolean {
-  return (spec.scratch?.length ?? 0) > 0 || (spec.stages?.length ?? 0) > 0;
+  return (
+    (ownField(spec, 'scratch')?.length ?? 0) > 0 || (ownField(spec, 'stages')?.length ?? 0) > 0
+  );
 }
 
 /** A scratch buffer as the single-dispatch view binds it: a read_write buffer. */
@@ -32,7 +39,9 @@ export const kernelDispatches: (spec: KernelSpec) => readonly KernelSpec[] = (sp
 const dispatchesOf = memoizeSealed((value): readonly KernelSpec[] => {
   const spec = value as KernelSpec;
   if (!isMultiDispatch(spec)) return [spec];
-  const { scratch = [], stages = [], ...single } = spec;
+  const { scratch: _scratch, stages: _stages, ...single } = spec;
+  const scratch = ownField(spec, 'scratch') ?? [];
+  const stages = ownField(spec, 'stages') ?? [];
   const buffers = [...spec.buffers, ...scratch.map(scratchAsBuffer)];
   const first: KernelSpec = { ...single, buffers };
   return [validateSpec(first), ...stages.map((stage) => validateSpec({ ...first, ...stage }))];
@@ -53,7 +62,7 @@ export interface LaunchScratch {
 /** The scratch buffers of a spec with their lengths and byte sizes bound to a schedule. */
 export function launchScratch(specInput: KernelSpec, schedule: Schedule): LaunchScratch[] {
   const spec = validateSpec(specInput);
-  return (spec.scratch ?? []).map((scratch) => {
+  return (ownField(spec, 'scratch') ?? []).map((scratch) => {
     const bind = (text: string): string =>
       formatSizeExpression(bindSizeExpression(parseSizeExpression(text), schedule));
     const length = bind(scratch.length);

@@ -5,6 +5,7 @@ import {
   formatSizeExpression,
   parseSizeExpression,
 } from './size-expression.js';
+import { ownField } from './json-shape.js';
 import { scheduleSnapshot } from './schedule.js';
 import { takeSnapshot } from './snapshot.js';
 import type { BufferAccess, KernelSpec, Schedule, Target } from './spec.js';
@@ -133,7 +134,7 @@ export function sequenceLaunch(
   const [first] = launches;
   if (first === undefined) throw new RangeError('sequenceLaunch: no dispatches');
   if (!isMultiDispatch(spec)) return first;
-  const scratch = new Set((spec.scratch ?? []).map((buffer) => buffer.name));
+  const scratch = new Set((ownField(spec, 'scratch') ?? []).map((buffer) => buffer.name));
   const parameters = first.parameters.map((parameter) =>
     parameter.kind === 'buffer' && scratch.has(parameter.name)
       ? { ...parameter, kind: 'scratch' as const }

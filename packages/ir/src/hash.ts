@@ -94,7 +94,9 @@ export function semanticHash(spec: unknown): string {
 
 /** `value` with `bounds` dropped from each knob of its `schedule` array, where it has one. */
 function withoutScheduleBounds(value: unknown): unknown {
-  if (!isRecord(value) || !Array.isArray(value['schedule'])) return value;
+  // Own only: a schedule on a polluted Object.prototype is no part of the spec.
+  if (!isRecord(value) || !Object.hasOwn(value, 'schedule') || !Array.isArray(value['schedule']))
+    return value;
   const schedule = (value['schedule'] as readonly unknown[]).map((knob) => {
     if (!isRecord(knob)) return knob;
     const { bounds: _bounds, ...rest } = knob;

@@ -10,6 +10,18 @@ export function isRecord(value: unknown): value is JsonRecord {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/**
+ * `record[key]` when `record` has it as its own property, else undefined: an optional field left
+ * out is never found on a polluted `Object.prototype` (`Object.prototype.stages = …` must not add
+ * a dispatch to every spec without stages).
+ */
+export function ownField<T extends object, K extends keyof T & string>(
+  record: T,
+  key: K,
+): T[K] | undefined {
+  return Object.hasOwn(record, key) ? record[key] : undefined;
+}
+
 export class IssueCollector {
   readonly issues: ValidationIssue[] = [];
 
@@ -17,17 +29,23 @@ export class IssueCollector {
     this.issues.push({ path, message });
   }
 
-  /** Reports keys of `value` outside `allowed`; returns the record or undefined when it is not one. */
+  /**
+   * Reports keys of `value` outside `allowed`; returns the record's own fields (a copy without a
+   * prototype, so a field it lacks reads undefined whatever Object.prototype holds), or undefined
+   * when it is not a record.
+   */
   record(value: unknown, path: string, allowed: readonly string[]): JsonRecord | undefined {
     if (!isRecord(value)) {
       this.add(path, `must be an object, got ${describeJson(value)}`);
       return undefined;
     }
+    const own: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
     for (const key of Object.keys(value)) {
       if (!allowed.includes(key))
         this.add(joinPath(path, key), `unknown field (allowed: ${allowed.join(', ')})`);
+      own[key] = value[key];
     }
-    return value;
+    return own;
   }
 
   array(value: unknown, path: string): readonly unknown[] | undefined {

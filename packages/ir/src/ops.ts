@@ -153,3 +153,13 @@ export const isUnaryExpr = (expression: Expr): expression is UnaryExpr => isUnar
 /** Narrows an expression to a binary op node; its `else` branch keeps every other kind. */
 export const isBinaryExpr = (expression: Expr): expression is BinaryExpr =>
   isBinaryOp(expression.op);
+
+/** An expression node with operands. */
+export type ExprWithArgs = Extract<Expr, { readonly args: readonly unknown[] }>;
+
+/**
+ * Narrows an expression to a node with operands (`args`), read as an own field only: a leaf (a
+ * constant, a variable) never finds `args` on a polluted Object.prototype, as `'args' in` would.
+ */
+export const hasArgs = (expression: Expr): expression is ExprWithArgs =>
+  Object.hasOwn(expression, 'args');

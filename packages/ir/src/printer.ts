@@ -1,4 +1,5 @@
 import type { BinaryOp, Expr, Stmt } from './body.js';
+import { ownField } from './json-shape.js';
 import { assertNever, isBinaryExpr, isUnaryExpr } from './ops.js';
 import { takeSnapshot } from './snapshot.js';
 import type { KernelSpec } from './spec.js';
@@ -20,10 +21,10 @@ export function printExpr(expression: Expr): string {
       return expression.name;
     case 'schedule':
       return `schedule.${expression.name}`;
-    case 'builtin':
-      return expression.axis === undefined
-        ? expression.name
-        : `${expression.name}.${expression.axis}`;
+    case 'builtin': {
+      const axis = ownField(expression, 'axis');
+      return axis === undefined ? expression.name : `${expression.name}.${axis}`;
+    }
     case 'load':
       return `${expression.memory}[${printExpr(expression.args[0])}]`;
     case 'unpack_half':
@@ -149,14 +150,14 @@ export function printKernel(specInput: KernelSpec): string {
   const lines = [
     `kernel ${spec.id} v${spec.semanticVersion} ${spec.entryPoint}(${[...buffers, ...params].join(', ')})`,
     `  workgroup ${spec.launch.workgroupSize}, grid (${spec.launch.grid.join(', ')})`,
-    ...(spec.scratch ?? []).map(
+    ...(ownField(spec, 'scratch') ?? []).map(
       (buffer) =>
         `  scratch ${buffer.name}: ${buffer.element}[${buffer.length}] @${buffer.group}:${buffer.binding}`,
     ),
     ...spec.shared.map((array) => `  shared ${array.name}: ${array.element}[${array.length}]`),
     ...printBody(spec.body, '  '),
     // Each further dispatch, in launch order, over the same buffers, scratch and params.
-    ...(spec.stages ?? []).flatMap((stage) => [
+    ...(ownField(spec, 'stages') ?? []).flatMap((stage) => [
       `then ${stage.entryPoint}`,
       `  workgroup ${stage.launch.workgroupSize}, grid (${stage.launch.grid.join(', ')})`,
       ...stage.shared.map((array) => `  shared ${array.name}: ${array.element}[${array.length}]`),

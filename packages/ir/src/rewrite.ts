@@ -1,9 +1,9 @@
 import type { Expr, Stmt } from './body.js';
-import { assertNever } from './ops.js';
+import { assertNever, hasArgs } from './ops.js';
 
 /** Rewrites expressions bottom-up: children first, then `rewrite` on the rebuilt node. */
 export function rewriteExpr(expression: Expr, rewrite: (expression: Expr) => Expr): Expr {
-  if (!('args' in expression)) return rewrite(expression);
+  if (!hasArgs(expression)) return rewrite(expression);
   const args = expression.args.map((arg) => rewriteExpr(arg, rewrite));
   return rewrite({ ...expression, args } as unknown as Expr);
 }

@@ -5,7 +5,7 @@ import {
   evaluateSizeExpression,
   parseSizeExpression,
 } from './size-expression.js';
-import { describeJson, isRecord, joinPath } from './json-shape.js';
+import { describeJson, isRecord, joinPath, ownField } from './json-shape.js';
 import { assertNever } from './ops.js';
 import { takeSnapshot } from './snapshot.js';
 import {
@@ -58,9 +58,10 @@ export function parseScheduleAssignments(assignments: readonly string[]): Record
 export function knobValueProblem(value: number, bounds: KnobBounds): string | undefined {
   if (!Number.isInteger(value) || value < bounds.min || value > bounds.max)
     return `${value} is outside [${bounds.min}, ${bounds.max}]`;
-  if (bounds.multipleOf !== undefined && value % bounds.multipleOf !== 0)
-    return `${value} is not a multiple of ${bounds.multipleOf}`;
-  if (bounds.powerOfTwo === true && (value & (value - 1)) !== 0)
+  const multipleOf = ownField(bounds, 'multipleOf');
+  if (multipleOf !== undefined && value % multipleOf !== 0)
+    return `${value} is not a multiple of ${multipleOf}`;
+  if (ownField(bounds, 'powerOfTwo') === true && (value & (value - 1)) !== 0)
     return `${value} is not a power of two`;
   return undefined;
 }
@@ -95,7 +96,7 @@ export function resolveSchedule(
     const value = Object.hasOwn(overrides, knob.name)
       ? (overrides[knob.name] as number)
       : knob.default;
-    const bounds = knobBounds(knob.bounds, target);
+    const bounds = knobBounds(ownField(knob, 'bounds'), target);
     const problem = bounds === undefined ? undefined : knobValueProblem(value, bounds);
     if (problem !== undefined)
       issues.push({ path: `schedule.${knob.name}`, message: `${problem} for ${target}` });
@@ -122,7 +123,10 @@ export function resolveSchedule(
   };
   const dispatches = [
     { path: '', ...spec },
-    ...(spec.stages ?? []).map((stage, index) => ({ path: `stages[${index}].`, ...stage })),
+    ...(ownField(spec, 'stages') ?? []).map((stage, index) => ({
+      path: `stages[${index}].`,
+      ...stage,
+    })),
   ];
   for (const { path, launch, shared, body } of dispatches) {
     const workgroupSize = evaluate(launch.workgroupSize, `${path}launch.workgroupSize`);
@@ -160,7 +164,7 @@ export function resolveSchedule(
       });
     }
   }
-  (spec.scratch ?? []).forEach((scratch, index) =>
+  (ownField(spec, 'scratch') ?? []).forEach((scratch, index) =>
     bind(scratch.length, `scratch[${index}].length`),
   );
   if (issues.length > 0) throw new ValidationError(issues);

@@ -13,9 +13,11 @@ export function checkTargetRecord(
   fields: readonly string[],
 ): JsonRecord {
   const issues = new IssueCollector();
-  const copy = issues.record(takeSnapshot(value, 'target'), 'target', ['kind', ...fields]);
+  const snapshot = takeSnapshot(value, 'target');
+  const copy = issues.record(snapshot, 'target', ['kind', ...fields]);
   if (copy !== undefined && copy['kind'] !== kind)
     issues.add('target.kind', `must be "${kind}", got ${describeJson(copy['kind'])}`);
   if (copy === undefined || issues.issues.length > 0) throw new ValidationError(issues.issues);
-  return copy;
+  // The frozen snapshot itself (record() checked a prototype-free copy of its own fields).
+  return snapshot as JsonRecord;
 }

@@ -22,7 +22,14 @@ import {
   isStmtOp,
   isUnaryOp,
 } from './ops.js';
-import { IssueCollector, describeJson, joinPath, type JsonRecord } from './json-shape.js';
+import {
+  IssueCollector,
+  describeJson,
+  isRecord,
+  joinPath,
+  ownField,
+  type JsonRecord,
+} from './json-shape.js';
 import { identifierProblem } from './identifiers.js';
 import type { BufferAccess } from './spec.js';
 import { checkUniformity } from './uniformity.js';
@@ -112,7 +119,7 @@ class BodyChecker {
   }
 
   private statement(value: unknown, path: string, scope: Map<string, Local>, depth: number): void {
-    const op = (value as JsonRecord | null)?.['op'];
+    const op = isRecord(value) ? ownField(value, 'op') : undefined;
     if (!isStmtOp(op)) {
       if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
         return this.issues.add(
@@ -318,7 +325,7 @@ class BodyChecker {
       );
       return undefined;
     }
-    const op = (value as JsonRecord | null)?.['op'];
+    const op = isRecord(value) ? ownField(value, 'op') : undefined;
     if (!isExprOp(op)) {
       if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
         this.issues.add(joinPath(path, 'op'), `unknown expression op ${describeJson(op)}`);

@@ -1,5 +1,5 @@
 import type { ExprOp, StmtOp } from './body.js';
-import { joinPath, type IssueCollector, type JsonRecord } from './json-shape.js';
+import { joinPath, ownField, type IssueCollector, type JsonRecord } from './json-shape.js';
 import { assertNever, isBinaryOp, isUnaryOp } from './ops.js';
 import type { BodyContext } from './typecheck.js';
 
@@ -139,7 +139,8 @@ class UniformityAnalysis {
   }
 
   private uniformityOf(expression: JsonRecord): Uniformity {
-    const args = (expression['args'] as readonly JsonRecord[] | undefined) ?? [];
+    // Own only: a leaf has no operands, whatever a polluted Object.prototype holds.
+    const args = (ownField(expression, 'args') as readonly JsonRecord[] | undefined) ?? [];
     const fromArgs = args.reduce<Uniformity>(
       (level, arg) => Math.max(level, this.uniformityOf(arg)) as Uniformity,
       Uniformity.Workgroup,

@@ -21,7 +21,7 @@ export function listCommand(args: readonly string[], io: CliIo): number {
     schedule: kernel.spec.schedule.map((knob) => ({
       name: knob.name,
       default: knob.default,
-      bounds: knob.bounds ?? {},
+      bounds: (Object.hasOwn(knob, 'bounds') ? knob.bounds : undefined) ?? {},
     })),
   }));
   if (parsed.flag('json')) {

@@ -1,5 +1,3 @@
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import {
   QUANT_FORMATS,
   QUANT_TYPES,
@@ -14,8 +12,9 @@ import {
   type QuantFormat,
 } from '@forge/ir/gguf';
 import { parseCommandArgs } from '../args.js';
-import { EXIT_OK, InputError, UsageError } from '../errors.js';
+import { EXIT_OK, UsageError } from '../errors.js';
 import { escapeControl } from '../error-line.js';
+import { readInputFile } from '../input-file.js';
 import type { CliIo } from '../io.js';
 import { planOutput, writeOutputs } from '../output.js';
 
@@ -54,16 +53,6 @@ function inputSize(
       `${values} of repacked ${format.type}`,
     ];
   return [native, `${values} of ${format.type} blocks`];
-}
-
-function readInput(path: string, cwd: string): Uint8Array {
-  try {
-    return new Uint8Array(readFileSync(resolve(cwd, path)));
-  } catch (error) {
-    throw new InputError(
-      `--in: cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`,
-    );
-  }
 }
 
 function toFloats(bytes: Uint8Array): Float32Array {
@@ -118,12 +107,14 @@ export function quantCommand(args: readonly string[], io: CliIo): number {
   const inPath = requiredPath('--in', parsed.string('in'));
   const outPath = requiredPath('--out', parsed.string('out'));
   const out = planOutput('--out', outPath, io.cwd);
-  const input = readInput(inPath, io.cwd);
   const [expected, holds] = inputSize(action, format, rows, cols);
-  if (input.length !== expected)
-    throw new InputError(
-      `--in: ${inPath} has ${input.length} bytes; expected ${expected} (${holds})`,
-    );
+  // Read up to the size --rows and --cols need and one byte more, and only a regular file
+  // (never /dev/zero or a FIFO).
+  const input = readInputFile('--in', inPath, io.cwd, {
+    maxBytes: expected,
+    exact: true,
+    rule: `expected ${expected} (${holds})`,
+  });
   const output =
     action === 'quantize'
       ? quantize(type, toFloats(input), rows, cols)

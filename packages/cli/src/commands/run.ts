@@ -1,5 +1,3 @@
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import {
   ELEMENT_BYTES,
   formatSchedule,
@@ -15,7 +13,7 @@ import {
 } from '@forge/ir/kernels';
 import { parseCommandArgs } from '../args.js';
 import { ENGINES } from '../engines.js';
-import { EXIT_CHECK_FAILED, EXIT_OK, InputError, UsageError, errnoCode } from '../errors.js';
+import { EXIT_CHECK_FAILED, EXIT_OK, UsageError } from '../errors.js';
 import {
   fillGgufWeights,
   ggufOptions,
@@ -23,6 +21,7 @@ import {
   ggufShape,
   loadGgufInput,
 } from '../gguf-input.js';
+import { readInputFile } from '../input-file.js';
 import type { CliIo } from '../io.js';
 import { gpuOption, sampleOption } from '../gpu-option.js';
 import { planOutputs, writeOutputs } from '../output.js';
@@ -166,12 +165,6 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
           .join(', ')})`,
       );
     }
-    let bytes: Buffer;
-    try {
-      bytes = readFileSync(resolve(io.cwd, path));
-    } catch (error) {
-      throw new InputError(`--input ${name}: cannot read ${path}: ${errnoCode(error)}`);
-    }
     // Quantized weights are raw blocks; the buffer holds them zero-padded to whole words.
     const element = kernel.spec.buffers.find((declaration) => declaration.name === name)?.element;
     const expected =
@@ -182,11 +175,13 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
           ? 'the raw quantized blocks, unpadded'
           : `the ${kernel.weights.type} rows repacked, as forge quant repack writes them`
         : (kernel.describeInput?.(name, shape) ?? `${buffer.length} ${element ?? ''} values`);
-    if (bytes.byteLength !== expected) {
-      throw new InputError(
-        `--input ${name}: ${path} has ${bytes.byteLength} bytes; ${id} with this shape needs ${expected} (${detail})`,
-      );
-    }
+    // Only a regular file, read up to the size the shape needs and one byte more: never all of
+    // /dev/zero, and a FIFO is refused rather than waited on.
+    const bytes = readInputFile(`--input ${name}`, path, io.cwd, {
+      maxBytes: expected,
+      exact: true,
+      rule: `${id} with this shape needs ${expected} (${detail})`,
+    });
     const target = new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
     target.fill(0);
     target.set(bytes);

@@ -1,5 +1,3 @@
-import { readFileSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
 import {
   dramBytesRead,
   formatFinding,
@@ -14,8 +12,10 @@ import {
 } from '@forge/ptx-sim';
 import { parseCommandArgs } from '../args.js';
 import { estimateFigures, gpuOption, sampleOption } from '../gpu-option.js';
-import { EXIT_CHECK_FAILED, EXIT_OK, InputError, UsageError, errnoCode } from '../errors.js';
+import { EXIT_CHECK_FAILED, EXIT_OK, UsageError } from '../errors.js';
+import { readInputFile, readInputText } from '../input-file.js';
 import type { CliIo } from '../io.js';
+import { CLI_LIMITS, formatBytes } from '../limits.js';
 import { countOption, integerIn, typedValue } from '../numbers.js';
 import { planOutputs, writeOutputs } from '../output.js';
 
@@ -85,14 +85,13 @@ function argument(
     return bytes;
   };
   if (spec.startsWith('@')) {
-    const path = resolve(cwd, spec.slice(1));
-    try {
-      take(statSync(path).size);
-      return { kind: 'buffer', bytes: new Uint8Array(readFileSync(path)) };
-    } catch (error) {
-      if (error instanceof UsageError) throw error;
-      throw new InputError(`--arg ${name}: cannot read ${spec.slice(1)}: ${errnoCode(error)}`);
-    }
+    // A regular file only, read up to the bytes the buffers have left and one more.
+    const bytes = readInputFile(`--arg ${name}`, spec.slice(1), cwd, {
+      maxBytes: budget.bytes,
+      rule: `all buffers together may take ${formatBytes(MAX_SIM_BYTES)}, ${budget.bytes} of them still free`,
+    });
+    take(bytes.length);
+    return { kind: 'buffer', bytes };
   }
   const [kind = '', ...rest] = spec.split(':');
   const value = rest.join(':');
@@ -219,12 +218,10 @@ export function simCommand(args: readonly string[], io: CliIo): number {
   const [file, ...extra] = parsed.positionals;
   if (file === undefined || extra.length > 0)
     throw new UsageError(`expected one PTX file; usage: ${SIM_USAGE}`);
-  let text: string;
-  try {
-    text = readFileSync(resolve(io.cwd, file), 'utf8');
-  } catch (error) {
-    throw new InputError(`cannot read ${file}: ${errnoCode(error)}`);
-  }
+  const text = readInputText(undefined, file, io.cwd, {
+    maxBytes: CLI_LIMITS.sourceBytes,
+    rule: `a PTX file may have at most ${formatBytes(CLI_LIMITS.sourceBytes)}`,
+  });
   const gpu = gpuOption(parsed.string('gpu'));
   const sampleBlocks = sampleOption(parsed.string('sample-blocks'), gpu);
   const grid = dims(parsed.string('grid'), '--grid');

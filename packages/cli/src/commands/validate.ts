@@ -1,10 +1,11 @@
-import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { assemblePtx, ptxTargetArch } from '@forge/ptx/ptxas';
 import { parseCommandArgs } from '../args.js';
 import { EXIT_CHECK_FAILED, EXIT_OK, InputError, UsageError } from '../errors.js';
 import { escapeControl } from '../error-line.js';
+import { readInputText } from '../input-file.js';
 import type { CliIo } from '../io.js';
+import { CLI_LIMITS, formatBytes } from '../limits.js';
 import { readManifest } from '../golden/golden.js';
 import { goldenDirectory } from './golden.js';
 import { checkTarget, type TargetKindName } from './emit.js';
@@ -94,10 +95,7 @@ export async function validateCommand(args: readonly string[], io: CliIo): Promi
   );
   const kind = validateTargetKind(parsed.string('target'), parsed.positionals);
   // Names are echoed in the report: control characters in them are shown escaped.
-  let files = parsed.positionals.map((file) => ({
-    name: escapeControl(file),
-    path: resolve(io.cwd, file),
-  }));
+  let files = parsed.positionals.map((file) => ({ name: escapeControl(file), path: file }));
   if (files.length === 0) {
     const directory = goldenDirectory(parsed.string('dir'), io.cwd);
     const manifest = readManifest(directory);
@@ -107,15 +105,15 @@ export async function validateCommand(args: readonly string[], io: CliIo): Promi
       .filter((entry) => entry.target.kind === kind)
       .map((entry) => ({ name: `golden/${entry.file}`, path: join(directory, entry.file) }));
   }
-  const sources = files.map(({ name, path }) => {
-    try {
-      return { name, source: readFileSync(path, 'utf8') };
-    } catch (error) {
-      throw new InputError(
-        `cannot read ${name}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`,
-      );
-    }
-  });
+  // Regular files only, each read up to the limit and one byte more.
+  const sources = files.map(({ name, path }) => ({
+    name,
+    source: readInputText(undefined, path, io.cwd, {
+      maxBytes: CLI_LIMITS.sourceBytes,
+      rule: `a source file may have at most ${formatBytes(CLI_LIMITS.sourceBytes)}`,
+      name,
+    }),
+  }));
   const verdicts = await VALIDATORS[kind](sources);
   verdicts.forEach((verdict, index) => {
     io.stdout(`${verdict.ok ? 'PASS' : 'FAIL'} ${sources[index]?.name} ${verdict.summary}\n`);

@@ -1,4 +1,13 @@
-import { cpSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import {
+  cpSync,
+  lstatSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -8,7 +17,7 @@ import { closeSharedWebGpu, sharedWebGpu, wgslDiagnostics } from '@forge/wgsl/ru
 import { checkoutGoldenDirectory } from '../commands/golden.js';
 
 const DEFAULT_GOLDEN_DIR = checkoutGoldenDirectory() ?? 'no golden directory';
-import { GOLDEN_ENTRIES } from './entries.js';
+import { GOLDEN_ENTRIES, goldenFileName } from './entries.js';
 import { checkGolden, readManifest, updateGolden } from './golden.js';
 import { unifiedDiff } from './unified-diff.js';
 
@@ -83,6 +92,19 @@ describe('golden files', () => {
     expect(result.removed).toEqual(['ptx/stray.ptx']);
     expect(statSync(untouched).mtimeMs).toBe(before);
     expect(checkGolden(directory).problems).toEqual([]);
+  });
+
+  it('refuses a golden file that is not a regular file, and leaves it as it is', () => {
+    const directory = copyOfGolden();
+    const file = 'ptx/rmsnorm.sm_80.ptx';
+    const entries = GOLDEN_ENTRIES.filter((entry) => goldenFileName(entry) === file);
+    rmSync(join(directory, file));
+    // Reading a FIFO without a writer would wait for ever; replacing it would remove it.
+    execFileSync('mkfifo', [join(directory, file)]);
+    const refused = `--dir: golden/${file} is not a regular file (a FIFO)`;
+    expect(() => checkGolden(directory, entries)).toThrow(refused);
+    expect(() => updateGolden(directory, entries)).toThrow(refused);
+    expect(lstatSync(join(directory, file)).isFIFO()).toBe(true);
   });
 
   it('fails clearly without a manifest', () => {

@@ -1,10 +1,12 @@
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { blake3Hex, isRecord, type GeneratedShader } from '@forge/ir';
 import { getKernel } from '@forge/ir/kernels';
 import type { PtxTarget } from '@forge/ptx';
 import type { WgslTarget } from '@forge/wgsl';
 import { emitFor } from '../emitters.js';
+import { readInputText } from '../input-file.js';
+import { CLI_LIMITS, formatBytes } from '../limits.js';
 import { GOLDEN_ENTRIES, goldenFileName, type GoldenEntrySpec } from './entries.js';
 import {
   checkGoldenDirectoryPath,
@@ -58,7 +60,7 @@ export function formatManifest(manifest: Manifest): string {
 /** Reads the manifest; undefined when it is missing or not a manifest. */
 export function readManifest(directory: string): Manifest | undefined {
   try {
-    const value: unknown = JSON.parse(readFileSync(join(directory, MANIFEST_FILE), 'utf8'));
+    const value: unknown = JSON.parse(readGoldenFile(directory, MANIFEST_FILE) ?? '');
     if (isRecord(value) && value['format'] === 1 && Array.isArray(value['entries']))
       return value as unknown as Manifest;
   } catch {
@@ -104,7 +106,7 @@ export function checkGolden(
       problems.push({ file: row.file, message: 'not pinned; run `pnpm forge golden update`' });
       continue;
     }
-    const bytes = readFileSync(path, 'utf8');
+    const bytes = readGoldenFile(directory, row.file) ?? '';
     const fileHash = blake3Hex(bytes);
     if (bytes !== shader.source) {
       problems.push({
@@ -156,7 +158,7 @@ export function updateGolden(
   const files = new Map(emitted.map(({ shader, row }) => [row.file, shader.source]));
   files.set(MANIFEST_FILE, formatManifest({ format: 1, entries: emitted.map(({ row }) => row) }));
   const written = [...files]
-    .filter(([file, text]) => readOrUndefined(join(directory, file)) !== text)
+    .filter(([file, text]) => readGoldenFile(directory, file) !== text)
     .map(([file]) => file);
   const removed = listFiles(directory).filter((file) => !files.has(file));
   if (written.length > 0 || removed.length > 0) {
@@ -170,12 +172,17 @@ export function updateGolden(
   };
 }
 
-function readOrUndefined(path: string): string | undefined {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch {
-    return undefined;
-  }
+/**
+ * A golden file's text, or undefined when there is none; anything else there (a FIFO, a device, a
+ * file over CLI_LIMITS.goldenFileBytes) is an InputError naming it, and is neither read nor replaced.
+ */
+function readGoldenFile(directory: string, file: string): string | undefined {
+  if (!existsSync(join(directory, file))) return undefined;
+  return readInputText('--dir', file, directory, {
+    maxBytes: CLI_LIMITS.goldenFileBytes,
+    rule: `a golden file may have at most ${formatBytes(CLI_LIMITS.goldenFileBytes)}`,
+    name: `golden/${file}`,
+  });
 }
 
 function listFiles(directory: string): string[] {

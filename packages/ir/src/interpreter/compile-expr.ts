@@ -8,6 +8,7 @@ import {
 } from '../body.js';
 import { ExecutionError } from '../errors.js';
 import { f16FromBits, packHalfBits } from '../f16.js';
+import { ownField } from '../json-shape.js';
 import { assertNever, isBinaryExpr, isUnaryExpr } from '../ops.js';
 import type { ScalarType } from '../types.js';
 import { divisor, noMemory, outOfBounds, shiftAmount } from './faults.js';
@@ -189,7 +190,7 @@ function compileArgs(args: readonly [Expr, Expr, Expr], scope: Scope): [NumEval,
 }
 
 function compileBuiltin(expression: BuiltinExpr, frame: Frame): Eval {
-  const axis = AXIS_INDEX[expression.axis ?? 'x'];
+  const axis = AXIS_INDEX[ownField(expression, 'axis') ?? 'x'];
   switch (expression.name) {
     case 'local_id':
       return (thread) => thread.localId;
