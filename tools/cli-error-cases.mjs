@@ -46,6 +46,8 @@ export function prepareScratch(work) {
   writeFileSync(join(work, 'x.f32'), new Uint8Array(128));
   writeFileSync(join(work, 'afile'), 'a regular file\n');
   mkdirSync(join(work, 'adir'));
+  mkdirSync(join(work, 'somedir'));
+  writeFileSync(join(work, 'somedir', 'notes.txt'), 'not golden files\n');
   execFileSync('mkfifo', [join(work, 'fifo')]);
   symlinkSync('/dev/null', join(work, 'null.lnk'));
   writeFileSync(join(work, 'huge.json'), '');
@@ -416,6 +418,11 @@ export const CASES = [
     ['golden', 'update', '--dir', '/proc/x'],
     2,
     /^forge golden: --dir: cannot create \/proc\/\.x\.staging-\d+: ENOENT$/,
+  ),
+  bad(
+    ['golden', 'update', '--dir', 'somedir'],
+    2,
+    /^forge golden: --dir: .*somedir is not empty and holds no manifest\.json, so it is not a golden directory; forge golden update replaces a golden directory or fills an empty or new one$/,
   ),
   bad(['golden', 'frobnicate'], 2, /^forge golden: expected 'check' or 'update'/),
   // validate

@@ -5,6 +5,7 @@ import { getKernel } from '@forge/ir/kernels';
 import type { PtxTarget } from '@forge/ptx';
 import type { WgslTarget } from '@forge/wgsl';
 import { emitFor } from '../emitters.js';
+import { InputError } from '../errors.js';
 import { readInputText } from '../input-file.js';
 import { CLI_LIMITS, formatBytes } from '../limits.js';
 import { GOLDEN_ENTRIES, goldenFileName, type GoldenEntrySpec } from './entries.js';
@@ -154,6 +155,15 @@ export function updateGolden(
 ): { written: string[]; removed: string[]; unchanged: number } {
   checkGoldenDirectoryPath(directory);
   recoverGoldenDirectory(directory, true);
+  // The update replaces the whole directory: one holding anything but a golden tree is not its to take.
+  if (
+    existsSync(directory) &&
+    readdirSync(directory).length > 0 &&
+    !existsSync(join(directory, MANIFEST_FILE))
+  )
+    throw new InputError(
+      `--dir: ${directory} is not empty and holds no ${MANIFEST_FILE}, so it is not a golden directory; forge golden update replaces a golden directory or fills an empty or new one`,
+    );
   const emitted = entries.map(emitEntry);
   const files = new Map(emitted.map(({ shader, row }) => [row.file, shader.source]));
   files.set(MANIFEST_FILE, formatManifest({ format: 1, entries: emitted.map(({ row }) => row) }));
