@@ -1,15 +1,22 @@
 // Module level: `.version`, `.target`, `.address_size`, module variables and `.entry` functions.
-import type {
-  EntryFunction,
-  ParseOptions,
-  PtxModule,
-  SourceLocation,
-  VariableDeclaration,
+import {
+  typeBytes,
+  type EntryFunction,
+  type ParseOptions,
+  type PtxModule,
+  type SourceLocation,
+  type VariableDeclaration,
 } from '../ast.js';
-import { PtxSyntaxError } from '../errors.js';
-import { DEVICE_FUNCTIONS_UNSUPPORTED, parseBody, type ParsedBody } from './body.js';
+import { PtxLimitError, PtxSyntaxError } from '../errors.js';
+import { SIMULATOR_LIMITS, overLimit } from '../limits.js';
+import {
+  DEVICE_FUNCTIONS_UNSUPPORTED,
+  parseBody,
+  type ParsedBody,
+  type StatementCount,
+} from './body.js';
 import { parseParam, parseThreadCounts, parseVariables } from './directives.js';
-import { SourceLines, tokenize, type Token } from './lexer.js';
+import { Lexer, SourceLines, type Token } from './lexer.js';
 import { TokenStream } from './token-stream.js';
 
 type Linkage = 'visible' | 'weak' | 'extern';
@@ -21,6 +28,10 @@ class ModuleParser {
   private readonly files = new Map<number, string>();
   private readonly variables: VariableDeclaration[] = [];
   private readonly entries: EntryFunction[] = [];
+  private readonly names = { variables: new Set<string>(), entries: new Set<string>() };
+  /** Bytes of `.const` and `.global` variables so far, against their limits. */
+  private readonly bytes = { const: 0, global: 0 };
+  private readonly count: StatementCount = { statements: 0 };
 
   constructor(
     private readonly stream: TokenStream,
@@ -154,9 +165,11 @@ class ModuleParser {
         }
         const external = linkage === 'extern';
         for (const variable of parseVariables(stream, keyword.text, { external, location })) {
-          if (this.variables.some((existing) => existing.name === variable.name)) {
+          if (this.names.variables.has(variable.name)) {
             throw stream.errorAt(keyword.line, `variable '${variable.name}' redeclared`);
           }
+          this.names.variables.add(variable.name);
+          this.checkModuleBytes(variable);
           this.variables.push(variable);
         }
         return;
@@ -164,6 +177,20 @@ class ModuleParser {
       default:
         throw stream.errorAt(keyword.line, `unknown or unsupported directive '.${keyword.text}'`);
     }
+  }
+
+  // What module variables the simulator allocates is bounded: `.const` as ptxas bounds it.
+  private checkModuleBytes(variable: VariableDeclaration): void {
+    const space = variable.space;
+    if (space !== 'const' && space !== 'global') return;
+    this.bytes[space] += typeBytes(variable.type) * (variable.length ?? 1);
+    const limit = space === 'const' ? 'constBytes' : 'globalVariableBytes';
+    if (this.bytes[space] > SIMULATOR_LIMITS[limit])
+      throw this.stream.limitAt(
+        variable.location.line,
+        `the module's .${space} variables take ${this.bytes[space]} bytes, ${overLimit(limit, ' bytes')}`,
+        limit,
+      );
   }
 
   // `.entry NAME ( params ) [.reqntid …] [.maxntid …] [.minnctapersm N] [.maxnreg N] { body }`.
@@ -174,10 +201,12 @@ class ModuleParser {
     if (name.startsWith('%') || name.includes('.') || name.includes(':')) {
       throw stream.errorAt(nameToken.line, `bad entry name '${name}'`);
     }
-    if (this.entries.some((entry) => entry.name === name)) {
+    if (this.names.entries.has(name)) {
       throw stream.errorAt(nameToken.line, `entry '${name}' defined twice`);
     }
+    this.names.entries.add(name);
     const params: VariableDeclaration[] = [];
+    const paramNames = new Set<string>();
     if (stream.atPunct('(')) {
       const open = stream.next();
       if (!stream.eatPunct(')')) {
@@ -186,9 +215,10 @@ class ModuleParser {
           if (!stream.atDirective('param')) throw stream.unexpected('expected .param');
           stream.next();
           const declaration = parseParam(stream, this.location(param.line));
-          if (params.some((existing) => existing.name === declaration.name)) {
+          if (paramNames.has(declaration.name)) {
             throw stream.errorAt(param.line, `parameter '${declaration.name}' declared twice`);
           }
+          paramNames.add(declaration.name);
           params.push(declaration);
           if (stream.eatPunct(',')) continue;
           if (stream.eatPunct(')')) break;
@@ -250,9 +280,11 @@ class ModuleParser {
     }
     const start = stream.position;
     try {
-      return { parsed: parseBody(stream, open), unsupported };
+      return { parsed: parseBody(stream, open, this.count), unsupported };
     } catch (error) {
-      if (!this.lazy || !(error instanceof PtxSyntaxError)) throw error;
+      // A limit is the module's, not the entry's: refused at once.
+      if (!this.lazy || !(error instanceof PtxSyntaxError) || error instanceof PtxLimitError)
+        throw error;
       stream.seek(start);
       stream.skipBlock(open);
       return {
@@ -279,10 +311,18 @@ class ModuleParser {
 
 /**
  * Parses a PTX module; every construct it cannot represent is a PtxSyntaxError naming its line,
- * unless `lazyEntries` keeps errors inside entry bodies for the entry's launch.
+ * unless `lazyEntries` keeps errors inside entry bodies for the entry's launch. Text past one of
+ * SIMULATOR_LIMITS (size, statements, nesting, declarations) is a PtxLimitError either way.
  */
 export function parsePtx(text: string, options: ParseOptions = {}): PtxModule {
+  if (text.length > SIMULATOR_LIMITS.moduleChars)
+    throw new PtxLimitError(
+      0,
+      '',
+      `the module has ${text.length} characters, ${overLimit('moduleChars', ' characters')}`,
+      'moduleChars',
+    );
   const source = new SourceLines(text);
-  const stream = new TokenStream(tokenize(text, source), source);
+  const stream = new TokenStream(new Lexer(text, source), source);
   return new ModuleParser(stream, options.lazyEntries === true).parse();
 }

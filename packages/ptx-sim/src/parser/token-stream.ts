@@ -1,28 +1,47 @@
-// A cursor over the token list with the error helpers every part of the parser shares.
-import type { PtxSyntaxError } from '../errors.js';
-import type { SourceLines, Token } from './lexer.js';
+// A cursor over the lexer's tokens with the error helpers every part of the parser shares.
+import { PtxLimitError, type PtxSyntaxError } from '../errors.js';
+import type { SimulatorLimit } from '../limits.js';
+import { Interner } from './intern.js';
+import type { Lexer, SourceLines, Token } from './lexer.js';
 
+/** Where a TokenStream stands: the lexer's place and the tokens it has already read ahead. */
+export interface StreamPosition {
+  readonly lexer: ReturnType<Lexer['save']>;
+  readonly ahead: readonly Token[];
+  readonly last: Token | undefined;
+}
+
+/** A cursor over the lexer's tokens (a few read ahead) with the error helpers the parser shares. */
 export class TokenStream {
-  private index = 0;
+  /** Tokens read from the lexer and not yet consumed; `peek(n)` needs n + 1 of them. */
+  private ahead: Token[] = [];
+  private last: Token | undefined;
+  /** The module's shared opcode spellings and operands. */
+  readonly interner = new Interner();
 
   constructor(
-    private readonly tokens: readonly Token[],
+    private readonly lexer: Lexer,
     readonly source: SourceLines,
   ) {}
 
   peek(ahead = 0): Token {
-    const token = this.tokens[Math.min(this.index + ahead, this.tokens.length - 1)];
-    if (token === undefined) throw new Error('token stream is empty');
-    return token;
+    while (this.ahead.length <= ahead) {
+      const previous = this.ahead[this.ahead.length - 1];
+      // Past the end the lexer keeps answering eof.
+      this.ahead.push(previous?.kind === 'eof' ? previous : this.lexer.next());
+    }
+    return this.ahead[ahead] as Token;
   }
 
   /** Where the cursor is, for `seek` back to it. */
-  get position(): number {
-    return this.index;
+  get position(): StreamPosition {
+    return { lexer: this.lexer.save(), ahead: [...this.ahead], last: this.last };
   }
 
-  seek(position: number): void {
-    this.index = position;
+  seek(position: StreamPosition): void {
+    this.lexer.restore(position.lexer);
+    this.ahead = [...position.ahead];
+    this.last = position.last;
   }
 
   /** Skips through the `}` matching an already consumed `{` (nested braces balanced). */
@@ -37,13 +56,16 @@ export class TokenStream {
 
   next(): Token {
     const token = this.peek();
-    if (token.kind !== 'eof') this.index++;
+    if (token.kind !== 'eof') {
+      this.ahead.shift();
+      this.last = token;
+    }
     return token;
   }
 
   /** The token before the cursor (for "missing ';'" errors, which belong to the previous line). */
   previous(): Token | undefined {
-    return this.index > 0 ? this.tokens[this.index - 1] : undefined;
+    return this.last;
   }
 
   atPunct(text: string, ahead = 0): boolean {
@@ -59,7 +81,7 @@ export class TokenStream {
   /** Consumes the punctuation if it is next. */
   eatPunct(text: string): boolean {
     if (!this.atPunct(text)) return false;
-    this.index++;
+    this.next();
     return true;
   }
 
@@ -112,6 +134,11 @@ export class TokenStream {
 
   errorAt(line: number, reason: string): PtxSyntaxError {
     return this.source.error(line, reason);
+  }
+
+  /** The text went past one of SIMULATOR_LIMITS at this line. */
+  limitAt(line: number, reason: string, limit: SimulatorLimit): PtxLimitError {
+    return new PtxLimitError(line, this.source.text(line), reason, limit);
   }
 }
 
