@@ -2,6 +2,7 @@ import { typeBytes, type Operand, type PtxType, type SourceLocation } from '../a
 import { PtxSyntaxError } from '../errors.js';
 import type { Bits } from '../semantics/types.js';
 import { SHARED_WINDOW } from './memory.js';
+import type { RegisterInfo, RegisterTable } from './registers.js';
 import {
   DEFINED,
   UNDEFINED,
@@ -22,14 +23,12 @@ export type Writer = (
 /** Whether an operand's value is defined for a lane (immediates and special registers always are). */
 export type Definedness = (context: ExecutionContext, lane: number) => boolean;
 
-export interface RegisterInfo {
-  readonly index: number;
-  readonly type: PtxType;
-}
+export type { RegisterInfo } from './registers.js';
 
 /** Where each named variable lives: shared/local/param offsets, global addresses. */
 export interface SymbolTable {
-  readonly registers: ReadonlyMap<string, RegisterInfo>;
+  /** Declared registers by name; the first `get` of one gives it a slot (RegisterTable). */
+  readonly registers: Pick<RegisterTable, 'get' | 'size' | 'values'>;
   readonly shared: ReadonlyMap<string, number>;
   readonly local: ReadonlyMap<string, number>;
   readonly params: ReadonlyMap<string, number>;
@@ -361,13 +360,14 @@ export function compileWriter(
 
 /** Vector and pair operands flatten into their elements, in order. */
 export function flatten(operands: readonly Operand[]): Operand[] {
-  return operands.flatMap((operand) =>
-    operand.kind === 'vector'
-      ? [...operand.elements]
-      : operand.kind === 'pair'
-        ? [operand.first, operand.second]
-        : [operand],
-  );
+  // A loop, not flatMap: this runs once per instruction of every entry compiled.
+  const flat: Operand[] = [];
+  for (const operand of operands) {
+    if (operand.kind === 'vector') for (const element of operand.elements) flat.push(element);
+    else if (operand.kind === 'pair') flat.push(operand.first, operand.second);
+    else flat.push(operand);
+  }
+  return flat;
 }
 
 /** Generic address of a shared-window offset (what cvta.shared gives). */
