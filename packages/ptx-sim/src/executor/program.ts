@@ -28,10 +28,14 @@ export interface CompileContext {
   /** Label name to instruction index. */
   readonly labels: ReadonlyMap<string, number>;
   /**
-   * ALU decodings by spelling, shared by every instruction spelled the same in one entry (with
-   * the scratch array its sources are read into), so a long body holds each decoding once.
+   * ALU decodings by spelling (modifiers array, the parser's one per spelling; then opcode and
+   * operand shape), shared by every instruction spelled the same in one entry (with the scratch
+   * array its sources are read into), so a long body holds each decoding once.
    */
-  readonly aluOps: Map<string, { readonly op: AluOp; readonly sources: Bits[] } | undefined>;
+  readonly aluOps: Map<
+    readonly string[],
+    Map<string, { readonly op: AluOp; readonly sources: Bits[] } | undefined>
+  >;
 }
 
 /** Compiles one instruction of a family; returns undefined when the opcode is not this family's. */

@@ -7,14 +7,16 @@ import type { Lexer, SourceLines, Token } from './lexer.js';
 /** Where a TokenStream stands: the lexer's place and the tokens it has already read ahead. */
 export interface StreamPosition {
   readonly lexer: ReturnType<Lexer['save']>;
-  readonly ahead: readonly Token[];
+  readonly first: Token | undefined;
+  readonly second: Token | undefined;
   readonly last: Token | undefined;
 }
 
-/** A cursor over the lexer's tokens (a few read ahead) with the error helpers the parser shares. */
+/** A cursor over the lexer's tokens (two read ahead) with the error helpers the parser shares. */
 export class TokenStream {
-  /** Tokens read from the lexer and not yet consumed; `peek(n)` needs n + 1 of them. */
-  private ahead: Token[] = [];
+  /** The next token and the one after, once read from the lexer (the parser looks 1 ahead). */
+  private first: Token | undefined;
+  private second: Token | undefined;
   private last: Token | undefined;
   /** The module's shared opcode spellings and operands. */
   readonly interner = new Interner();
@@ -24,24 +26,23 @@ export class TokenStream {
     readonly source: SourceLines,
   ) {}
 
-  peek(ahead = 0): Token {
-    while (this.ahead.length <= ahead) {
-      const previous = this.ahead[this.ahead.length - 1];
-      // Past the end the lexer keeps answering eof.
-      this.ahead.push(previous?.kind === 'eof' ? previous : this.lexer.next());
-    }
-    return this.ahead[ahead] as Token;
+  /** The next token (`ahead` 0) or the one after it (1). */
+  peek(ahead: 0 | 1 = 0): Token {
+    const first = (this.first ??= this.lexer.next());
+    if (ahead === 0) return first;
+    // Past the end the lexer keeps answering eof.
+    return (this.second ??= first.kind === 'eof' ? first : this.lexer.next());
   }
 
   /** Where the cursor is, for `seek` back to it. */
   get position(): StreamPosition {
-    return { lexer: this.lexer.save(), ahead: [...this.ahead], last: this.last };
+    const { first, second, last } = this;
+    return { lexer: this.lexer.save(), first, second, last };
   }
 
   seek(position: StreamPosition): void {
     this.lexer.restore(position.lexer);
-    this.ahead = [...position.ahead];
-    this.last = position.last;
+    ({ first: this.first, second: this.second, last: this.last } = position);
   }
 
   /** Skips through the `}` matching an already consumed `{` (nested braces balanced). */
@@ -57,7 +58,8 @@ export class TokenStream {
   next(): Token {
     const token = this.peek();
     if (token.kind !== 'eof') {
-      this.ahead.shift();
+      this.first = this.second;
+      this.second = undefined;
       this.last = token;
     }
     return token;
@@ -68,7 +70,7 @@ export class TokenStream {
     return this.last;
   }
 
-  atPunct(text: string, ahead = 0): boolean {
+  atPunct(text: string, ahead: 0 | 1 = 0): boolean {
     const token = this.peek(ahead);
     return token.kind === 'punct' && token.text === text;
   }

@@ -38,11 +38,17 @@ function decodeOnce(
   instruction: Instruction,
   aluOps: CompileContext['aluOps'],
 ): { readonly op: AluOp; readonly sources: Bits[] } | undefined {
-  const arity = instruction.operands.map((operand) =>
+  const { operands } = instruction;
+  // How many values each operand holds; most instructions have none but scalars (all 1).
+  let shape = `${operands.length}`;
+  const arity = operands.map((operand) =>
     operand.kind === 'vector' ? operand.elements.length : operand.kind === 'pair' ? 2 : 1,
   );
-  const key = `${instruction.opcode}.${instruction.modifiers.join('.')} ${arity.join(',')}`;
-  if (aluOps.has(key)) return aluOps.get(key);
+  if (arity.some((count) => count !== 1)) shape = arity.join(',');
+  let spellings = aluOps.get(instruction.modifiers);
+  if (spellings === undefined) aluOps.set(instruction.modifiers, (spellings = new Map()));
+  const key = `${instruction.opcode} ${shape}`;
+  if (spellings.has(key)) return spellings.get(key);
   const { location } = instruction;
   let op: AluOp | undefined;
   try {
@@ -62,7 +68,7 @@ function decodeOnce(
             ? doubles(op.sourceTypes.length)
             : generic(op.sourceTypes.length),
         };
-  aluOps.set(key, decoded);
+  spellings.set(key, decoded);
   return decoded;
 }
 
