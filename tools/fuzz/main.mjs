@@ -1,15 +1,17 @@
-// `pnpm fuzz --minutes N [--seed S] [--runs N] [--out DIR] [--minimize K]`: fuzzes specs through
-// Forge and the vendor tools, prints the counts per outcome and each failing group, saves their
-// smallest (and, for the first K groups, shrunk) cases as JSON, and exits 1 on any failure.
+// `pnpm fuzz --minutes N [--target spec|ptx] [--seed S] [--runs N] [--out DIR] [--minimize K]`:
+// fuzzes a target — `spec` (the default): specs through Forge and the vendor tools; `ptx`: mutated
+// PTX through `forge sim` — prints the counts per outcome and each failing group, saves their
+// smallest (and, for the first K groups, shrunk) cases, and exits 1 on any failure.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ForgeError, printKernel, ready } from '@forge/ir';
 import { messageSignature, minimize, runCampaign } from './campaign.mjs';
 import { FAILING, OUTCOMES } from './oracle.mjs';
+import { ptxTarget } from './ptx-target.mjs';
 
 const USAGE =
-  'usage: pnpm fuzz --minutes N [--seed S] [--runs N] [--out DIR] [--minimize K] [--report FILE]';
+  'usage: pnpm fuzz --minutes N [--target spec|ptx] [--seed S] [--runs N] [--jobs J] [--out DIR] [--minimize K] [--report FILE]';
 
 function numberOption(values, name, fallback, min, max) {
   const text = values[name];
@@ -31,8 +33,13 @@ function parse(argv) {
       out: { type: 'string' },
       minimize: { type: 'string' },
       report: { type: 'string' },
+      target: { type: 'string' },
+      jobs: { type: 'string' },
     },
   });
+  const target = values.target ?? 'spec';
+  if (!Object.hasOwn(TARGETS, target))
+    throw new RangeError(`--target must be one of ${Object.keys(TARGETS).join(', ')}, got '${target}'`); // prettier-ignore
   const minutes = numberOption(values, 'minutes', undefined, 0.05, 24 * 60);
   const runs = numberOption(values, 'runs', undefined, 1, 1e9);
   if (minutes === undefined && runs === undefined) throw new RangeError('give --minutes or --runs');
@@ -43,6 +50,9 @@ function parse(argv) {
     out: resolve(values.out ?? 'fuzz-failures'),
     minimize: numberOption(values, 'minimize', 5, 0, 100),
     report: values.report,
+    target,
+    /** Cases run at once (targets that run child processes). */
+    jobs: Math.trunc(numberOption(values, 'jobs', 2, 1, 64)),
   };
 }
 
@@ -100,18 +110,18 @@ async function main() {
     return 2;
   }
   await ready();
-  const { seed, minutes, runs } = options;
-  process.stdout.write(`fuzz: seed ${seed}, ${minutes !== undefined ? `${minutes} min` : `${runs} runs`}\n`); // prettier-ignore
+  const { seed, minutes, runs, target } = options;
+  process.stdout.write(`fuzz: ${target}, seed ${seed}, ${minutes !== undefined ? `${minutes} min` : `${runs} runs`}\n`); // prettier-ignore
   let campaign;
   try {
-    campaign = await run(seed, minutes, runs);
+    campaign = await TARGETS[target].run(options);
   } catch (error) {
     // A missing ptxas or WebGPU is a setup problem, said in one line; anything else is a bug.
     if (!(error instanceof ForgeError)) throw error;
     process.stderr.write(`fuzz: ${error.message}\n`);
     return 2;
   }
-  return report(options, campaign);
+  return TARGETS[target].report(options, campaign);
 }
 
 /** The campaign, with a progress line on stderr every 30 s. */
@@ -169,5 +179,14 @@ async function report(options, campaign) {
   const failed = OUTCOMES.filter((o) => FAILING.has(o)).some((o) => campaign.counts[o] > 0);
   return failed ? 1 : 0;
 }
+
+/**
+ * What `--target` picks: each target runs its campaign from the parsed options and reports it
+ * (returning the exit code). A new target is one more entry here.
+ */
+const TARGETS = {
+  spec: { run: ({ seed, minutes, runs }) => run(seed, minutes, runs), report },
+  ptx: ptxTarget,
+};
 
 process.exitCode = await main();
