@@ -22,6 +22,7 @@ export function rejectionKind(message) {
     .replace(/^forge sim: /, '')
     .replace(/^line \d+: /, '')
     .replace(/^entry '[^']*' cannot run: /, '')
+    .replace(/^entry [\w$]+ /, 'entry … ')
     .replace(/%[A-Za-z_$][\w$.]*/g, '%…')
     .replace(/\S{40,}/g, '…');
   return messageSignature(reason).replace(/:.*$/, '').slice(0, 60);

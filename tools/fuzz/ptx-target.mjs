@@ -66,7 +66,9 @@ export const ptxTarget = {
     for (const [outcome, count] of Object.entries(counts))
       process.stdout.write(`  ${outcome.padEnd(width)}  ${count}\n`);
     const rejections = [...info.rejections].sort((a, b) => b[1] - a[1]);
-    process.stdout.write(`  rejections by kind: ${rejections.map(([kind, n]) => `${kind} ${n}`).join('; ') || 'none'}\n`); // prettier-ignore
+    const shown = rejections.slice(0, 20).map(([kind, n]) => `${kind} ${n}`);
+    if (rejections.length > 20) shown.push(`${rejections.length - 20} more kinds`);
+    process.stdout.write(`  rejections by kind: ${shown.join('; ') || 'none'}\n`);
     process.stdout.write(`  slowest case: ${info.slowest.ms} ms (${info.slowest.tags.join(' ')}); bound ${BOUNDS.ms} ms\n`); // prettier-ignore
     process.stdout.write(`  largest peak RSS: ${mib(info.peak.bytes)} (${info.peak.tags.join(' ')}); bound ${mib(BOUNDS.rssBytes)}\n`); // prettier-ignore
     if (ordered.length > 0) {
