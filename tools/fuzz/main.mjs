@@ -8,10 +8,16 @@ import { parseArgs } from 'node:util';
 import { ForgeError, printKernel, ready } from '@forge/ir';
 import { messageSignature, minimize, runCampaign } from './campaign.mjs';
 import { FAILING, OUTCOMES } from './oracle.mjs';
-import { ptxTarget } from './ptx-target.mjs';
+import { fuzzPtx } from './ptx-target.mjs';
 
 const USAGE =
   'usage: pnpm fuzz --minutes N [--target spec|ptx] [--seed S] [--runs N] [--jobs J] [--out DIR] [--minimize K] [--report FILE]';
+
+/**
+ * What each `--target` fuzzes (`spec` is the default): a function from the parsed options to the
+ * exit code, which runs the campaign and prints its report. A new target is one more entry.
+ */
+const TARGETS = { spec: fuzzSpecs, ptx: fuzzPtx };
 
 function numberOption(values, name, fallback, min, max) {
   const text = values[name];
@@ -112,16 +118,22 @@ async function main() {
   await ready();
   const { seed, minutes, runs, target } = options;
   process.stdout.write(`fuzz: ${target}, seed ${seed}, ${minutes !== undefined ? `${minutes} min` : `${runs} runs`}\n`); // prettier-ignore
+  return TARGETS[target](options);
+}
+
+/** The spec campaign and its report. */
+async function fuzzSpecs(options) {
+  const { seed, minutes, runs } = options;
   let campaign;
   try {
-    campaign = await TARGETS[target].run(options);
+    campaign = await run(seed, minutes, runs);
   } catch (error) {
     // A missing ptxas or WebGPU is a setup problem, said in one line; anything else is a bug.
     if (!(error instanceof ForgeError)) throw error;
     process.stderr.write(`fuzz: ${error.message}\n`);
     return 2;
   }
-  return TARGETS[target].report(options, campaign);
+  return report(options, campaign);
 }
 
 /** The campaign, with a progress line on stderr every 30 s. */
@@ -179,14 +191,5 @@ async function report(options, campaign) {
   const failed = OUTCOMES.filter((o) => FAILING.has(o)).some((o) => campaign.counts[o] > 0);
   return failed ? 1 : 0;
 }
-
-/**
- * What `--target` picks: each target runs its campaign from the parsed options and reports it
- * (returning the exit code). A new target is one more entry here.
- */
-const TARGETS = {
-  spec: { run: ({ seed, minutes, runs }) => run(seed, minutes, runs), report },
-  ptx: ptxTarget,
-};
 
 process.exitCode = await main();
