@@ -48,6 +48,11 @@ describe('forge sim on hostile PTX', () => {
       '.shared .b8 s[1099511627776];',
       /over the limit of 49152 bytes \(SIMULATOR_LIMITS\.staticSharedBytes\)/,
     ],
+    [
+      'an entry of 262,145 instructions (row 11)',
+      'add.u32 %r1, %r1, 1;\n'.repeat(2 ** 18).replace('add', '.reg .b32 %r<2>;\nadd'),
+      /^forge sim: line 262152: an entry of more than 262144 instructions is over the limit of 262144 \(SIMULATOR_LIMITS\.entryInstructions\): ret;$/,
+    ],
   ])('%s: exit 2 and one line', async (name, body, message) => {
     const result = await sim(kernel(name.replace(/\W+/g, '-'), body));
     expect(result.code).toBe(2);

@@ -180,10 +180,25 @@ describe('row 11: module size and statements', () => {
     );
   });
 
-  it('refuses more statements than the limit, even lazily', () => {
-    const lines = new Array<string>(SIMULATOR_LIMITS.statements + 1).fill('ret;');
-    const text = entry(lines.join('\n'));
-    expectLimit(() => parsePtx(text, { lazyEntries: true }), 'statements', 6 + 2 ** 20);
+  it('refuses an entry of more instructions than the limit, even lazily', () => {
+    const rets = (count: number): string => new Array<string>(count).fill('ret;').join('\n');
+    expect(parsePtx(entry(rets(SIMULATOR_LIMITS.entryInstructions - 1))).entries).toHaveLength(1);
+    const error = expectLimit(
+      () => parsePtx(entry(rets(SIMULATOR_LIMITS.entryInstructions)), { lazyEntries: true }),
+      'entryInstructions',
+      6 + 2 ** 18,
+    );
+    expect(error.reason).toBe(
+      'an entry of more than 262144 instructions is over the limit of 262144 (SIMULATOR_LIMITS.entryInstructions)',
+    );
+  });
+
+  it('refuses a module of more statements than the limit', () => {
+    // Four entries of 2^18 instructions each, and one more: its first `ret` is statement 2^20 + 1.
+    const body = new Array<string>(SIMULATOR_LIMITS.entryInstructions).fill('ret;').join('\n');
+    const entries = [0, 1, 2, 3].map((n) => `.entry e${n}()\n{\n${body}\n}`);
+    const text = `${HEADER}${entries.join('\n')}\n.entry e4()\n{\nret;\n}\n`;
+    expectLimit(() => parsePtx(text), 'statements', 2 ** 20 + 18);
   });
 
   it('parses thousands of variables and entries in linear time', () => {

@@ -7,12 +7,16 @@
  */
 export const SIMULATOR_LIMITS = {
   /**
-   * Characters of PTX text parsePtx accepts: 64 MiB. Parsing holds about 10 bytes of memory per
-   * character of nvcc-style PTX (the text itself, the module, a launched entry compiled).
+   * Characters of PTX text parsePtx accepts: 64 MiB. Memory is about 2 bytes a character of text,
+   * 250-800 bytes a statement parsed, and 0.6-2.6 KB an instruction of the launched entry compiled
+   * (mma the most): nvcc-style modules of many entries take ~7 bytes a character, one long entry
+   * ~40, and the limits together keep any module under about 1.3 GiB.
    */
   moduleChars: 64 * 2 ** 20,
   /** Statements (instructions and labels) in one module: 2^20, 45 MiB of nvcc's PTX. */
   statements: 2 ** 20,
+  /** Instructions in one entry: 2^18, more than the largest real kernels hold. */
+  entryInstructions: 2 ** 18,
   /**
    * `{` blocks nested inside an entry (and `{` levels of an initializer): 1663, where ptxas 13.0
    * stops ("Parsing error near '{': memory exhausted" at 1664).

@@ -38,6 +38,8 @@ class BodyBuilder {
   private readonly registerTypes = new Map<string, { type: PtxType; count: number | undefined }>();
   private readonly labels = new Map<string, number>();
   private readonly variableNames = new Set<string>();
+  /** Instructions in this entry so far, against SIMULATOR_LIMITS.entryInstructions. */
+  private instructions = 0;
 
   constructor(
     private readonly stream: TokenStream,
@@ -84,6 +86,12 @@ class BodyBuilder {
       } else if (token.kind === 'word' && stream.atPunct(':', 1)) {
         this.parseLabel(token);
       } else if (token.kind === 'word' || (token.kind === 'punct' && token.text === '@')) {
+        if (++this.instructions > SIMULATOR_LIMITS.entryInstructions)
+          throw stream.limitAt(
+            token.line,
+            `an entry of more than ${SIMULATOR_LIMITS.entryInstructions} instructions is ${overLimit('entryInstructions')}`,
+            'entryInstructions',
+          );
         this.push(this.parseInstruction(token.line));
       } else {
         throw stream.unexpected('expected an instruction, label or declaration');
