@@ -48,6 +48,7 @@ export const SIMULATOR_LIMITS = {
   threadInstructions: 2e9,
 } as const;
 
+/** The name of one of SIMULATOR_LIMITS, as PtxLimitError's `limit` gives it. */
 export type SimulatorLimit = keyof typeof SIMULATOR_LIMITS;
 
 /** `over the simulator's limit of N bytes (SIMULATOR_LIMITS.name)`: how every limit message ends. */
