@@ -145,6 +145,17 @@ describe('row 10: state-space sizes', () => {
     );
   });
 
+  it('bounds the number of .global and .const variables (2^14: each has a 4 GiB address slot)', () => {
+    const globals = (count: number): string =>
+      `${HEADER}${Array.from({ length: count }, (_, n) => `.global .b8 g${n};`).join('\n')}\n`;
+    expect(parsePtx(globals(SIMULATOR_LIMITS.globalVariables)).variables).toHaveLength(2 ** 14);
+    expectLimit(
+      () => parsePtx(globals(SIMULATOR_LIMITS.globalVariables + 1)),
+      'globalVariables',
+      4 + 2 ** 14,
+    );
+  });
+
   it('bounds parameters (32764 bytes), .const (64 KiB) and .global variables (1 GiB)', () => {
     expectLimit(
       () => simulate(parsePtx(entry('', '.param .b8 p[32765]')), LAUNCH),
@@ -194,11 +205,16 @@ describe('row 11: module size and statements', () => {
   });
 
   it('refuses a module of more statements than the limit', () => {
-    // Four entries of 2^18 instructions each, and one more: its first `ret` is statement 2^20 + 1.
+    // Four entries of 2^18 instructions: with the entries themselves, statement 2^20 + 1 is the
+    // last entry's `ret` number 2^18 - 3, on line 4 + 3 * (2^18 + 3) + 1 + (2^18 - 3).
     const body = new Array<string>(SIMULATOR_LIMITS.entryInstructions).fill('ret;').join('\n');
     const entries = [0, 1, 2, 3].map((n) => `.entry e${n}()\n{\n${body}\n}`);
-    const text = `${HEADER}${entries.join('\n')}\n.entry e4()\n{\nret;\n}\n`;
-    expectLimit(() => parsePtx(text), 'statements', 2 ** 20 + 18);
+    const text = `${HEADER}${entries.join('\n')}\n`;
+    expectLimit(() => parsePtx(text), 'statements', 2 ** 20 + 11);
+    // Declarations count too: after three such entries, variable 2^18 - 2 is statement 2^20 + 1.
+    const variables = Array.from({ length: 2 ** 18 }, (_, n) => `.shared .b8 v${n};`).join('\n');
+    const declared = `${HEADER}${entries.slice(0, 3).join('\n')}\n${variables}\n`;
+    expectLimit(() => parsePtx(declared), 'statements', 2 ** 20 + 10);
   });
 
   it('parses thousands of variables and entries in linear time', () => {

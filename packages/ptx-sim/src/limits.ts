@@ -13,7 +13,10 @@ export const SIMULATOR_LIMITS = {
    * ~40, and the limits together keep any module under about 1.3 GiB.
    */
   moduleChars: 64 * 2 ** 20,
-  /** Statements (instructions and labels) in one module: 2^20, 45 MiB of nvcc's PTX. */
+  /**
+   * Statements in one module: instructions, labels, declarations, parameters and entries (each an
+   * object the module keeps): 2^20, about 40 MiB of nvcc's PTX.
+   */
   statements: 2 ** 20,
   /** Instructions in one entry: 2^18, more than the largest real kernels hold. */
   entryInstructions: 2 ** 18,
@@ -41,6 +44,11 @@ export const SIMULATOR_LIMITS = {
   constBytes: 64 * 1024,
   /** Bytes of a module's `.global` variables together: 1 GiB (ptxas sets none; memory does). */
   globalVariableBytes: 2 ** 30,
+  /**
+   * `.global` and `.const` variables in a module: 2^14. Each, like each buffer argument, has a 4
+   * GiB slot of the simulated address space, and shared memory's generic window starts at 2^48.
+   */
+  globalVariables: 2 ** 14,
   /**
    * Thread instructions a simulate run executes by default before it stops with StepLimitError;
    * `maxThreadInstructions` raises it (`forge sim --max-steps`, whose own default is 1e8).

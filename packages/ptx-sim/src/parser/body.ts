@@ -23,9 +23,22 @@ export interface ParsedBody {
 
 export const DEVICE_FUNCTIONS_UNSUPPORTED = 'device functions are not supported';
 
-/** Statements parsed so far in the module, against SIMULATOR_LIMITS.statements. */
+/**
+ * Statements parsed so far in the module (instructions, labels, declarations, parameters and
+ * entries: everything the module keeps an object for), against SIMULATOR_LIMITS.statements.
+ */
 export interface StatementCount {
   statements: number;
+}
+
+/** Counts one more statement at `line`, refusing the module past SIMULATOR_LIMITS.statements. */
+export function countStatement(stream: TokenStream, count: StatementCount, line: number): void {
+  if (++count.statements > SIMULATOR_LIMITS.statements)
+    throw stream.limitAt(
+      line,
+      `a module of more than ${SIMULATOR_LIMITS.statements} statements (instructions, labels, declarations) is ${overLimit('statements')}`,
+      'statements',
+    );
 }
 
 const OPCODE = /^[a-z][a-z0-9_]*$/;
@@ -100,12 +113,7 @@ class BodyBuilder {
   }
 
   private push(statement: Statement): void {
-    if (++this.count.statements > SIMULATOR_LIMITS.statements)
-      throw this.stream.limitAt(
-        statement.location.line,
-        `a module of more than ${SIMULATOR_LIMITS.statements} instructions and labels is ${overLimit('statements')}`,
-        'statements',
-      );
+    countStatement(this.stream, this.count, statement.location.line);
     this.body.push(statement);
   }
 
@@ -195,6 +203,7 @@ class BodyBuilder {
 
   // Sibling blocks (as in inline asm from cuda_fp16.h) may redeclare a name; the same type merges.
   private addRegister(declaration: RegisterDeclaration): void {
+    countStatement(this.stream, this.count, declaration.location.line);
     const previous = this.registerTypes.get(declaration.name);
     if (previous !== undefined) {
       if (previous.type === declaration.type && previous.count === declaration.count) return;
@@ -208,6 +217,7 @@ class BodyBuilder {
   }
 
   private addVariable(variable: VariableDeclaration): void {
+    countStatement(this.stream, this.count, variable.location.line);
     if (this.variableNames.has(variable.name)) {
       throw this.stream.errorAt(variable.location.line, `variable '${variable.name}' redeclared`);
     }

@@ -10,6 +10,7 @@ import {
 import { PtxLimitError, PtxSyntaxError } from '../errors.js';
 import { SIMULATOR_LIMITS, overLimit } from '../limits.js';
 import {
+  countStatement,
   DEVICE_FUNCTIONS_UNSUPPORTED,
   parseBody,
   type ParsedBody,
@@ -32,6 +33,7 @@ class ModuleParser {
   /** Bytes of `.const` and `.global` variables so far, against their limits. */
   private readonly bytes = { const: 0, global: 0 };
   private readonly count: StatementCount = { statements: 0 };
+  private globals = 0;
 
   constructor(
     private readonly stream: TokenStream,
@@ -148,6 +150,7 @@ class ModuleParser {
     const location = this.location(first.line);
     switch (keyword.text) {
       case 'entry':
+        countStatement(stream, this.count, first.line);
         this.entries.push(this.parseEntry(location, linkage));
         return;
       case 'func':
@@ -169,6 +172,7 @@ class ModuleParser {
             throw stream.errorAt(keyword.line, `variable '${variable.name}' redeclared`);
           }
           this.names.variables.add(variable.name);
+          countStatement(stream, this.count, keyword.line);
           this.checkModuleBytes(variable);
           this.variables.push(variable);
         }
@@ -179,10 +183,17 @@ class ModuleParser {
     }
   }
 
-  // What module variables the simulator allocates is bounded: `.const` as ptxas bounds it.
+  // What module variables the simulator allocates is bounded: `.const` as ptxas bounds it, and
+  // their number, as each takes a 4 GiB slot of the simulated address space below shared memory.
   private checkModuleBytes(variable: VariableDeclaration): void {
     const space = variable.space;
     if (space !== 'const' && space !== 'global') return;
+    if (++this.globals > SIMULATOR_LIMITS.globalVariables)
+      throw this.stream.limitAt(
+        variable.location.line,
+        `a module of more than ${SIMULATOR_LIMITS.globalVariables} .global and .const variables is ${overLimit('globalVariables')}`,
+        'globalVariables',
+      );
     this.bytes[space] += typeBytes(variable.type) * (variable.length ?? 1);
     const limit = space === 'const' ? 'constBytes' : 'globalVariableBytes';
     if (this.bytes[space] > SIMULATOR_LIMITS[limit])
@@ -219,6 +230,7 @@ class ModuleParser {
             throw stream.errorAt(param.line, `parameter '${declaration.name}' declared twice`);
           }
           paramNames.add(declaration.name);
+          countStatement(stream, this.count, param.line);
           params.push(declaration);
           if (stream.eatPunct(',')) continue;
           if (stream.eatPunct(')')) break;
