@@ -233,6 +233,21 @@ describe('row 11: module size and statements', () => {
   });
 });
 
+describe('findings on hostile text', () => {
+  it('quote at most 400 characters of a line megabytes long', () => {
+    const line = `.reg .b64 %rd<2>;\n.reg .b32 %r<2>;\nst.global.u32 [%rd1], 1; ${'mov.u32 %r1, 1; '.repeat(100_000)}`;
+    const { findings } = simulate(parsePtx(entry(line)), LAUNCH);
+    expect(findings.map((finding) => finding.category)).toEqual([
+      'out-of-bounds',
+      'uninitialized-register',
+    ]);
+    for (const finding of findings)
+      expect(finding.instruction).toMatch(
+        /^st\.global\.u32 \[%rd1\], 1; mov.{370,400}… \(1599624 more characters\)$/,
+      );
+  });
+});
+
 describe('the step budget bounds every launch', () => {
   it('counts an empty body and guarded-off instructions, so a huge grid of them ends', () => {
     for (const body of ['', '.reg .pred %p<2>;\nsetp.ne.u32 %p1, 0, 0;\n@%p1 bra $L;\n$L:']) {
