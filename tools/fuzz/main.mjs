@@ -1,8 +1,8 @@
-// `pnpm fuzz --minutes N [--target spec|gguf] [--seed S] [--runs N] [--out DIR] [--minimize K]`:
-// fuzzes specs through Forge and the vendor tools (`spec`, the default) or mutated GGUF model files
-// through `forge decode` and `forge run --gguf` (`gguf`), prints the counts per outcome and each
-// failing group, saves their smallest (and, for specs and the first K groups, shrunk) cases, and
-// exits 1 on any failure.
+// `pnpm fuzz --minutes N [--target spec|ptx|gguf] [--seed S] [--runs N] [--out DIR] [--minimize K]`:
+// fuzzes a target — `spec` (the default): specs through Forge and the vendor tools; `ptx`: mutated
+// PTX through `forge sim`; `gguf`: mutated GGUF model files through `forge decode` and `forge run
+// --gguf` — prints the counts per outcome and each failing group, saves their smallest (and, for
+// specs and PTX, shrunk) cases, and exits 1 on any failure.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -10,12 +10,16 @@ import { ForgeError, printKernel, ready } from '@forge/ir';
 import { messageSignature, minimize, runCampaign } from './campaign.mjs';
 import { fuzzGguf } from './gguf-report.mjs';
 import { FAILING, OUTCOMES } from './oracle.mjs';
+import { fuzzPtx } from './ptx-target.mjs';
 
 const USAGE =
-  'usage: pnpm fuzz --minutes N [--target spec|gguf] [--seed S] [--runs N] [--out DIR] [--minimize K] [--report FILE]';
+  'usage: pnpm fuzz --minutes N [--target spec|ptx|gguf] [--seed S] [--runs N] [--jobs J] [--out DIR] [--minimize K] [--report FILE]';
 
-/** What each --target fuzzes; `spec` is the default. */
-const TARGETS = ['spec', 'gguf'];
+/**
+ * What each `--target` fuzzes (`spec` is the default): a function from the parsed options to the
+ * exit code, which runs the campaign and prints its report. A new target is one more entry.
+ */
+const TARGETS = { spec: fuzzSpecs, ptx: fuzzPtx, gguf: fuzzGguf };
 
 function numberOption(values, name, fallback, min, max) {
   const text = values[name];
@@ -38,11 +42,12 @@ function parse(argv) {
       minimize: { type: 'string' },
       report: { type: 'string' },
       target: { type: 'string' },
+      jobs: { type: 'string' },
     },
   });
   const target = values.target ?? 'spec';
-  if (!TARGETS.includes(target))
-    throw new RangeError(`--target must be one of ${TARGETS.join(', ')}, got '${target}'`);
+  if (!Object.hasOwn(TARGETS, target))
+    throw new RangeError(`--target must be one of ${Object.keys(TARGETS).join(', ')}, got '${target}'`); // prettier-ignore
   const minutes = numberOption(values, 'minutes', undefined, 0.05, 24 * 60);
   const runs = numberOption(values, 'runs', undefined, 1, 1e9);
   if (minutes === undefined && runs === undefined) throw new RangeError('give --minutes or --runs');
@@ -54,6 +59,9 @@ function parse(argv) {
     out: resolve(values.out ?? 'fuzz-failures'),
     minimize: numberOption(values, 'minimize', 5, 0, 100),
     report: values.report,
+    target,
+    /** Cases run at once (targets that run child processes). */
+    jobs: Math.trunc(numberOption(values, 'jobs', 2, 1, 64)),
   };
 }
 
@@ -111,9 +119,14 @@ async function main() {
     return 2;
   }
   await ready();
+  const { seed, minutes, runs, target } = options;
+  process.stdout.write(`fuzz: ${target}, seed ${seed}, ${minutes !== undefined ? `${minutes} min` : `${runs} runs`}\n`); // prettier-ignore
+  return TARGETS[target](options);
+}
+
+/** The spec campaign and its report. */
+async function fuzzSpecs(options) {
   const { seed, minutes, runs } = options;
-  process.stdout.write(`fuzz: ${options.target}, seed ${seed}, ${minutes !== undefined ? `${minutes} min` : `${runs} runs`}\n`); // prettier-ignore
-  if (options.target === 'gguf') return fuzzGguf(options);
   let campaign;
   try {
     campaign = await run(seed, minutes, runs);

@@ -17,7 +17,10 @@ describe('pnpm fuzz arguments', () => {
     ],
     [[], /^fuzz: give --minutes or --runs$/],
     [['--bogus'], /^fuzz: Unknown option '--bogus'/],
-    [['--runs', '1', '--target', 'elf'], /^fuzz: --target must be one of spec, gguf, got 'elf'$/],
+    [
+      ['--target', 'bogus', '--runs', '1'],
+      /^fuzz: --target must be one of spec, ptx, gguf, got 'bogus'$/,
+    ],
   ])('%j exits 2 with one line', (args, message) => {
     const run = fuzz(...args);
     expect(run.status).toBe(2);

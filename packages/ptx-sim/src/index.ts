@@ -8,7 +8,8 @@
  * @packageDocumentation
  */
 export * from './ast.js';
-export { PtxSyntaxError, SimulationInputError } from './errors.js';
+export { PtxLimitError, PtxSyntaxError, SimulationInputError } from './errors.js';
+export { SIMULATOR_LIMITS, type SimulatorLimit } from './limits.js';
 export { parsePtx } from './parser/index.js';
 export {
   MAX_DYNAMIC_SHARED_BYTES,

@@ -3,8 +3,9 @@ import type { BlockSample, SimulationResult } from './executor/simulate.js';
 
 /** Why a sample cannot stand for the whole grid, or undefined when its blocks did identical work. */
 export function sampleMismatch(sample: BlockSample): string | undefined {
-  const least = Math.min(...sample.warpInstructions);
-  const most = Math.max(...sample.warpInstructions);
+  // A reduce, not Math.min(...): a sample may hold more blocks than a call takes arguments.
+  const least = sample.warpInstructions.reduce((a, b) => Math.min(a, b), Infinity);
+  const most = sample.warpInstructions.reduce((a, b) => Math.max(a, b), -Infinity);
   return least === most
     ? undefined
     : `the ${sample.blocks} sampled blocks issued ${least} to ${most} warp instructions each, not identical work`;

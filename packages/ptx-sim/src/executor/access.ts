@@ -99,6 +99,7 @@ function locate(
     }
     case 'local': {
       const view = context.warp.local[lane] as DataView;
+      if (write) context.warp.localWritten = true;
       if (address < 0 || address + size > view.byteLength) {
         report(
           context,

@@ -2,18 +2,22 @@ import {
   typeBytes,
   type EntryFunction,
   type Instruction,
+  type Operand,
   type PtxModule,
+  type Statement,
   type VariableDeclaration,
 } from '../ast.js';
-import { PtxSyntaxError } from '../errors.js';
+import { PtxLimitError, PtxSyntaxError, SimulationInputError } from '../errors.js';
+import { SIMULATOR_LIMITS, overLimit, type SimulatorLimit } from '../limits.js';
 import { CONTROL_COMPILERS } from './instructions/control.js';
 import { MEMORY_COMPILERS } from './instructions/memory-ops.js';
 import { TENSOR_COMPILERS } from './instructions/tensor-ops.js';
 import { WARP_COMPILERS } from './instructions/warp-ops.js';
 import { compileAlu } from './instructions/alu.js';
 import { issueClassOf } from './issue-class.js';
-import type { RegisterInfo, SymbolTable } from './operands.js';
-import type { Executable, InstructionCompiler } from './program.js';
+import type { SymbolTable } from './operands.js';
+import { RegisterTable } from './registers.js';
+import type { CompileContext, Executable, InstructionCompiler } from './program.js';
 import { WARP } from './state.js';
 
 /** Families tried in order; the first that recognizes an opcode compiles it. */
@@ -44,19 +48,50 @@ export interface Program {
 const variableBytes = (variable: VariableDeclaration): number =>
   typeBytes(variable.type) * (variable.length ?? 1);
 
-/** Lays out variables one after another, each at its alignment; returns offsets and the total. */
+/**
+ * Lays out variables one after another, each at its alignment; returns offsets and the total.
+ * Past `limit` bytes it stops with a PtxLimitError at the variable that crosses it.
+ */
 function layout(
   variables: readonly VariableDeclaration[],
-  start = 0,
+  limit: SimulatorLimit & ('staticSharedBytes' | 'localBytesPerThread' | 'paramBytes'),
+  what: string,
 ): { offsets: Map<string, number>; end: number } {
   const offsets = new Map<string, number>();
-  let end = start;
+  let end = 0;
   for (const variable of variables) {
     end = Math.ceil(end / variable.align) * variable.align;
     offsets.set(variable.name, end);
     end += variableBytes(variable);
+    if (end > SIMULATOR_LIMITS[limit]) {
+      const { line, text } = variable.location;
+      throw new PtxLimitError(
+        line,
+        text,
+        `${what} take ${end} bytes with '${variable.name}', ${overLimit(limit, ' bytes')}`,
+        limit,
+      );
+    }
   }
   return { offsets, end };
+}
+
+/** Names of the variables an entry's instructions use, as values, addresses or array bases. */
+function referencedSymbols(body: readonly Statement[]): Set<string> {
+  const names = new Set<string>();
+  const visit = (operand: Operand): void => {
+    if (operand.kind === 'symbol') names.add(operand.name);
+    else if (operand.kind === 'address' && operand.base?.kind === 'symbol')
+      names.add(operand.base.name);
+    else if (operand.kind === 'vector') operand.elements.forEach(visit);
+    else if (operand.kind === 'pair') {
+      visit(operand.first);
+      visit(operand.second);
+    }
+  };
+  for (const statement of body)
+    if (statement.kind === 'instruction') statement.operands.forEach(visit);
+  return names;
 }
 
 /** A module-scope .global/.const variable's bytes, initializer applied. */
@@ -96,27 +131,34 @@ export function compileEntry(
     const { line, text, reason } = entry.unsupported;
     throw new PtxSyntaxError(line, text, `entry '${entry.name}' cannot run: ${reason}`);
   }
-  const registers = new Map<string, RegisterInfo>();
-  for (const declaration of entry.registers) {
-    const names =
-      declaration.count === undefined
-        ? [declaration.name]
-        : Array.from({ length: declaration.count }, (_, index) => `${declaration.name}${index}`);
-    for (const name of names)
-      registers.set(name, { index: registers.size, type: declaration.type });
-  }
-  const sharedVariables = [...module.variables, ...entry.variables].filter(
-    (variable) => variable.space === 'shared',
+  const registers = new RegisterTable(entry.registers, entry.name);
+  // As ptxas: the entry's own `.shared` variables count, and the module's that it uses.
+  const used = referencedSymbols(entry.body);
+  const sharedVariables = [
+    ...module.variables.filter((variable) => used.has(variable.name)),
+    ...entry.variables,
+  ].filter((variable) => variable.space === 'shared');
+  const shared = layout(
+    sharedVariables.filter((variable) => variable.dynamic !== true),
+    'staticSharedBytes',
+    `entry '${entry.name}': static .shared variables`,
   );
-  const shared = layout(sharedVariables.filter((variable) => variable.dynamic !== true));
   // Dynamic shared memory (`.extern .shared x[]`) follows the static variables, all at one offset.
   const dynamic = sharedVariables.filter((variable) => variable.dynamic === true);
-  const dynamicAlign = Math.max(16, ...dynamic.map((variable) => variable.align));
+  const dynamicAlign = dynamic.reduce((align, variable) => Math.max(align, variable.align), 16);
   const dynamicStart = Math.ceil(shared.end / dynamicAlign) * dynamicAlign;
   for (const variable of dynamic) shared.offsets.set(variable.name, dynamicStart);
+  if (shared.end + dynamicSharedBytes > SIMULATOR_LIMITS.sharedBytesPerBlock)
+    throw new SimulationInputError(
+      `entry '${entry.name}' has ${shared.end} bytes of static shared memory; with ${dynamicSharedBytes} dynamic bytes that is ${overLimit('sharedBytesPerBlock', ' bytes')}: ask for fewer dynamic bytes (dynamicSharedBytes, forge sim --dynamic-shared)`,
+    );
   const sharedBytes = dynamic.length === 0 ? shared.end : dynamicStart + dynamicSharedBytes;
-  const local = layout(entry.variables.filter((variable) => variable.space === 'local'));
-  const params = layout(entry.params);
+  const local = layout(
+    entry.variables.filter((variable) => variable.space === 'local'),
+    'localBytesPerThread',
+    `entry '${entry.name}': .local variables`,
+  );
+  const params = layout(entry.params, 'paramBytes', `entry '${entry.name}': parameters`);
   const globalVariables = module.variables.filter(
     (variable) => variable.space === 'global' || variable.space === 'const',
   );
@@ -143,6 +185,7 @@ export function compileEntry(
     if (statement.kind === 'label') labels.set(statement.name, instructions.length);
     else instructions.push(statement);
   }
+  const context: CompileContext = { symbols, labels, aluOps: new Map() };
   const executables = instructions.map((instruction): Executable => {
     const { location } = instruction;
     let guard: Executable['guard'];
@@ -161,7 +204,7 @@ export function compileEntry(
       };
     }
     for (const compiler of COMPILERS) {
-      const compiled = compiler(instruction, { symbols, labels });
+      const compiled = compiler(instruction, context);
       // Every executable has the same properties in the same order (one object shape), so the
       // scheduler's reads of them stay monomorphic.
       if (compiled !== undefined)

@@ -43,6 +43,7 @@ function createWarp(program: Program, index: number, size: number): WarpState {
     wide: new Array<Bits>(program.registerCount * WARP).fill(0n),
     shadow: new Uint8Array(program.registerCount * WARP),
     local: Array.from({ length: WARP }, () => new DataView(new ArrayBuffer(program.localBytes))),
+    localWritten: false,
   };
 }
 
@@ -54,9 +55,19 @@ function resetWarp(warp: WarpState, wideSlots: readonly number[]): void {
   warp.values.fill(0);
   for (const slot of wideSlots) warp.wide.fill(0n, slot, slot + WARP);
   warp.shadow.fill(0);
-  for (const view of warp.local)
-    if (view.byteLength > 0) new Uint8Array(view.buffer, view.byteOffset, view.byteLength).fill(0);
+  // Local memory is zeroed only once written, and a large one by a fresh buffer, whose pages the
+  // system zeroes as they are touched: 512 KiB a thread costs what the kernel touched of it.
+  if (warp.localWritten)
+    warp.local.forEach((view, lane) => {
+      if (view.byteLength >= FRESH_LOCAL_BYTES)
+        warp.local[lane] = new DataView(new ArrayBuffer(view.byteLength));
+      else new Uint8Array(view.buffer, view.byteOffset, view.byteLength).fill(0);
+    });
+  warp.localWritten = false;
 }
+
+/** Local memory of at least this many bytes a lane is replaced, not zeroed, after a write. */
+const FRESH_LOCAL_BYTES = 64 * 1024;
 
 /** Warps and shared memory of a CTA, allocated once per launch and reset for every CTA. */
 export interface CtaResources {
@@ -147,7 +158,8 @@ function runWarp(
     }
     const instruction = program.instructions[next];
     if (instruction === undefined) {
-      // Falling off the end of the body returns.
+      // Falling off the end of the body returns; it costs a step, so even an empty body does.
+      if (++simulation.steps > limit) throw new StepLimitError(limit, program.entry.location.line);
       for (let index = 0; index < present.length; index++)
         status[present[index] as number] = EXITED;
       continue;
@@ -187,7 +199,9 @@ function runWarp(
     }
     simulation.counters.threadInstructions += lanes.length;
     simulation.clock += lanes.length;
-    if (simulation.counters.threadInstructions > limit) {
+    // An instruction every lane skips still costs a step: a huge grid of them ends too.
+    simulation.steps += lanes.length > 0 ? lanes.length : 1;
+    if (simulation.steps > limit) {
       throw new StepLimitError(limit, instruction.location.line);
     }
     if (lanes.length > 0 || instruction.collective === true)
@@ -207,6 +221,10 @@ export function runCta(
   const [x, y, z] = simulation.block;
   const threads = x * y * z;
   const { warps, shared, wideSlots } = resources;
+  // Resetting the registers and shared memory is work too, so it counts: one step a register a
+  // warp, one per 32 shared bytes. A huge grid of blocks that each do little still ends.
+  simulation.steps += program.registerCount * warps.length + Math.ceil(shared.bytes.length / 32);
+  if (simulation.steps > limit) throw new StepLimitError(limit, program.entry.location.line);
   for (const warp of warps) resetWarp(warp, wideSlots);
   shared.reset();
   const cta: CtaState = { id, shared, warps, threads };

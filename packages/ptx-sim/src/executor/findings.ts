@@ -41,6 +41,13 @@ const describePosition = (position: SourcePosition, files: ReadonlyMap<number, s
 
 const MAX_FINDINGS = 200;
 
+/** Longest instruction text or message a finding keeps: a line may be megabytes long. */
+const MAX_FINDING_TEXT = 400;
+const clip = (text: string): string =>
+  text.length > MAX_FINDING_TEXT
+    ? `${text.slice(0, MAX_FINDING_TEXT)}… (${text.length - MAX_FINDING_TEXT} more characters)`
+    : text;
+
 /** Collects findings, one per (category, line), counting repeats. */
 export class FindingLog {
   private readonly byKey = new Map<string, Finding & { occurrences: number }>();
@@ -71,9 +78,9 @@ export class FindingLog {
         ? {}
         : { source: describePosition(source.at, this.files) + inlined }),
       category,
-      message,
+      message: clip(message),
       line: location.line,
-      instruction: location.text,
+      instruction: clip(location.text),
       cta,
       thread,
       occurrences: 1,

@@ -2,6 +2,7 @@ import { typeBytes, type Operand, type PtxType, type SourceLocation } from '../a
 import { PtxSyntaxError } from '../errors.js';
 import type { Bits } from '../semantics/types.js';
 import { SHARED_WINDOW } from './memory.js';
+import type { RegisterInfo, RegisterTable } from './registers.js';
 import {
   DEFINED,
   UNDEFINED,
@@ -22,14 +23,12 @@ export type Writer = (
 /** Whether an operand's value is defined for a lane (immediates and special registers always are). */
 export type Definedness = (context: ExecutionContext, lane: number) => boolean;
 
-export interface RegisterInfo {
-  readonly index: number;
-  readonly type: PtxType;
-}
+export type { RegisterInfo } from './registers.js';
 
 /** Where each named variable lives: shared/local/param offsets, global addresses. */
 export interface SymbolTable {
-  readonly registers: ReadonlyMap<string, RegisterInfo>;
+  /** Declared registers by name; the first `get` of one gives it a slot (RegisterTable). */
+  readonly registers: Pick<RegisterTable, 'get' | 'size' | 'values'>;
   readonly shared: ReadonlyMap<string, number>;
   readonly local: ReadonlyMap<string, number>;
   readonly params: ReadonlyMap<string, number>;
@@ -186,8 +185,38 @@ export function compileElementAddress(
   return (context, lane) => first + Number(index(context, lane)) * size;
 }
 
+/**
+ * Readers and writers that depend only on a register and a width, not on the instruction, made
+ * once per compiled entry (its SymbolTable) and shared by every instruction that names them: a
+ * long body would otherwise hold a closure per operand.
+ */
+const shared = new WeakMap<SymbolTable, Map<string, Reader | Writer | Definedness>>();
+
+function once<T extends Reader | Writer | Definedness>(
+  symbols: SymbolTable,
+  key: string,
+  make: () => T,
+): T {
+  let table = shared.get(symbols);
+  if (table === undefined) shared.set(symbols, (table = new Map()));
+  const found = table.get(key);
+  if (found !== undefined) return found as T;
+  const made = make();
+  table.set(key, made);
+  return made;
+}
+
 /** Reads a register as `bytes` wide from its store: `values` up to 32 bits, `wide` above. */
-function registerValue(register: RegisterInfo, slot: number, bytes: number): Reader {
+function registerValue(
+  symbols: SymbolTable,
+  register: RegisterInfo,
+  slot: number,
+  bytes: number,
+): Reader {
+  return once(symbols, `value ${slot} ${bytes}`, () => makeRegisterValue(register, slot, bytes));
+}
+
+function makeRegisterValue(register: RegisterInfo, slot: number, bytes: number): Reader {
   if (register.type === 'pred' || typeBytes(register.type) <= 4) {
     if (bytes === 4) return (context, lane) => (context.warp.values[slot + lane] as number) >>> 0;
     return (context, lane) => fitBits(context.warp.values[slot + lane] as number, bytes);
@@ -240,7 +269,10 @@ export function compileReader(
   switch (operand.kind) {
     case 'register': {
       const special = specialReader(operand.name);
-      if (special !== undefined) return (context, lane) => fitBits(special(context, lane), bytes);
+      if (special !== undefined)
+        return once(symbols, `special ${operand.name} ${bytes}`, (): Reader => {
+          return (context, lane) => fitBits(special(context, lane), bytes);
+        });
       const register = symbols.registers.get(operand.name);
       if (register === undefined)
         throw new PtxSyntaxError(
@@ -249,7 +281,7 @@ export function compileReader(
           `undeclared register ${operand.name}`,
         );
       const slot = register.index * WARP;
-      const value = registerValue(register, slot, bytes);
+      const value = registerValue(symbols, register, slot, bytes);
       if (propagates) return value;
       return (context, lane) => {
         const state = context.warp.shadow[slot + lane] as number;
@@ -299,10 +331,15 @@ export function registerSlot(operand: Operand, symbols: SymbolTable): number {
 /** Definedness of a source operand per lane; only registers can be undefined. */
 export function compileDefinedness(operand: Operand, symbols: SymbolTable): Definedness {
   const register = operand.kind === 'register' ? symbols.registers.get(operand.name) : undefined;
-  if (register === undefined) return () => true;
+  if (register === undefined) return ALWAYS_DEFINED;
   const slot = register.index * WARP;
-  return (context, lane) => context.warp.shadow[slot + lane] === DEFINED;
+  return once(symbols, `defined ${slot}`, (): Definedness => {
+    return (context, lane) => context.warp.shadow[slot + lane] === DEFINED;
+  });
 }
+
+const ALWAYS_DEFINED: Definedness = () => true;
+const SINK_WRITER: Writer = () => undefined;
 
 /** Bits of a signed integer type narrower than a register, whose value the register sign-extends. */
 const SIGNED_BITS: Partial<Record<PtxType, number>> = { s8: 8, s16: 16, s32: 32 };
@@ -321,7 +358,7 @@ export function compileWriter(
   location: SourceLocation,
   type?: PtxType,
 ): Writer {
-  if (operand.kind === 'sink') return () => undefined;
+  if (operand.kind === 'sink') return SINK_WRITER;
   if (operand.kind !== 'register')
     throw new PtxSyntaxError(
       location.line,
@@ -331,8 +368,12 @@ export function compileWriter(
   const register = symbols.registers.get(operand.name);
   if (register === undefined)
     throw new PtxSyntaxError(location.line, location.text, `undeclared register ${operand.name}`);
-  const bytes = register.type === 'pred' ? 1 : typeBytes(register.type);
   const slot = register.index * WARP;
+  return once(symbols, `writer ${slot} ${type ?? ''}`, () => makeWriter(register, slot, type));
+}
+
+function makeWriter(register: RegisterInfo, slot: number, type: PtxType | undefined): Writer {
+  const bytes = register.type === 'pred' ? 1 : typeBytes(register.type);
   const signedBits = type === undefined ? undefined : SIGNED_BITS[type];
   const wide = bytes > 4;
   if (signedBits !== undefined && register.type !== 'pred' && signedBits < bytes * 8) {
@@ -361,13 +402,14 @@ export function compileWriter(
 
 /** Vector and pair operands flatten into their elements, in order. */
 export function flatten(operands: readonly Operand[]): Operand[] {
-  return operands.flatMap((operand) =>
-    operand.kind === 'vector'
-      ? [...operand.elements]
-      : operand.kind === 'pair'
-        ? [operand.first, operand.second]
-        : [operand],
-  );
+  // A loop, not flatMap: this runs once per instruction of every entry compiled.
+  const flat: Operand[] = [];
+  for (const operand of operands) {
+    if (operand.kind === 'vector') for (const element of operand.elements) flat.push(element);
+    else if (operand.kind === 'pair') flat.push(operand.first, operand.second);
+    else flat.push(operand);
+  }
+  return flat;
 }
 
 /** Generic address of a shared-window offset (what cvta.shared gives). */

@@ -1,4 +1,5 @@
 import type { Instruction, SourceLocation } from '../ast.js';
+import type { AluOp, Bits } from '../semantics/types.js';
 import type { ExecutionContext } from './state.js';
 import type { IssueClass } from './issue-class.js';
 import type { SymbolTable } from './operands.js';
@@ -26,6 +27,15 @@ export interface CompileContext {
   readonly symbols: SymbolTable;
   /** Label name to instruction index. */
   readonly labels: ReadonlyMap<string, number>;
+  /**
+   * ALU decodings by spelling (modifiers array, the parser's one per spelling; then opcode and
+   * operand shape), shared by every instruction spelled the same in one entry (with the scratch
+   * array its sources are read into), so a long body holds each decoding once.
+   */
+  readonly aluOps: Map<
+    readonly string[],
+    Map<string, { readonly op: AluOp; readonly sources: Bits[] } | undefined>
+  >;
 }
 
 /** Compiles one instruction of a family; returns undefined when the opcode is not this family's. */

@@ -1,5 +1,6 @@
 import { typeBytes, type PtxModule } from '../ast.js';
 import { SimulationInputError } from '../errors.js';
+import { SIMULATOR_LIMITS, overLimit } from '../limits.js';
 import { compileEntry, initialBytes, type Program } from './compile.js';
 import { emptyCounters, totalWarpInstructions, type Counters } from './counters.js';
 import { allocateCtaResources, runCta } from './cta.js';
@@ -31,7 +32,13 @@ export interface SimulateOptions {
   readonly args: Readonly<Record<string, KernelArgument>>;
   /** The sanitizer is on unless this is false. */
   readonly sanitize?: boolean;
-  /** Thread instructions before the run is stopped as endless (default 2e9). */
+  /**
+   * Thread instructions before the run is stopped as endless (default 2e9,
+   * SIMULATOR_LIMITS.threadInstructions). A warp instruction no lane executes (all guarded off)
+   * counts as one, and so does each warp's end of the body; each block's start counts one a
+   * register a warp and one per 32 bytes of shared memory (resetting them). So every launch,
+   * however large its grid, is bounded.
+   */
   readonly maxThreadInstructions?: number;
   /** Capacity of the modeled L2 for the DRAM counters (default 4 MiB); 0 sends every access to DRAM. */
   readonly l2Bytes?: number;
@@ -57,8 +64,11 @@ export interface BlockSample {
   readonly firstBlockDramBytesRead: Readonly<Record<string, number>>;
 }
 
-/** Most dynamic shared memory a block may ask for on any architecture (sm_90: 227 KiB). */
-export const MAX_DYNAMIC_SHARED_BYTES = 227 * 1024;
+/**
+ * Most dynamic shared memory a block may ask for on any architecture (sm_90: 227 KiB), static
+ * shared memory included (SIMULATOR_LIMITS.sharedBytesPerBlock).
+ */
+export const MAX_DYNAMIC_SHARED_BYTES = SIMULATOR_LIMITS.sharedBytesPerBlock;
 
 /**
  * What a simulate run found and counted. Findings are returned, not thrown: a run that completes
@@ -133,7 +143,7 @@ export function simulate(module: PtxModule, options: SimulateOptions): Simulatio
     throw new SimulationInputError(
       `dynamicSharedBytes must be an integer in [0, ${MAX_DYNAMIC_SHARED_BYTES}], got ${dynamicShared}`,
     );
-  const limit = options.maxThreadInstructions ?? 2e9;
+  const limit = options.maxThreadInstructions ?? SIMULATOR_LIMITS.threadInstructions;
   if (!Number.isSafeInteger(limit) || limit < 1)
     throw new SimulationInputError(
       `maxThreadInstructions must be a positive integer, got ${limit}`,
@@ -160,6 +170,12 @@ export function simulate(module: PtxModule, options: SimulateOptions): Simulatio
     (name) => globalAddresses.get(name) ?? 0,
     dynamicShared,
   );
+  const warps = Math.ceil(threads / 32);
+  const registerValues = program.registerCount * 32 * warps;
+  if (registerValues > SIMULATOR_LIMITS.registerValuesPerBlock)
+    throw new SimulationInputError(
+      `entry ${entryName} uses ${program.registerCount} registers; a block of ${warps} warp(s) holds ${registerValues} register values, ${overLimit('registerValuesPerBlock')}: launch fewer threads a block`,
+    );
   const required = program.entry.requiredThreads;
   if (
     required !== undefined &&
@@ -229,6 +245,7 @@ export function simulate(module: PtxModule, options: SimulateOptions): Simulatio
     block: options.block,
     sanitize: options.sanitize !== false,
     clock: 0,
+    steps: 0,
   };
   const [gx, gy, gz] = options.grid;
   const total = gx * gy * gz;

@@ -34,6 +34,12 @@ export interface SimulationState {
   readonly sanitize: boolean;
   /** Clock for %clock: thread instructions so far. */
   clock: number;
+  /**
+   * What the run spent of `maxThreadInstructions`: thread instructions, plus one for a warp
+   * instruction that no lane executed (all guarded off), one for each warp leaving the body, and
+   * each block's reset of its registers and shared memory (SimulateOptions.maxThreadInstructions).
+   */
+  steps: number;
 }
 
 /** One CTA: its shared memory and warps. */
@@ -62,6 +68,8 @@ export interface WarpState {
   readonly shadow: Uint8Array;
   /** Per-lane local memory. */
   readonly local: DataView[];
+  /** Whether a lane stored to local memory since it was last zeroed. */
+  localWritten: boolean;
 }
 
 export interface ExecutionContext {

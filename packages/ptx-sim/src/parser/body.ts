@@ -9,6 +9,7 @@ import type {
   Statement,
   VariableDeclaration,
 } from '../ast.js';
+import { SIMULATOR_LIMITS, overLimit } from '../limits.js';
 import type { Token } from './lexer.js';
 import { expectType, parseVariables } from './directives.js';
 import { parseOperands } from './operands.js';
@@ -22,6 +23,24 @@ export interface ParsedBody {
 
 export const DEVICE_FUNCTIONS_UNSUPPORTED = 'device functions are not supported';
 
+/**
+ * Statements parsed so far in the module (instructions, labels, declarations, parameters and
+ * entries: everything the module keeps an object for), against SIMULATOR_LIMITS.statements.
+ */
+export interface StatementCount {
+  statements: number;
+}
+
+/** Counts one more statement at `line`, refusing the module past SIMULATOR_LIMITS.statements. */
+export function countStatement(stream: TokenStream, count: StatementCount, line: number): void {
+  if (++count.statements > SIMULATOR_LIMITS.statements)
+    throw stream.limitAt(
+      line,
+      `a module of more than ${SIMULATOR_LIMITS.statements} statements (instructions, labels, declarations) is ${overLimit('statements')}`,
+      'statements',
+    );
+}
+
 const OPCODE = /^[a-z][a-z0-9_]*$/;
 const MODIFIER = /^[A-Za-z0-9_]+(?:::[A-Za-z0-9_]+)*$/;
 
@@ -31,8 +50,14 @@ class BodyBuilder {
   readonly body: Statement[] = [];
   private readonly registerTypes = new Map<string, { type: PtxType; count: number | undefined }>();
   private readonly labels = new Map<string, number>();
+  private readonly variableNames = new Set<string>();
+  /** Instructions in this entry so far, against SIMULATOR_LIMITS.entryInstructions. */
+  private instructions = 0;
 
-  constructor(private readonly stream: TokenStream) {}
+  constructor(
+    private readonly stream: TokenStream,
+    private readonly count: StatementCount,
+  ) {}
 
   /** The latest `.loc`, which the instructions after it carry. */
   private source: SourceLocation['source'];
@@ -42,31 +67,54 @@ class BodyBuilder {
     return this.source === undefined ? location : { ...location, source: this.source };
   }
 
-  /** Statements up to the `}` matching `open`; nested blocks share the entry's scope. */
+  /**
+   * Statements up to the `}` matching `open`; nested blocks share the entry's scope, so only
+   * their depth is kept (no recursion: hostile nesting meets SIMULATOR_LIMITS.blockDepth).
+   */
   parseBlock(open: Token): void {
     const stream = this.stream;
+    const opens: Token[] = [open];
     for (;;) {
       const token = stream.peek();
       if (token.kind === 'eof') {
-        throw stream.errorAt(open.line, `'{' opened here is never closed`);
+        const innermost = opens[opens.length - 1] ?? open;
+        throw stream.errorAt(innermost.line, `'{' opened here is never closed`);
       }
       if (token.kind === 'punct' && token.text === '}') {
         stream.next();
-        return;
-      }
-      if (token.kind === 'punct' && token.text === '{') {
+        opens.pop();
+        if (opens.length === 0) return;
+      } else if (token.kind === 'punct' && token.text === '{') {
+        // The entry's own `{` is not a level: ptxas takes 1663 levels inside it.
+        if (opens.length >= SIMULATOR_LIMITS.blockDepth + 1)
+          throw stream.limitAt(
+            token.line,
+            `'{' nested ${opens.length} deep in an entry is ${overLimit('blockDepth')}`,
+            'blockDepth',
+          );
         stream.next();
-        this.parseBlock(token);
+        opens.push(token);
       } else if (token.kind === 'directive') {
         this.parseDeclaration(token);
       } else if (token.kind === 'word' && stream.atPunct(':', 1)) {
         this.parseLabel(token);
       } else if (token.kind === 'word' || (token.kind === 'punct' && token.text === '@')) {
-        this.body.push(this.parseInstruction(token.line));
+        if (++this.instructions > SIMULATOR_LIMITS.entryInstructions)
+          throw stream.limitAt(
+            token.line,
+            `an entry of more than ${SIMULATOR_LIMITS.entryInstructions} instructions is ${overLimit('entryInstructions')}`,
+            'entryInstructions',
+          );
+        this.push(this.parseInstruction(token.line));
       } else {
         throw stream.unexpected('expected an instruction, label or declaration');
       }
     }
+  }
+
+  private push(statement: Statement): void {
+    countStatement(this.stream, this.count, statement.location.line);
+    this.body.push(statement);
   }
 
   private parseDeclaration(token: Token): void {
@@ -140,6 +188,12 @@ class BodyBuilder {
       if (stream.eatPunct('<')) {
         count = stream.expectCount('a register count');
         if (count <= 0) throw stream.errorAt(nameToken.line, 'register count must be positive');
+        if (count > SIMULATOR_LIMITS.registersPerDeclaration)
+          throw stream.limitAt(
+            nameToken.line,
+            `${name}<${count}> is ${overLimit('registersPerDeclaration', ' registers')}, as ptxas's`,
+            'registersPerDeclaration',
+          );
         stream.expectPunct('>', 'after the register count');
       }
       this.addRegister({ type, name, ...(count === undefined ? {} : { count }), location });
@@ -149,6 +203,7 @@ class BodyBuilder {
 
   // Sibling blocks (as in inline asm from cuda_fp16.h) may redeclare a name; the same type merges.
   private addRegister(declaration: RegisterDeclaration): void {
+    countStatement(this.stream, this.count, declaration.location.line);
     const previous = this.registerTypes.get(declaration.name);
     if (previous !== undefined) {
       if (previous.type === declaration.type && previous.count === declaration.count) return;
@@ -162,9 +217,11 @@ class BodyBuilder {
   }
 
   private addVariable(variable: VariableDeclaration): void {
-    if (this.variables.some((existing) => existing.name === variable.name)) {
+    countStatement(this.stream, this.count, variable.location.line);
+    if (this.variableNames.has(variable.name)) {
       throw this.stream.errorAt(variable.location.line, `variable '${variable.name}' redeclared`);
     }
+    this.variableNames.add(variable.name);
     this.variables.push(variable);
   }
 
@@ -181,7 +238,7 @@ class BodyBuilder {
     this.labels.set(name, token.line);
     stream.next();
     stream.next();
-    this.body.push({ kind: 'label', name, location: this.location(token.line) });
+    this.push({ kind: 'label', name, location: this.location(token.line) });
   }
 
   private parseInstruction(line: number): Instruction {
@@ -196,7 +253,7 @@ class BodyBuilder {
       guard = { register: register.text, negated };
     }
     const opcodeToken = stream.expectWord('an instruction');
-    const [opcode = '', ...modifiers] = opcodeToken.text.split('.');
+    const { opcode, modifiers } = stream.interner.opcode(opcodeToken.text);
     if (!OPCODE.test(opcode) || !modifiers.every((modifier) => MODIFIER.test(modifier))) {
       throw stream.errorAt(opcodeToken.line, `'${opcodeToken.text}' is not an instruction`);
     }
@@ -204,14 +261,10 @@ class BodyBuilder {
       throw stream.errorAt(opcodeToken.line, `${DEVICE_FUNCTIONS_UNSUPPORTED} (call)`);
     const operands = parseOperands(stream);
     stream.expectSemicolon(`instruction '${opcodeToken.text}'`);
-    return {
-      kind: 'instruction',
-      ...(guard === undefined ? {} : { guard }),
-      opcode,
-      modifiers,
-      operands,
-      location: this.location(line),
-    };
+    const location = this.location(line);
+    return guard === undefined
+      ? { kind: 'instruction', opcode, modifiers, operands, location }
+      : { kind: 'instruction', guard, opcode, modifiers, operands, location };
   }
 
   /**
@@ -219,8 +272,11 @@ class BodyBuilder {
    * this turns the declared ones into registers and checks vector elements and guards.
    */
   resolve(): Statement[] {
-    return this.body.map((statement) => {
-      if (statement.kind === 'label') return statement;
+    // In place, and a statement is copied only when one of its operands changes.
+    const body = this.body;
+    for (let index = 0; index < body.length; index++) {
+      const statement = body[index] as Statement;
+      if (statement.kind === 'label') continue;
       const guard = statement.guard;
       if (
         guard !== undefined &&
@@ -232,23 +288,31 @@ class BodyBuilder {
           `guard '${guard.register}' is not a declared register`,
         );
       }
-      const operands = statement.operands.map((operand) =>
-        this.resolveOperand(operand, statement.location),
-      );
-      return { ...statement, operands };
-    });
+      let operands: Operand[] | undefined;
+      statement.operands.forEach((operand, position) => {
+        const resolved = this.resolveOperand(operand, statement.location);
+        if (resolved === operand) return;
+        operands ??= [...statement.operands];
+        operands[position] = resolved;
+      });
+      if (operands !== undefined) body[index] = { ...statement, operands };
+    }
+    return body;
   }
 
   private resolveOperand(operand: Operand, location: SourceLocation): Operand {
     switch (operand.kind) {
       case 'symbol':
-        return this.isRegister(operand.name) ? { kind: 'register', name: operand.name } : operand;
-      case 'pair':
-        return {
-          kind: 'pair',
-          first: this.resolveOperand(operand.first, location),
-          second: this.resolveOperand(operand.second, location),
-        };
+        return this.isRegister(operand.name)
+          ? this.stream.interner.register(operand.name)
+          : operand;
+      case 'pair': {
+        const first = this.resolveOperand(operand.first, location);
+        const second = this.resolveOperand(operand.second, location);
+        return first === operand.first && second === operand.second
+          ? operand
+          : { kind: 'pair', first, second };
+      }
       case 'vector': {
         const elements = operand.elements.map((element) => this.resolveOperand(element, location));
         const bad = elements.find(
@@ -264,7 +328,9 @@ class BodyBuilder {
             `vector element '${bad.name}' is not a register`,
           );
         }
-        return { kind: 'vector', elements };
+        return elements.every((element, index) => element === operand.elements[index])
+          ? operand
+          : { kind: 'vector', elements };
       }
       case 'address':
         if (operand.element?.register !== undefined) {
@@ -288,16 +354,25 @@ class BodyBuilder {
   private isRegister(name: string): boolean {
     const scalar = this.registerTypes.get(name);
     if (scalar !== undefined && scalar.count === undefined) return true;
-    const match = /^(.*?)([0-9]+)$/.exec(name);
-    if (match === null) return false;
-    const count = this.registerTypes.get(match[1] ?? '')?.count;
-    return count !== undefined && Number(match[2]) < count;
+    const digits = trailingDigits(name);
+    if (digits === name.length) return false;
+    const count = this.registerTypes.get(name.slice(0, digits))?.count;
+    return count !== undefined && Number(name.slice(digits)) < count;
   }
 }
 
+/** Where the digits at the end of `name` start (`%r12`: 2); `name.length` when there are none. */
+export function trailingDigits(name: string): number {
+  let start = name.length;
+  while (start > 0 && isDigit(name.charCodeAt(start - 1))) start--;
+  return start;
+}
+
+const isDigit = (code: number): boolean => code >= 48 && code <= 57;
+
 /** Parses from just after the body's `{` through its matching `}`. */
-export function parseBody(stream: TokenStream, open: Token): ParsedBody {
-  const builder = new BodyBuilder(stream);
+export function parseBody(stream: TokenStream, open: Token, count: StatementCount): ParsedBody {
+  const builder = new BodyBuilder(stream, count);
   builder.parseBlock(open);
   return { registers: builder.registers, variables: builder.variables, body: builder.resolve() };
 }

@@ -7,6 +7,7 @@ import {
   type StateSpace,
   type VariableDeclaration,
 } from '../ast.js';
+import { SIMULATOR_LIMITS, overLimit } from '../limits.js';
 import type { Token } from './lexer.js';
 import { f32Bits, f32FromBits, f64Bits, f64FromBits, type NumberLiteral } from './numbers.js';
 import { parseSignedLiteral } from './operands.js';
@@ -144,7 +145,12 @@ function parseArrayLength(stream: TokenStream): number | 'open' | undefined {
     const dimension = stream.expectCount('an array length');
     if (dimension <= 0) throw stream.errorAt(open.line, 'array length must be positive');
     stream.expectPunct(']', `to close the '[' on line ${open.line}`);
-    length = length === 'open' ? 'open' : (length ?? 1) * dimension;
+    if (length !== 'open') {
+      length = (length ?? 1) * dimension;
+      // Past 2^53 the count is no longer exact; every state space's limit is far below.
+      if (!Number.isSafeInteger(length))
+        throw stream.errorAt(open.line, `array of ${length} elements is too large`);
+    }
   }
   return length;
 }
@@ -152,11 +158,17 @@ function parseArrayLength(stream: TokenStream): number | 'open' | undefined {
 // `= 5`, `= {1, 2, 3}`, `= {{1, 2}, {3, 4}}`: values become raw bit patterns of the element type.
 function parseInitializer(stream: TokenStream, type: PtxType): bigint[] {
   const values: bigint[] = [];
-  const parseItem = (): void => {
+  const parseItem = (depth: number): void => {
     if (stream.atPunct('{')) {
       const open = stream.next();
+      if (depth >= SIMULATOR_LIMITS.blockDepth)
+        throw stream.limitAt(
+          open.line,
+          `initializer '{' nested ${depth + 1} deep is ${overLimit('blockDepth')}`,
+          'blockDepth',
+        );
       for (;;) {
-        parseItem();
+        parseItem(depth + 1);
         if (stream.eatPunct(',')) continue;
         stream.expectPunct('}', `to close the initializer '{' on line ${open.line}`);
         return;
@@ -168,7 +180,7 @@ function parseInitializer(stream: TokenStream, type: PtxType): bigint[] {
     if (bits === undefined) throw stream.errorAt(line, `initializer does not fit type .${type}`);
     values.push(bits);
   };
-  parseItem();
+  parseItem(0);
   return values;
 }
 

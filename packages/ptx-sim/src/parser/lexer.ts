@@ -21,14 +21,28 @@ export interface Token {
   readonly line: number;
 }
 
-/** The source split into lines, so every error can quote the line it is about. */
+/**
+ * The source's lines, so every error can quote the line it is about. Only where each line starts
+ * is kept (one number a line), not a copy of each line: a line's text is cut out when asked for.
+ */
 export class SourceLines {
-  private readonly lines: readonly string[];
-  constructor(text: string) {
-    this.lines = text.split(/\r\n|\r|\n/);
+  private readonly starts: number[] = [0];
+  constructor(private readonly source: string) {
+    // Lines end at \r\n, a lone \r or \n, as the lexer counts them.
+    for (let index = 0; index < source.length; index++) {
+      const code = source.charCodeAt(index);
+      if (code === 13 && source.charCodeAt(index + 1) === 10) index++;
+      if (code === 10 || code === 13) this.starts.push(index + 1);
+    }
   }
   text(line: number): string {
-    return (this.lines[line - 1] ?? '').trim();
+    const start = this.starts[line - 1];
+    if (start === undefined) return '';
+    let end = this.starts[line] ?? this.source.length + 1;
+    // Back over the line break: \n, \r or \r\n.
+    end--;
+    if (end > start && this.source.charCodeAt(end - 1) === 13) end--;
+    return this.source.slice(start, Math.min(end, this.source.length)).trim();
   }
   error(line: number, reason: string): PtxSyntaxError {
     return new PtxSyntaxError(line, this.text(line), reason);
@@ -65,81 +79,110 @@ function isDigit(code: number): boolean {
   return code >= 48 && code <= 57;
 }
 
-/** Tokenizes the whole module in one linear pass (no regexes on the hot path). */
-export function tokenize(text: string, source: SourceLines): Token[] {
-  const tokens: Token[] = [];
-  const length = text.length;
-  let line = 1;
-  let i = 0;
-  while (i < length) {
-    const code = text.charCodeAt(i);
-    const char = text[i] ?? '';
-    if (code === 10) {
-      line++;
-      i++;
-      continue;
-    }
-    if (code === 13) {
-      // A lone CR ends a line too; CRLF counts once.
-      if (text.charCodeAt(i + 1) !== 10) line++;
-      i++;
-      continue;
-    }
-    if (code === 32 || code === 9 || code === 11 || code === 12) {
-      i++;
-      continue;
-    }
-    if (char === '/' && text[i + 1] === '/') {
-      while (i < length && text.charCodeAt(i) !== 10 && text.charCodeAt(i) !== 13) i++;
-      continue;
-    }
-    if (char === '/' && text[i + 1] === '*') {
-      const startLine = line;
-      const end = text.indexOf('*/', i + 2);
-      if (end < 0) throw source.error(startLine, 'unterminated /* comment');
-      for (let j = i + 2; j < end; j++) {
-        const c = text.charCodeAt(j);
-        if (c === 10 || (c === 13 && text.charCodeAt(j + 1) !== 10)) line++;
-      }
-      i = end + 2;
-      continue;
-    }
-    if (char === '.' && isIdentStart(text.charCodeAt(i + 1)) && text[i + 1] !== '%') {
-      let j = i + 1;
-      while (j < length && isIdentPart(text.charCodeAt(j))) j++;
-      tokens.push({ kind: 'directive', text: text.slice(i + 1, j), line });
-      i = j;
-      continue;
-    }
-    if (isIdentStart(code)) {
-      i = scanWord(text, i, line, tokens);
-      continue;
-    }
-    if (isDigit(code)) {
-      i = scanNumber(text, i, line, tokens);
-      continue;
-    }
-    if (char === '"') {
-      let j = i + 1;
-      while (j < length && text[j] !== '"' && text.charCodeAt(j) !== 10) j++;
-      if (text[j] !== '"') throw source.error(line, 'unterminated string');
-      tokens.push({ kind: 'string', text: text.slice(i + 1, j), line });
-      i = j + 1;
-      continue;
-    }
-    if (PUNCTUATION.has(char)) {
-      tokens.push({ kind: 'punct', text: char, line });
-      i++;
-      continue;
-    }
-    throw source.error(line, `unexpected character '${char}'`);
+/**
+ * Reads tokens one at a time in a linear pass (no regexes on the hot path), so a module's tokens
+ * never all exist at once: the parser keeps only what it builds from them.
+ */
+export class Lexer {
+  private offset = 0;
+  private line = 1;
+
+  constructor(
+    private readonly text: string,
+    private readonly source: SourceLines,
+  ) {}
+
+  /** Where the lexer is, for `restore` (the parser's backtracking over a skipped entry body). */
+  save(): { readonly offset: number; readonly line: number } {
+    return { offset: this.offset, line: this.line };
   }
-  tokens.push({ kind: 'eof', text: '', line: Math.max(1, line) });
-  return tokens;
+
+  restore(state: { readonly offset: number; readonly line: number }): void {
+    this.offset = state.offset;
+    this.line = state.line;
+  }
+
+  /** The next token; at the end, an `eof` token every time. */
+  next(): Token {
+    const { text, source } = this;
+    const length = text.length;
+    let i = this.offset;
+    let line = this.line;
+    let token: Token | undefined;
+    while (token === undefined) {
+      if (i >= length) {
+        token = { kind: 'eof', text: '', line: Math.max(1, line) };
+        break;
+      }
+      const code = text.charCodeAt(i);
+      if (code === 10) {
+        line++;
+        i++;
+      } else if (code === 13) {
+        // A lone CR ends a line too; CRLF counts once.
+        if (text.charCodeAt(i + 1) !== 10) line++;
+        i++;
+      } else if (code === 32 || code === 9 || code === 11 || code === 12) {
+        i++;
+      } else if (code === 47 /* / */ && text.charCodeAt(i + 1) === 47) {
+        while (i < length && text.charCodeAt(i) !== 10 && text.charCodeAt(i) !== 13) i++;
+      } else if (code === 47 && text.charCodeAt(i + 1) === 42 /* * */) {
+        const end = text.indexOf('*/', i + 2);
+        if (end < 0) throw source.error(line, 'unterminated /* comment');
+        for (let j = i + 2; j < end; j++) {
+          const c = text.charCodeAt(j);
+          if (c === 10 || (c === 13 && text.charCodeAt(j + 1) !== 10)) line++;
+        }
+        i = end + 2;
+      } else if (
+        code === 46 /* . */ &&
+        isIdentStart(text.charCodeAt(i + 1)) &&
+        text[i + 1] !== '%'
+      ) {
+        let j = i + 1;
+        while (j < length && isIdentPart(text.charCodeAt(j))) j++;
+        token = { kind: 'directive', text: text.slice(i + 1, j), line };
+        i = j;
+      } else if (isIdentStart(code)) {
+        const end = scanWord(text, i);
+        token = { kind: 'word', text: text.slice(i, end), line };
+        i = end;
+      } else if (isDigit(code)) {
+        const end = scanNumber(text, i);
+        token = { kind: 'number', text: text.slice(i, end), line };
+        i = end;
+      } else if (code === 34 /* " */) {
+        let j = i + 1;
+        while (j < length && text.charCodeAt(j) !== 34 && text.charCodeAt(j) !== 10) j++;
+        if (text.charCodeAt(j) !== 34) throw source.error(line, 'unterminated string');
+        token = { kind: 'string', text: text.slice(i + 1, j), line };
+        i = j + 1;
+      } else {
+        const char = text[i] ?? '';
+        if (!PUNCTUATION.has(char)) throw source.error(line, `unexpected character '${char}'`);
+        token = { kind: 'punct', text: char, line };
+        i++;
+      }
+    }
+    this.offset = i;
+    this.line = line;
+    return token;
+  }
+}
+
+/** Every token of `text`, the last one `eof` (for tests; the parser reads a Lexer directly). */
+export function tokenize(text: string, source: SourceLines): Token[] {
+  const lexer = new Lexer(text, source);
+  const tokens: Token[] = [];
+  for (;;) {
+    const token = lexer.next();
+    tokens.push(token);
+    if (token.kind === 'eof') return tokens;
+  }
 }
 
 // Words keep dots (`shfl.sync.bfly.b32`, `%tid.x`) and `::` (`L2::128B`): one token per opcode.
-function scanWord(text: string, start: number, line: number, tokens: Token[]): number {
+function scanWord(text: string, start: number): number {
   let j = start + 1;
   for (;;) {
     const code = text.charCodeAt(j);
@@ -153,12 +196,11 @@ function scanWord(text: string, start: number, line: number, tokens: Token[]): n
       break;
     }
   }
-  tokens.push({ kind: 'word', text: text.slice(start, j), line });
   return j;
 }
 
 // Decimal floats may carry `.digits` and a signed exponent; other numbers are alphanumeric.
-function scanNumber(text: string, start: number, line: number, tokens: Token[]): number {
+function scanNumber(text: string, start: number): number {
   let j = start;
   const prefixed = text[start] === '0' && RADIX_PREFIXES.has(text[start + 1] ?? '');
   if (prefixed) {
@@ -181,6 +223,5 @@ function scanNumber(text: string, start: number, line: number, tokens: Token[]):
   }
   // Trailing letters (`U`, hex digits, junk) stay in the token; the parser validates it whole.
   while (isIdentPart(text.charCodeAt(j))) j++;
-  tokens.push({ kind: 'number', text: text.slice(start, j), line });
   return j;
 }

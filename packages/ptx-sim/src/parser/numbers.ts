@@ -21,12 +21,29 @@ export function parseNumberLiteral(text: string): NumberLiteral | undefined {
   return literal;
 }
 
+/**
+ * Whether `digits` (a radix's digits) may hold a value below 2^64: at most `most` of them after
+ * leading zeros, so a literal of a million digits is refused before BigInt parses it.
+ */
+function fewDigits(digits: string, most: number): boolean {
+  let first = 0;
+  while (first < digits.length - 1 && digits.charCodeAt(first) === 48) first++;
+  return digits.length - first <= most;
+}
+
+function integer(prefix: string, digits: string, most: number): NumberLiteral | undefined {
+  return fewDigits(digits, most)
+    ? { kind: 'integer', value: BigInt(`${prefix}${digits}`) }
+    : undefined;
+}
+
 function decodeLiteral(text: string): NumberLiteral | undefined {
   const digits = text.endsWith('U') || text.endsWith('u') ? text.slice(0, -1) : text;
-  if (DECIMAL.test(text)) return { kind: 'integer', value: BigInt(digits) };
-  if (HEX.test(text)) return { kind: 'integer', value: BigInt(`0x${digits.slice(2)}`) };
-  if (BINARY.test(text)) return { kind: 'integer', value: BigInt(`0b${digits.slice(2)}`) };
-  if (OCTAL.test(text)) return { kind: 'integer', value: BigInt(`0o${digits.slice(1)}`) };
+  // 2^64 has 20 decimal, 17 hex, 65 binary and 22 octal digits.
+  if (DECIMAL.test(text)) return integer('', digits, 20);
+  if (HEX.test(text)) return integer('0x', digits.slice(2), 16);
+  if (BINARY.test(text)) return integer('0b', digits.slice(2), 64);
+  if (OCTAL.test(text)) return integer('0o', digits.slice(1), 22);
   if (F32_BITS.test(text)) return { kind: 'float', bits: BigInt(`0x${text.slice(2)}`), width: 32 };
   if (F64_BITS.test(text)) return { kind: 'float', bits: BigInt(`0x${text.slice(2)}`), width: 64 };
   if (DECIMAL_FLOAT.test(text)) return { kind: 'float', bits: f64Bits(Number(text)), width: 64 };

@@ -6,13 +6,16 @@ import type { TokenStream } from './token-stream.js';
 
 type AddressBase = { readonly kind: 'register' | 'symbol'; readonly name: string };
 
+const NO_OPERANDS: readonly Operand[] = Object.freeze([]);
+
 /** Operands up to (not including) the terminating `;`, separated by commas. */
-export function parseOperands(stream: TokenStream): Operand[] {
+export function parseOperands(stream: TokenStream): readonly Operand[] {
+  if (stream.atPunct(';') || startsNextStatement(stream)) return NO_OPERANDS;
   const operands: Operand[] = [];
-  if (stream.atPunct(';') || startsNextStatement(stream)) return operands;
   for (;;) {
     operands.push(parseOperand(stream));
-    if (!stream.eatPunct(',')) return operands;
+    // A copy of exactly its length: the module keeps millions of these, and `push` over-allocates.
+    if (!stream.eatPunct(',')) return operands.slice();
   }
 }
 
@@ -42,9 +45,7 @@ function parseSimpleOperand(stream: TokenStream): Operand {
     if (operand.kind === 'symbol' && stream.atPunct('[')) return parseArrayElement(stream, operand);
     return operand;
   }
-  if (token.kind === 'number' || stream.atPunct('-')) {
-    return literalOperand(parseSignedLiteral(stream));
-  }
+  if (token.kind === 'number' || stream.atPunct('-')) return parseLiteralOperand(stream);
   if (stream.atPunct('[')) return parseAddress(stream);
   if (stream.atPunct('{')) return parseVector(stream);
   if (stream.atPunct('!')) {
@@ -55,23 +56,33 @@ function parseSimpleOperand(stream: TokenStream): Operand {
 
 function wordOperand(stream: TokenStream, token: Token): Operand {
   const name = token.text;
-  if (name === '_') return { kind: 'sink' };
+  if (name === '_') return SINK;
   if (name.startsWith('%')) {
     if (name.length < 2 || name.includes('::'))
       throw stream.errorAt(token.line, `bad register name '${name}'`);
-    return { kind: 'register', name };
+    return stream.interner.register(name);
   }
   // Plain identifiers never contain dots; a dotted word here is an opcode missing its ';'.
   if (name.includes('.') || name.includes(':')) {
     throw stream.errorAt(token.line, `bad operand '${name}'`);
   }
-  return { kind: 'symbol', name };
+  return stream.interner.symbol(name);
 }
+
+const SINK: Operand = Object.freeze({ kind: 'sink' });
 
 const literalOperand = (literal: NumberLiteral): Operand =>
   literal.kind === 'integer'
     ? { kind: 'integer', value: literal.value }
     : { kind: 'float', bits: literal.bits, width: literal.width };
+
+/** An immediate operand, one object for every repeat of its spelling. */
+function parseLiteralOperand(stream: TokenStream): Operand {
+  const negative = stream.atPunct('-');
+  const spelling = negative ? `-${stream.peek(1).text}` : stream.peek().text;
+  const literal = parseSignedLiteral(stream);
+  return stream.interner.literal(spelling, () => literalOperand(literal));
+}
 
 /** A number token, optionally preceded by `-`. */
 export function parseSignedLiteral(stream: TokenStream): NumberLiteral {
@@ -151,7 +162,7 @@ function parseVector(stream: TokenStream): Operand {
   for (;;) {
     const token = stream.peek();
     if (token.kind === 'number' || stream.atPunct('-')) {
-      elements.push(literalOperand(parseSignedLiteral(stream)));
+      elements.push(parseLiteralOperand(stream));
     } else if (token.kind === 'word') {
       stream.next();
       elements.push(wordOperand(stream, token));
@@ -162,5 +173,5 @@ function parseVector(stream: TokenStream): Operand {
     if (stream.eatPunct('}')) break;
     throw stream.unexpected(`expected ',' or '}' to close the '{' on line ${open.line}`);
   }
-  return { kind: 'vector', elements };
+  return { kind: 'vector', elements: elements.slice() };
 }

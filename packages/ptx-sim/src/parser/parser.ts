@@ -1,15 +1,23 @@
 // Module level: `.version`, `.target`, `.address_size`, module variables and `.entry` functions.
-import type {
-  EntryFunction,
-  ParseOptions,
-  PtxModule,
-  SourceLocation,
-  VariableDeclaration,
+import {
+  typeBytes,
+  type EntryFunction,
+  type ParseOptions,
+  type PtxModule,
+  type SourceLocation,
+  type VariableDeclaration,
 } from '../ast.js';
-import { PtxSyntaxError } from '../errors.js';
-import { DEVICE_FUNCTIONS_UNSUPPORTED, parseBody, type ParsedBody } from './body.js';
+import { PtxLimitError, PtxSyntaxError } from '../errors.js';
+import { SIMULATOR_LIMITS, overLimit } from '../limits.js';
+import {
+  countStatement,
+  DEVICE_FUNCTIONS_UNSUPPORTED,
+  parseBody,
+  type ParsedBody,
+  type StatementCount,
+} from './body.js';
 import { parseParam, parseThreadCounts, parseVariables } from './directives.js';
-import { SourceLines, tokenize, type Token } from './lexer.js';
+import { Lexer, SourceLines, type Token } from './lexer.js';
 import { TokenStream } from './token-stream.js';
 
 type Linkage = 'visible' | 'weak' | 'extern';
@@ -21,6 +29,11 @@ class ModuleParser {
   private readonly files = new Map<number, string>();
   private readonly variables: VariableDeclaration[] = [];
   private readonly entries: EntryFunction[] = [];
+  private readonly names = { variables: new Set<string>(), entries: new Set<string>() };
+  /** Bytes of `.const` and `.global` variables so far, against their limits. */
+  private readonly bytes = { const: 0, global: 0 };
+  private readonly count: StatementCount = { statements: 0 };
+  private globals = 0;
 
   constructor(
     private readonly stream: TokenStream,
@@ -137,6 +150,7 @@ class ModuleParser {
     const location = this.location(first.line);
     switch (keyword.text) {
       case 'entry':
+        countStatement(stream, this.count, first.line);
         this.entries.push(this.parseEntry(location, linkage));
         return;
       case 'func':
@@ -154,9 +168,12 @@ class ModuleParser {
         }
         const external = linkage === 'extern';
         for (const variable of parseVariables(stream, keyword.text, { external, location })) {
-          if (this.variables.some((existing) => existing.name === variable.name)) {
+          if (this.names.variables.has(variable.name)) {
             throw stream.errorAt(keyword.line, `variable '${variable.name}' redeclared`);
           }
+          this.names.variables.add(variable.name);
+          countStatement(stream, this.count, keyword.line);
+          this.checkModuleBytes(variable);
           this.variables.push(variable);
         }
         return;
@@ -164,6 +181,27 @@ class ModuleParser {
       default:
         throw stream.errorAt(keyword.line, `unknown or unsupported directive '.${keyword.text}'`);
     }
+  }
+
+  // What module variables the simulator allocates is bounded: `.const` as ptxas bounds it, and
+  // their number, as each takes a 4 GiB slot of the simulated address space below shared memory.
+  private checkModuleBytes(variable: VariableDeclaration): void {
+    const space = variable.space;
+    if (space !== 'const' && space !== 'global') return;
+    if (++this.globals > SIMULATOR_LIMITS.globalVariables)
+      throw this.stream.limitAt(
+        variable.location.line,
+        `a module of more than ${SIMULATOR_LIMITS.globalVariables} .global and .const variables is ${overLimit('globalVariables')}`,
+        'globalVariables',
+      );
+    this.bytes[space] += typeBytes(variable.type) * (variable.length ?? 1);
+    const limit = space === 'const' ? 'constBytes' : 'globalVariableBytes';
+    if (this.bytes[space] > SIMULATOR_LIMITS[limit])
+      throw this.stream.limitAt(
+        variable.location.line,
+        `the module's .${space} variables take ${this.bytes[space]} bytes, ${overLimit(limit, ' bytes')}`,
+        limit,
+      );
   }
 
   // `.entry NAME ( params ) [.reqntid …] [.maxntid …] [.minnctapersm N] [.maxnreg N] { body }`.
@@ -174,10 +212,12 @@ class ModuleParser {
     if (name.startsWith('%') || name.includes('.') || name.includes(':')) {
       throw stream.errorAt(nameToken.line, `bad entry name '${name}'`);
     }
-    if (this.entries.some((entry) => entry.name === name)) {
+    if (this.names.entries.has(name)) {
       throw stream.errorAt(nameToken.line, `entry '${name}' defined twice`);
     }
+    this.names.entries.add(name);
     const params: VariableDeclaration[] = [];
+    const paramNames = new Set<string>();
     if (stream.atPunct('(')) {
       const open = stream.next();
       if (!stream.eatPunct(')')) {
@@ -186,9 +226,11 @@ class ModuleParser {
           if (!stream.atDirective('param')) throw stream.unexpected('expected .param');
           stream.next();
           const declaration = parseParam(stream, this.location(param.line));
-          if (params.some((existing) => existing.name === declaration.name)) {
+          if (paramNames.has(declaration.name)) {
             throw stream.errorAt(param.line, `parameter '${declaration.name}' declared twice`);
           }
+          paramNames.add(declaration.name);
+          countStatement(stream, this.count, param.line);
           params.push(declaration);
           if (stream.eatPunct(',')) continue;
           if (stream.eatPunct(')')) break;
@@ -250,9 +292,11 @@ class ModuleParser {
     }
     const start = stream.position;
     try {
-      return { parsed: parseBody(stream, open), unsupported };
+      return { parsed: parseBody(stream, open, this.count), unsupported };
     } catch (error) {
-      if (!this.lazy || !(error instanceof PtxSyntaxError)) throw error;
+      // A limit is the module's, not the entry's: refused at once.
+      if (!this.lazy || !(error instanceof PtxSyntaxError) || error instanceof PtxLimitError)
+        throw error;
       stream.seek(start);
       stream.skipBlock(open);
       return {
@@ -279,10 +323,18 @@ class ModuleParser {
 
 /**
  * Parses a PTX module; every construct it cannot represent is a PtxSyntaxError naming its line,
- * unless `lazyEntries` keeps errors inside entry bodies for the entry's launch.
+ * unless `lazyEntries` keeps errors inside entry bodies for the entry's launch. Text past one of
+ * SIMULATOR_LIMITS (size, statements, nesting, declarations) is a PtxLimitError either way.
  */
 export function parsePtx(text: string, options: ParseOptions = {}): PtxModule {
+  if (text.length > SIMULATOR_LIMITS.moduleChars)
+    throw new PtxLimitError(
+      0,
+      '',
+      `the module has ${text.length} characters, ${overLimit('moduleChars', ' characters')}`,
+      'moduleChars',
+    );
   const source = new SourceLines(text);
-  const stream = new TokenStream(tokenize(text, source), source);
+  const stream = new TokenStream(new Lexer(text, source), source);
   return new ModuleParser(stream, options.lazyEntries === true).parse();
 }

@@ -1,28 +1,48 @@
-// A cursor over the token list with the error helpers every part of the parser shares.
-import type { PtxSyntaxError } from '../errors.js';
-import type { SourceLines, Token } from './lexer.js';
+// A cursor over the lexer's tokens with the error helpers every part of the parser shares.
+import { PtxLimitError, type PtxSyntaxError } from '../errors.js';
+import type { SimulatorLimit } from '../limits.js';
+import { Interner } from './intern.js';
+import type { Lexer, SourceLines, Token } from './lexer.js';
 
+/** Where a TokenStream stands: the lexer's place and the tokens it has already read ahead. */
+export interface StreamPosition {
+  readonly lexer: ReturnType<Lexer['save']>;
+  readonly first: Token | undefined;
+  readonly second: Token | undefined;
+  readonly last: Token | undefined;
+}
+
+/** A cursor over the lexer's tokens (two read ahead) with the error helpers the parser shares. */
 export class TokenStream {
-  private index = 0;
+  /** The next token and the one after, once read from the lexer (the parser looks 1 ahead). */
+  private first: Token | undefined;
+  private second: Token | undefined;
+  private last: Token | undefined;
+  /** The module's shared opcode spellings and operands. */
+  readonly interner = new Interner();
 
   constructor(
-    private readonly tokens: readonly Token[],
+    private readonly lexer: Lexer,
     readonly source: SourceLines,
   ) {}
 
-  peek(ahead = 0): Token {
-    const token = this.tokens[Math.min(this.index + ahead, this.tokens.length - 1)];
-    if (token === undefined) throw new Error('token stream is empty');
-    return token;
+  /** The next token (`ahead` 0) or the one after it (1). */
+  peek(ahead: 0 | 1 = 0): Token {
+    const first = (this.first ??= this.lexer.next());
+    if (ahead === 0) return first;
+    // Past the end the lexer keeps answering eof.
+    return (this.second ??= first.kind === 'eof' ? first : this.lexer.next());
   }
 
   /** Where the cursor is, for `seek` back to it. */
-  get position(): number {
-    return this.index;
+  get position(): StreamPosition {
+    const { first, second, last } = this;
+    return { lexer: this.lexer.save(), first, second, last };
   }
 
-  seek(position: number): void {
-    this.index = position;
+  seek(position: StreamPosition): void {
+    this.lexer.restore(position.lexer);
+    ({ first: this.first, second: this.second, last: this.last } = position);
   }
 
   /** Skips through the `}` matching an already consumed `{` (nested braces balanced). */
@@ -37,16 +57,20 @@ export class TokenStream {
 
   next(): Token {
     const token = this.peek();
-    if (token.kind !== 'eof') this.index++;
+    if (token.kind !== 'eof') {
+      this.first = this.second;
+      this.second = undefined;
+      this.last = token;
+    }
     return token;
   }
 
   /** The token before the cursor (for "missing ';'" errors, which belong to the previous line). */
   previous(): Token | undefined {
-    return this.index > 0 ? this.tokens[this.index - 1] : undefined;
+    return this.last;
   }
 
-  atPunct(text: string, ahead = 0): boolean {
+  atPunct(text: string, ahead: 0 | 1 = 0): boolean {
     const token = this.peek(ahead);
     return token.kind === 'punct' && token.text === text;
   }
@@ -59,7 +83,7 @@ export class TokenStream {
   /** Consumes the punctuation if it is next. */
   eatPunct(text: string): boolean {
     if (!this.atPunct(text)) return false;
-    this.index++;
+    this.next();
     return true;
   }
 
@@ -112,6 +136,11 @@ export class TokenStream {
 
   errorAt(line: number, reason: string): PtxSyntaxError {
     return this.source.error(line, reason);
+  }
+
+  /** The text went past one of SIMULATOR_LIMITS at this line. */
+  limitAt(line: number, reason: string, limit: SimulatorLimit): PtxLimitError {
+    return new PtxLimitError(line, this.source.text(line), reason, limit);
   }
 }
 

@@ -11,45 +11,108 @@ import {
   registerSlot,
   word32Slot,
 } from '../operands.js';
-import type { InstructionCompiler } from '../program.js';
+import type { Instruction } from '../../ast.js';
+import type { AluOp } from '../../semantics/types.js';
+import type { CompileContext, Executable, InstructionCompiler } from '../program.js';
+import type { Reader, SymbolTable, Writer } from '../operands.js';
 import { DEFINED, UNDEFINED } from '../state.js';
 
 /** How an ALU source is read: through its reader, from a 32-bit register, or as a constant. */
 const WORD_REGISTER = 1;
 const CONSTANT = 2;
 
-// Each builder has its own array literal, so V8 never gives one's arrays the other's elements kind.
+// Each builder makes its own array, so V8 never gives one's arrays the other's elements kind;
+// `new Array(length)` is exactly as long as asked (a `push`ed array is not: it over-allocates).
 /** `length` placeholders in an array of doubles (numbers stored unboxed). */
 function doubles(length: number): Bits[] {
-  const array: number[] = [];
-  for (let index = 0; index < length; index++) array.push(0.5);
-  return array;
+  return new Array<number>(length).fill(0.5);
 }
 
 /** `length` placeholders in a generic array (bigints and numbers). */
 function generic(length: number): Bits[] {
-  const array: Bits[] = [];
-  for (let index = 0; index < length; index++) array.push(0n);
-  return array;
+  return new Array<Bits>(length).fill(0n);
 }
+
+/** The ALU decoding of an instruction's spelling, once per spelling (CompileContext.aluOps). */
+function decodeOnce(
+  instruction: Instruction,
+  aluOps: CompileContext['aluOps'],
+): { readonly op: AluOp; readonly sources: Bits[] } | undefined {
+  const { operands } = instruction;
+  // How many values each operand holds; most instructions have none but scalars (all 1).
+  let shape = `${operands.length}`;
+  const arity = operands.map((operand) =>
+    operand.kind === 'vector' ? operand.elements.length : operand.kind === 'pair' ? 2 : 1,
+  );
+  if (arity.some((count) => count !== 1)) shape = arity.join(',');
+  let spellings = aluOps.get(instruction.modifiers);
+  if (spellings === undefined) aluOps.set(instruction.modifiers, (spellings = new Map()));
+  const key = `${instruction.opcode} ${shape}`;
+  if (spellings.has(key)) return spellings.get(key);
+  const { location } = instruction;
+  let op: AluOp | undefined;
+  try {
+    op = decodeAlu(instruction.opcode, instruction.modifiers, instruction.operands.length, arity);
+  } catch (error) {
+    throw new PtxSyntaxError(location.line, location.text, (error as Error).message);
+  }
+  // Reused by every execution: evaluate only reads it while computing one lane. Sources of up to
+  // 32 bits are numbers: an array of doubles holds them unboxed. Others hold a bigint from the
+  // start. Either way an op's array keeps one elements kind, so its destructuring stays fast.
+  const decoded =
+    op === undefined
+      ? undefined
+      : {
+          op,
+          sources: op.sourceTypes.every((type) => type === 'pred' || typeBytes(type) <= 4)
+            ? doubles(op.sourceTypes.length)
+            : generic(op.sourceTypes.length),
+        };
+  spellings.set(key, decoded);
+  return decoded;
+}
+
+/** In place of the reader of a source read inline (never called). */
+const INLINE: Reader = () => 0;
+
+/** How one ALU instruction reads and writes, decided when it is compiled. */
+interface AluPlan {
+  readonly op: AluOp;
+  readonly sources: Bits[];
+  /** Per source: WORD_REGISTER, CONSTANT, or 0 (read through `readers`). */
+  readonly sourceKinds: readonly number[];
+  /** Per source: the slot of a WORD_REGISTER source. */
+  readonly sourceSlots: readonly number[];
+  /** Per source: the value of a CONSTANT source. */
+  readonly constants: readonly Bits[];
+  readonly readers: readonly Reader[];
+  /** Shadow slots of the register sources (-1: an immediate or special register, always defined). */
+  readonly slots: readonly number[];
+  readonly selects: boolean;
+  /** The slot of a single 32-bit destination written inline, else -1 (use `writers`). */
+  readonly inlineDestination: number;
+  readonly writers: readonly Writer[];
+}
+
+const NO_WRITERS: readonly Writer[] = [];
 
 /**
  * Every ALU op: operands flatten (vectors, `d|p` pairs); the first ones are destinations. ALU ops
  * only compute, so an undefined source is no finding: the results are marked undefined (for selp,
  * only when the predicate or the selected source is), and a later use of them is reported.
  */
-export const compileAlu: InstructionCompiler = (instruction, { symbols }) => {
+export const compileAlu: InstructionCompiler = (instruction, { symbols, aluOps }) => {
+  const decoded = decodeOnce(instruction, aluOps);
+  if (decoded === undefined) return undefined;
+  return { family: decoded.op.family, execute: aluExecute(plan(instruction, decoded, symbols)) };
+};
+
+function plan(
+  instruction: Instruction,
+  { op, sources }: { readonly op: AluOp; readonly sources: Bits[] },
+  symbols: SymbolTable,
+): AluPlan {
   const { location } = instruction;
-  let op;
-  try {
-    const arity = instruction.operands.map((operand) =>
-      operand.kind === 'vector' ? operand.elements.length : operand.kind === 'pair' ? 2 : 1,
-    );
-    op = decodeAlu(instruction.opcode, instruction.modifiers, instruction.operands.length, arity);
-  } catch (error) {
-    throw new PtxSyntaxError(location.line, location.text, (error as Error).message);
-  }
-  if (op === undefined) return undefined;
   const operands = flatten(instruction.operands);
   const destinations = op.destinationTypes.length;
   if (operands.length !== destinations + op.sourceTypes.length) {
@@ -59,99 +122,108 @@ export const compileAlu: InstructionCompiler = (instruction, { symbols }) => {
       `expected ${destinations + op.sourceTypes.length} operands, found ${operands.length}`,
     );
   }
-  const writers = operands
-    .slice(0, destinations)
-    .map((operand, index) => compileWriter(operand, symbols, location, op.destinationTypes[index]));
   const sourceOperands = op.sourceTypes.map(
     (_, index) => operands[destinations + index] ?? { kind: 'sink' as const },
   );
-  const readers = op.sourceTypes.map((type, index) =>
-    compileReader(sourceOperands[index] ?? { kind: 'sink' }, type, symbols, location, true),
-  );
-  // Shadow slots of the register sources (-1: an immediate or special register, always defined).
-  const slots = sourceOperands.map((operand) => registerSlot(operand, symbols));
-  const registerSlots = slots.filter((slot) => slot >= 0);
-  const selects = instruction.opcode === 'selp';
-  const selectSlot = slots[2] ?? -1;
-  const firstSlot = slots[0] ?? -1;
-  const secondSlot = slots[1] ?? -1;
-  const registerCount = registerSlots.length;
-  const readerCount = readers.length;
-  const writerCount = writers.length;
   // Operands read inline rather than through their reader: a 32-bit register read as 32 bits, or a
-  // constant (immediate or symbol). The readers stay for everything else.
-  const sourceKinds = new Int8Array(readerCount);
-  const sourceSlots = new Int32Array(readerCount);
-  const constants = generic(readerCount);
+  // constant (immediate or symbol). Only the others get a reader (closures cost memory per line).
+  const sourceKinds = op.sourceTypes.map((type, index) => {
+    const operand = sourceOperands[index] ?? { kind: 'sink' };
+    if (word32Slot(operand, symbols) >= 0 && type !== 'pred' && typeBytes(type) === 4)
+      return WORD_REGISTER;
+    return constantValue(operand, type, symbols, location) !== undefined ? CONSTANT : 0;
+  });
+  const constants = generic(op.sourceTypes.length);
   op.sourceTypes.forEach((type, index) => {
     const operand = sourceOperands[index] ?? { kind: 'sink' };
-    const slot = word32Slot(operand, symbols);
-    const constant = constantValue(operand, type, symbols, location);
-    if (slot >= 0 && type !== 'pred' && typeBytes(type) === 4) {
-      sourceKinds[index] = WORD_REGISTER;
-      sourceSlots[index] = slot;
-    } else if (constant !== undefined) {
-      sourceKinds[index] = CONSTANT;
-      constants[index] = constant;
-    }
+    if (sourceKinds[index] === CONSTANT)
+      constants[index] = constantValue(operand, type, symbols, location) ?? 0;
   });
   // A single 32-bit destination without sign extension is written inline too (-1: use the writer).
   const destinationType = op.destinationTypes[0];
   const inlineDestination =
-    writerCount === 1 && destinationType !== 's8' && destinationType !== 's16'
+    destinations === 1 && destinationType !== 's8' && destinationType !== 's16'
       ? word32Slot(operands[0] ?? { kind: 'sink' }, symbols)
       : -1;
-  // Reused by every execution: evaluate only reads it while computing one lane. Sources of up to
-  // 32 bits are numbers: an array of doubles holds them unboxed. Others hold a bigint from the
-  // start. Either way an op's array keeps one elements kind, so its destructuring stays fast.
-  const narrow = op.sourceTypes.every((type) => type === 'pred' || typeBytes(type) <= 4);
-  const sources = narrow ? doubles(readerCount) : generic(readerCount);
   return {
-    family: op.family,
-    execute(context, lanes) {
-      const sanitize = context.simulation.sanitize;
-      const { shadow, values } = context.warp;
-      for (let position = 0; position < lanes.length; position++) {
-        const lane = lanes[position] as number;
-        for (let index = 0; index < readerCount; index++) {
-          const kind = sourceKinds[index];
-          sources[index] =
-            kind === WORD_REGISTER
-              ? (values[(sourceSlots[index] as number) + lane] as number) >>> 0
-              : kind === CONSTANT
-                ? (constants[index] as Bits)
-                : (readers[index] as (typeof readers)[number])(context, lane);
-        }
-        const results = op.evaluate(sources);
-        let defined = true;
-        if (sanitize) {
-          // selp d, a, b, c: d is a when c is 1, so only c and the chosen source matter.
-          if (selects) {
-            const chosen = (Number(sources[2]) & 1) === 1 ? firstSlot : secondSlot;
-            defined =
-              (selectSlot < 0 || shadow[selectSlot + lane] === DEFINED) &&
-              (chosen < 0 || shadow[chosen + lane] === DEFINED);
-          } else
-            for (let index = 0; index < registerCount && defined; index++)
-              defined = shadow[(registerSlots[index] as number) + lane] === DEFINED;
-        }
-        if (inlineDestination >= 0) {
-          // What the register's writer stores: fitBits(result, 4), and the definedness.
-          // at() rather than [0]: ops return arrays of several elements kinds, and an indexed load
-          // site that sees them all is many times slower than the builtin.
-          const result = results.at(0) ?? 0;
-          values[inlineDestination + lane] =
-            typeof result === 'number' ? result >>> 0 : (fitBits(result, 4) as number);
-          shadow[inlineDestination + lane] = defined ? DEFINED : UNDEFINED;
-        } else
-          for (let index = 0; index < writerCount; index++)
-            (writers[index] as (typeof writers)[number])(
-              context,
-              lane,
-              results.at(index) ?? 0,
-              defined,
-            );
-      }
-    },
+    op,
+    sources,
+    sourceKinds,
+    sourceSlots: sourceOperands.map((operand) => word32Slot(operand, symbols)),
+    constants,
+    readers: op.sourceTypes.map((type, index) =>
+      sourceKinds[index] === 0
+        ? compileReader(sourceOperands[index] ?? { kind: 'sink' }, type, symbols, location, true)
+        : INLINE,
+    ),
+    slots: sourceOperands.map((operand) => registerSlot(operand, symbols)),
+    selects: instruction.opcode === 'selp',
+    inlineDestination,
+    writers:
+      inlineDestination >= 0
+        ? NO_WRITERS
+        : operands
+            .slice(0, destinations)
+            .map((operand, index) =>
+              compileWriter(operand, symbols, location, op.destinationTypes[index]),
+            ),
   };
-};
+}
+
+// A function of its own, so the closure keeps only what it reads (not the compile's temporaries).
+function aluExecute(plan: AluPlan): Executable['execute'] {
+  const { op, sources, sourceKinds, sourceSlots, constants, readers, selects } = plan;
+  const { inlineDestination, writers } = plan;
+  const registerSlots = plan.slots.filter((slot) => slot >= 0);
+  const selectSlot = plan.slots[2] ?? -1;
+  const firstSlot = plan.slots[0] ?? -1;
+  const secondSlot = plan.slots[1] ?? -1;
+  const registerCount = registerSlots.length;
+  const readerCount = readers.length;
+  const writerCount = writers.length;
+  return (context, lanes) => {
+    const sanitize = context.simulation.sanitize;
+    const { shadow, values } = context.warp;
+    for (let position = 0; position < lanes.length; position++) {
+      const lane = lanes[position] as number;
+      for (let index = 0; index < readerCount; index++) {
+        const kind = sourceKinds[index];
+        sources[index] =
+          kind === WORD_REGISTER
+            ? (values[(sourceSlots[index] as number) + lane] as number) >>> 0
+            : kind === CONSTANT
+              ? (constants[index] as Bits)
+              : (readers[index] as (typeof readers)[number])(context, lane);
+      }
+      const results = op.evaluate(sources);
+      let defined = true;
+      if (sanitize) {
+        // selp d, a, b, c: d is a when c is 1, so only c and the chosen source matter.
+        if (selects) {
+          const chosen = (Number(sources[2]) & 1) === 1 ? firstSlot : secondSlot;
+          defined =
+            (selectSlot < 0 || shadow[selectSlot + lane] === DEFINED) &&
+            (chosen < 0 || shadow[chosen + lane] === DEFINED);
+        } else
+          for (let index = 0; index < registerCount && defined; index++)
+            defined = shadow[(registerSlots[index] as number) + lane] === DEFINED;
+      }
+      if (inlineDestination >= 0) {
+        // What the register's writer stores: fitBits(result, 4), and the definedness.
+        // at() rather than [0]: ops return arrays of several elements kinds, and an indexed load
+        // site that sees them all is many times slower than the builtin.
+        const result = results.at(0) ?? 0;
+        values[inlineDestination + lane] =
+          typeof result === 'number' ? result >>> 0 : (fitBits(result, 4) as number);
+        shadow[inlineDestination + lane] = defined ? DEFINED : UNDEFINED;
+      } else
+        for (let index = 0; index < writerCount; index++)
+          (writers[index] as (typeof writers)[number])(
+            context,
+            lane,
+            results.at(index) ?? 0,
+            defined,
+          );
+    }
+  };
+}

@@ -58,6 +58,12 @@ function maskOf(reader: Reader, context: ExecutionContext, lanes: readonly numbe
   return Number(reader(context, lanes[0] ?? 0)) >>> 0;
 }
 
+// Per source lane, reused by every execution of every shuffle (one runs at a time): whether it
+// takes part, its value and definedness.
+const taking = new Uint8Array(WARP);
+const values = new Float64Array(WARP);
+const defined = new Uint8Array(WARP);
+
 /** shfl.sync per the ISA: segment mask and clamp come from operand c. */
 const compileShuffle: InstructionCompiler = (instruction, { symbols }) => {
   if (instruction.opcode !== 'shfl') return undefined;
@@ -87,10 +93,6 @@ const compileShuffle: InstructionCompiler = (instruction, { symbols }) => {
   const readB = compileReader(b ?? { kind: 'sink' }, 'b32', symbols, location);
   const readC = compileReader(c ?? { kind: 'sink' }, 'b32', symbols, location);
   const readMask = compileReader(membermask, 'b32', symbols, location);
-  // Per source lane, reused by every execution: whether it takes part, its value and definedness.
-  const taking = new Uint8Array(WARP);
-  const values = new Float64Array(WARP);
-  const defined = new Uint8Array(WARP);
   return {
     family: 'shfl',
     collective: true,
