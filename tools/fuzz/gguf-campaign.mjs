@@ -4,13 +4,16 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { messageSignature } from './campaign.mjs';
-import { FAILING_RUNS, judgeRun, runForge } from './cli-child.mjs';
+import { RUN_FAILURES, classifyRun, runForge } from './cli-child.mjs';
 import { createRng, ggufMutant, ggufSeeds } from './gguf-mutants.mjs';
 
-/** Per command: wall time, and memory as a fixed part plus a multiple of the file's size. */
-export const GGUF_BOUNDS = { timeoutMs: 60_000, baseRssBytes: 384 * 2 ** 20, rssPerFileByte: 4 };
+/**
+ * Per command: wall time, memory as a fixed part plus a multiple of the file's size (a child past
+ * twice either is killed), and the V8 heap it gets.
+ */
+export const GGUF_BOUNDS = { ms: 30_000, baseRssBytes: 384 * 2 ** 20, rssPerFileByte: 4, heapMiB: 1024 }; // prettier-ignore
 
-export const GGUF_OUTCOMES = ['ran', 'check-failed', 'rejected', ...FAILING_RUNS];
+export const GGUF_OUTCOMES = ['ran', 'check-failed', 'rejected', ...RUN_FAILURES];
 
 /** The commands each mutant goes through. */
 function commands(seed, file, rng) {
@@ -42,15 +45,17 @@ export async function runGgufCampaign({ seed, numRuns = 1e9, timeLimitMs = Infin
       const { bytes, tags } = ggufMutant(base, rng);
       const file = join(work, `mutant-${counts.tried}.gguf`);
       writeFileSync(file, bytes);
-      const maxRss = GGUF_BOUNDS.baseRssBytes + GGUF_BOUNDS.rssPerFileByte * bytes.length;
+      const rssBytes = GGUF_BOUNDS.baseRssBytes + GGUF_BOUNDS.rssPerFileByte * bytes.length;
+      const bounds = { ...GGUF_BOUNDS, rssBytes };
       for (const args of commands(base, file, rng)) {
-        const run = await runForge(args, { cwd: work, timeoutMs: GGUF_BOUNDS.timeoutMs });
-        const { outcome, message } = judgeRun(run, maxRss);
+        const run = await runForge(args, { cwd: work, bounds });
+        // Exit 1: a check that ran and failed (forge run's FAIL, on stdout) or a kernel fault.
+        const { outcome, message } = classifyRun(run, bounds, () => 'check-failed');
         counts.commands++;
         counts[outcome]++;
         slowest = Math.max(slowest, run.ms);
-        largestRss = Math.max(largestRss, run.maxRssBytes ?? 0);
-        if (!FAILING_RUNS.has(outcome)) continue;
+        largestRss = Math.max(largestRss, run.rssBytes ?? 0);
+        if (!RUN_FAILURES.includes(outcome)) continue;
         const key = `${outcome} [${args[0]}] ${messageSignature(message.replaceAll(work, 'DIR'))}`;
         const group = groups.get(key) ?? { key, outcome, count: 0, tags: new Map(), example: undefined }; // prettier-ignore
         groups.set(key, group);

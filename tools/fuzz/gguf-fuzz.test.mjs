@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FAILING_RUNS, judgeRun, runForge } from './cli-child.mjs';
+import { RUN_FAILURES, classifyRun, runForge } from './cli-child.mjs';
 import { runGgufCampaign } from './gguf-campaign.mjs';
 
 // The bounded GGUF fuzz run of `pnpm test`: mutants of the tiny models through `forge decode` and
@@ -19,36 +19,37 @@ describe('bounded GGUF fuzz campaign', () => {
     const { counts } = campaign;
     expect(failures, `counts ${JSON.stringify(counts)}`).toEqual([]);
     expect(counts.tried).toBe(RUNS);
-    expect([...FAILING_RUNS].reduce((sum, outcome) => sum + counts[outcome], 0)).toBe(0);
+    expect(RUN_FAILURES.reduce((sum, outcome) => sum + counts[outcome], 0)).toBe(0);
     // The mutants must reach both the refusals and, now and then, a model that still runs.
     expect(counts.rejected).toBeGreaterThan(RUNS / 2);
     expect(counts.commands).toBeGreaterThan(RUNS);
   }, 300_000);
 });
 
-describe('judging a CLI run', () => {
-  const run = (change) => ({ code: 2, signal: null, stdout: '', stderr: 'forge decode: x: bad\n', ms: 10, maxRssBytes: 1e8, timedOut: false, ...change }); // prettier-ignore
-  it('fails a trace, a timeout, a crash, memory over the bound and an unexpected exit', () => {
-    expect(judgeRun(run({}), 2e8)).toEqual({
-      outcome: 'rejected',
-      message: 'forge decode: x: bad',
-    });
-    expect(judgeRun(run({ code: 0, stderr: '' }), 2e8).outcome).toBe('ran');
-    expect(judgeRun(run({ stderr: 'TypeError: x\n    at f (a.js:1:1)\n' }), 2e8).outcome).toBe('not-one-line'); // prettier-ignore
-    expect(judgeRun(run({ timedOut: true }), 2e8).outcome).toBe('timeout');
-    expect(judgeRun(run({ maxRssBytes: undefined, signal: 'SIGABRT' }), 2e8).outcome).toBe('crash');
-    expect(judgeRun(run({ maxRssBytes: 3e8 }), 2e8).outcome).toBe('memory');
-    expect(judgeRun(run({ code: 7 }), 2e8).outcome).toBe('bad-exit');
-    expect(judgeRun(run({ code: 2, stderr: '' }), 2e8).outcome).toBe('not-one-line');
-    expect(judgeRun(run({ code: 1, stderr: '', stdout: 'NMSE 1  FAIL\n' }), 2e8)).toEqual({ outcome: 'check-failed', message: 'NMSE 1  FAIL' }); // prettier-ignore
-    expect(judgeRun(run({ code: 1, stderr: 'forge decode: 1/3 steps, 2.00 s a step, about 4.00 s left\nforge decode: fault\n' }), 2e8)).toEqual({ outcome: 'check-failed', message: 'forge decode: fault' }); // prettier-ignore
+describe('judging a forge decode or forge run child', () => {
+  const bounds = { ms: 30_000, rssBytes: 2e8, heapMiB: 1024 };
+  const judge = (change) =>
+    classifyRun({ code: 2, stdout: '', stderr: 'forge decode: x: bad\n', ms: 10, rssBytes: 1e8, ...change }, bounds, () => 'check-failed'); // prettier-ignore
+  it('leaves out progress lines, takes a FAIL on stdout as a failed check, and fails the rest', () => {
+    expect(judge({})).toEqual({ outcome: 'rejected', message: 'forge decode: x: bad' });
+    const progress = 'forge decode: 1/3 steps, 2.00 s a step, about 4.00 s left\n';
+    expect(judge({ stderr: `${progress}forge decode: x: bad\n` }).outcome).toBe('rejected');
+    expect(judge({ code: 0, stderr: progress }).outcome).toBe('ran');
+    expect(judge({ code: 1, stderr: '', stdout: 'NMSE 1  FAIL\n' }).outcome).toBe('check-failed');
+    expect(judge({ code: 2, stderr: '' }).outcome).toBe('trace');
+    expect(judge({ stderr: 'TypeError: x\n    at f (a.js:1:1)\n' }).outcome).toBe('trace');
+    expect(judge({ rssBytes: 3e8 }).outcome).toBe('memory');
+    expect(judge({ code: 7 }).outcome).toBe('crash');
   });
 
-  it("measures a real child's peak memory and kills it at its time bound", async () => {
-    const version = await runForge(['--version']);
+  it("measures a real child's peak memory and kills it at twice its time bound", async () => {
+    const version = await runForge(['--version'], { cwd: process.cwd(), bounds });
     expect(version.code).toBe(0);
-    expect(version.maxRssBytes).toBeGreaterThan(10 * 2 ** 20);
-    const slow = await runForge(['decode', '/dev/stdin', '--tokens', '1', '--target', 'interp'], { timeoutMs: 1 }); // prettier-ignore
-    expect(slow.timedOut).toBe(true);
+    expect(version.rssBytes).toBeGreaterThan(10 * 2 ** 20);
+    const slow = await runForge(['--version'], {
+      cwd: process.cwd(),
+      bounds: { ...bounds, ms: 1 },
+    });
+    expect(slow.killed).toBe('time');
   });
 });

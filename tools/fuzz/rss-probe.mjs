@@ -1,4 +1,4 @@
-// Preloaded into each `forge sim` child of the PTX fuzzer (`node --import`): at exit, the process's
+// Preloaded into each `forge` child of the fuzzers (`node --import`): at exit, the process's
 // peak resident set size in KiB goes to descriptor 3, where the fuzzer reads it.
 import { writeSync } from 'node:fs';
 
