@@ -15,6 +15,15 @@ export function messageSignature(message) {
     .slice(0, 160);
 }
 
+/** A failing group's commonest tags, `tag×count`, for a report. */
+export function topTags(group, limit = 6) {
+  return [...group.tags]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, limit)
+    .map(([tag, count]) => `${tag}×${count}`)
+    .join(', ');
+}
+
 /** Specs with shared sub-expressions serialize as trees; the size bounds what a report prints. */
 const jsonSize = (value) => JSON.stringify(value).length;
 

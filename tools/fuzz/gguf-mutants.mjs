@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { decodeRawGguf, encodeRawGguf } from '@forge/test-fixtures';
+import { mulberry32 } from './ptx-mutants.mjs';
 
 const MODELS = fileURLToPath(new URL('../../fixtures/tiny-llama/', import.meta.url));
 
@@ -27,14 +28,7 @@ export function ggufSeeds() {
 
 /** A seeded generator (mulberry32): the same seed gives the same mutants on any machine. */
 export function createRng(seed) {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
+  const next = mulberry32(seed);
   const integer = (below) => Math.floor(next() * below);
   return { next, integer, pick: (items) => items[integer(items.length)] };
 }

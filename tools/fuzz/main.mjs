@@ -7,7 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ForgeError, printKernel, ready } from '@forge/ir';
-import { messageSignature, minimize, runCampaign } from './campaign.mjs';
+import { messageSignature, topTags, minimize, runCampaign } from './campaign.mjs';
 import { fuzzGguf } from './gguf-report.mjs';
 import { FAILING, OUTCOMES } from './oracle.mjs';
 import { fuzzPtx } from './ptx-target.mjs';
@@ -78,14 +78,6 @@ function printed(fuzzCase) {
     .map((line) => (line.length > 240 ? `${line.slice(0, 240)}…` : line));
   const shown = lines.slice(0, 25).join('\n');
   return lines.length > 25 ? `${shown}\n… (${lines.length - 25} more lines)` : shown;
-}
-
-function topTags(group, limit = 6) {
-  return [...group.tags]
-    .sort((a, b) => b[1] - a[1])
-    .slice(0, limit)
-    .map(([tag, count]) => `${tag}×${count}`)
-    .join(', ');
 }
 
 /** The campaign as markdown: counts, then one section per failing group. */

@@ -2,19 +2,11 @@
 // report on stdout, each failing group's smallest (and, for the first K, shrunk) case saved.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { messageSignature } from './campaign.mjs';
+import { messageSignature, topTags } from './campaign.mjs';
 import { minimizePtx, runPtxCampaign } from './ptx-campaign.mjs';
 import { BOUNDS, PTX_FAILURES, PTX_OUTCOMES } from './ptx-runner.mjs';
 
 const mib = (bytes) => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
-
-function topTags(group, limit = 6) {
-  return [...group.tags]
-    .sort((a, b) => b[1] - a[1])
-    .slice(0, limit)
-    .map(([tag, count]) => `${tag}×${count}`)
-    .join(', ');
-}
 
 /** The campaign as markdown: counts, rejections by kind, then one section per failing group. */
 function markdown(campaign, minimized) {
