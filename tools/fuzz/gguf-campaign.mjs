@@ -26,11 +26,18 @@ function commands(seed, file, rng) {
 }
 
 /**
- * Runs GGUF mutants from `seed` until `numRuns` or `timeLimitMs`. Returns { seed, counts (per
+ * Runs GGUF mutants from `seed` until `numRuns` or `timeLimitMs`, each command within `bounds`
+ * (GGUF_BOUNDS unless given). Returns { seed, counts (per
  * outcome of each command, plus `tried` mutants and `commands`), groups (failing runs grouped by
  * outcome, command and message signature, each with its count, tags and smallest example), ms }.
  */
-export async function runGgufCampaign({ seed, numRuns = 1e9, timeLimitMs = Infinity, onProgress }) {
+export async function runGgufCampaign({
+  seed,
+  numRuns = 1e9,
+  timeLimitMs = Infinity,
+  bounds: given = GGUF_BOUNDS,
+  onProgress,
+}) {
   const seeds = ggufSeeds();
   const rng = createRng(seed);
   const work = mkdtempSync(join(tmpdir(), 'forge-gguf-fuzz-'));
@@ -45,8 +52,8 @@ export async function runGgufCampaign({ seed, numRuns = 1e9, timeLimitMs = Infin
       const { bytes, tags } = ggufMutant(base, rng);
       const file = join(work, `mutant-${counts.tried}.gguf`);
       writeFileSync(file, bytes);
-      const rssBytes = GGUF_BOUNDS.baseRssBytes + GGUF_BOUNDS.rssPerFileByte * bytes.length;
-      const bounds = { ...GGUF_BOUNDS, rssBytes };
+      const rssBytes = given.baseRssBytes + given.rssPerFileByte * bytes.length;
+      const bounds = { ...given, rssBytes };
       for (const args of commands(base, file, rng)) {
         const run = await runForge(args, { cwd: work, bounds });
         // Exit 1: a check that ran and failed (forge run's FAIL, on stdout) or a kernel fault.
