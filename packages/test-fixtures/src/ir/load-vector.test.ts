@@ -39,9 +39,26 @@ describe('load_vector', () => {
     ]);
   });
 
-  it('is an execution error when the index is not a multiple of the width', () => {
+  it('rejects a constant index that is not a multiple of the width, at its path', () => {
     const misaligned = probeWith((statement) => {
       statement['index'] = { op: 'const', type: 'u32', value: 2 };
+    });
+    expect(() => validateSpec(misaligned)).toThrow(
+      /\.index: constant index 2 of a 4-wide load_vector is not a multiple of 4/,
+    );
+  });
+
+  it('is an execution error when an index known only at run time is not a multiple of the width', () => {
+    // n + 1: the validator cannot see it, so the interpreter must (n = 1 gives 2).
+    const misaligned = probeWith((statement) => {
+      statement['index'] = {
+        op: 'add',
+        type: 'u32',
+        args: [
+          { op: 'param', type: 'u32', name: 'n' },
+          { op: 'const', type: 'u32', value: 1 },
+        ],
+      };
     });
     const { a, b } = loadVectorProbeCase(1);
     const run = () =>

@@ -24,6 +24,7 @@ const removeValues: Edit = (statement) => {
 };
 const f32 = (value: number) => ({ op: 'const', type: 'f32', value });
 const u32 = (value: number) => ({ op: 'const', type: 'u32', value });
+const param = (name: string) => ({ op: 'param', type: 'u32', name });
 
 /** Runs the probe for n groups; returns its outputs. */
 function run(spec: unknown, n: number): { out: Float32Array; pairs: Uint32Array } {
@@ -51,17 +52,32 @@ describe('store_vector', () => {
     ]);
   });
 
-  it('is an execution error when the index is not a multiple of the width', () => {
-    const misaligned = probeWith(set('index', u32(2)));
+  it('is an execution error when an index known only at run time is not a multiple of the width', () => {
+    // n + 1: the validator cannot see it, so the interpreter must (n = 1 gives 2).
+    const misaligned = probeWith(
+      set('index', { op: 'add', type: 'u32', args: [param('n'), u32(1)] }),
+    );
     expect(() => run(misaligned, 1)).toThrow(ExecutionError);
     expect(() => run(misaligned, 1)).toThrow(
       /store_vector of 4 to 'tile' at element 2, not a multiple of 4/,
     );
   });
 
-  it('is an execution error when the vector runs past the memory', () => {
-    const past = probeWith(set('index', u32(128)));
+  it('is an execution error when a vector at a run-time index runs past the memory', () => {
+    const past = probeWith(set('index', { op: 'mul', type: 'u32', args: [param('n'), u32(128)] }));
     expect(() => run(past, 1)).toThrow(/out-of-bounds write of 'tile' at element 128/);
+  });
+
+  it('rejects a constant index that is misaligned or reaches past the shared array, at its path', () => {
+    const path = 'body[3].then[1].index';
+    const misaligned = checkSpec(probeWith(set('index', u32(2))));
+    expect(misaligned.find((issue) => issue.path === path)?.message).toMatch(
+      /constant index 2 of a 4-wide store_vector is not a multiple of 4/,
+    );
+    const past = checkSpec(probeWith(set('index', u32(128))));
+    expect(past.find((issue) => issue.path === path)?.message).toMatch(
+      /constant index 128 of a 4-wide store_vector is out of bounds of 'tile' \(length 128; it reaches element 131\)/,
+    );
   });
 
   const rejections: readonly (readonly [string, Edit, string, RegExp])[] = [
