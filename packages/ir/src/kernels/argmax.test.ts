@@ -19,8 +19,6 @@ import { Rng } from './random.js';
 /** An f32 array holding these bit patterns. */
 const fromBits = (...bits: number[]): Float32Array =>
   new Float32Array(Uint32Array.from(bits).buffer);
-/** The bits of an f32. */
-const bitsOf = (value: number): number => new Uint32Array(Float32Array.of(value).buffer)[0] ?? -1;
 
 /**
  * The kernel's index, value and value's bits for `x` on the interpreter (outputs start as
