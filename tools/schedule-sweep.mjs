@@ -12,6 +12,7 @@ import { formatSchedule, knobBounds, knobValueProblem, ready } from '@forge/ir';
 import { CATALOG } from '@forge/ir/kernels';
 import { PTX_ARCHS, emitPtx, ptxTarget } from '@forge/ptx';
 import { assemblePtxAsync } from '@forge/ptx/ptxas';
+import { mulberry32 } from './mulberry32.mjs';
 
 /** The values a knob's bounds allow, ascending. */
 export function knobValues(bounds) {
@@ -111,18 +112,6 @@ export function quickCases({ seed = 10, perArch = 3, workgroupSizes = [] } = {})
 const unique = (schedules) => [
   ...new Map(schedules.map((schedule) => [formatSchedule(schedule), schedule])).values(),
 ];
-
-/** A small seeded generator (mulberry32): floats in [0, 1). */
-function mulberry32(seed) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
 
 /**
  * Emits and assembles each case (its `spec`, else the catalog kernel's), `concurrency` ptxas

@@ -15,6 +15,16 @@ export function messageSignature(message) {
     .slice(0, 160);
 }
 
+/** An onProgress that writes `line(counts)` to stderr at most every 30 s. */
+export function progressEvery30s(line) {
+  let last = Date.now();
+  return (counts) => {
+    if (Date.now() - last < 30_000) return;
+    last = Date.now();
+    process.stderr.write(`fuzz: ${line(counts)}\n`);
+  };
+}
+
 /** A failing group's commonest tags, `tag×count`, for a report. */
 export function topTags(group, limit = 6) {
   return [...group.tags]

@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { decodeRawGguf, encodeRawGguf } from '@forge/test-fixtures';
-import { mulberry32 } from './ptx-mutants.mjs';
+import { mulberry32 } from '../mulberry32.mjs';
 
 const MODELS = fileURLToPath(new URL('../../fixtures/tiny-llama/', import.meta.url));
 

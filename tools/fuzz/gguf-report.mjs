@@ -2,21 +2,20 @@
 // failing group's smallest mutant saved (the file itself) in the output directory.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { progressEvery30s } from './campaign.mjs';
 import { RUN_FAILURES } from './cli-child.mjs';
 import { GGUF_BOUNDS, GGUF_OUTCOMES, runGgufCampaign } from './gguf-campaign.mjs';
 
 /** Runs the campaign for `minutes` or `runs` from `seed`, prints it; resolves to the exit code. */
 export async function fuzzGguf({ seed, minutes, runs, out }) {
-  let last = Date.now();
   const campaign = await runGgufCampaign({
     seed,
     numRuns: runs,
     timeLimitMs: minutes === undefined ? undefined : minutes * 60_000,
-    onProgress(counts) {
-      if (Date.now() - last < 30_000) return;
-      last = Date.now();
-      process.stderr.write(`fuzz: ${counts.tried} files, ${GGUF_OUTCOMES.map((o) => `${o} ${counts[o]}`).join(', ')}\n`); // prettier-ignore
-    },
+    onProgress: progressEvery30s(
+      (counts) =>
+        `${counts.tried} files, ${GGUF_OUTCOMES.map((o) => `${o} ${counts[o]}`).join(', ')}`,
+    ),
   });
   const { counts } = campaign;
   const width = Math.max(...Object.keys(counts).map((key) => key.length));

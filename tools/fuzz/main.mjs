@@ -7,7 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ForgeError, printKernel, ready } from '@forge/ir';
-import { messageSignature, topTags, minimize, runCampaign } from './campaign.mjs';
+import { messageSignature, minimize, progressEvery30s, runCampaign, topTags } from './campaign.mjs';
 import { fuzzGguf } from './gguf-report.mjs';
 import { FAILING, OUTCOMES } from './oracle.mjs';
 import { fuzzPtx } from './ptx-target.mjs';
@@ -133,16 +133,11 @@ async function fuzzSpecs(options) {
 
 /** The campaign, with a progress line on stderr every 30 s. */
 function run(seed, minutes, runs) {
-  let last = Date.now();
   return runCampaign({
     seed,
     numRuns: runs,
     timeLimitMs: minutes === undefined ? undefined : minutes * 60_000,
-    onProgress(counts) {
-      if (Date.now() - last < 30_000) return;
-      last = Date.now();
-      process.stderr.write(`fuzz: ${OUTCOMES.map((o) => `${o} ${counts[o]}`).join(', ')}\n`);
-    },
+    onProgress: progressEvery30s((counts) => OUTCOMES.map((o) => `${o} ${counts[o]}`).join(', ')),
   });
 }
 

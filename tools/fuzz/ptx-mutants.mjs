@@ -4,24 +4,13 @@
 // (seed, index).
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { mulberry32 } from '../mulberry32.mjs';
 
 const GOLDEN = fileURLToPath(new URL('../../golden/ptx/', import.meta.url));
 const HEADER = '.version 8.0\n.target sm_90\n.address_size 64\n';
 
 /** Largest mutant, in characters: parse time, not the simulator's limits, sets it. */
 const MAX_CASE_CHARS = 8 * 2 ** 20;
-
-/** mulberry32 from `seed`: a function giving uniform numbers in [0, 1), the same on any machine. */
-export function mulberry32(seed) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
 
 /** A small deterministic generator (mulberry32) per case. */
 export function random(seed, index) {

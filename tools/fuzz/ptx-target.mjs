@@ -2,7 +2,7 @@
 // report on stdout, each failing group's smallest (and, for the first K, shrunk) case saved.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { messageSignature, topTags } from './campaign.mjs';
+import { messageSignature, progressEvery30s, topTags } from './campaign.mjs';
 import { minimizePtx, runPtxCampaign } from './ptx-campaign.mjs';
 import { BOUNDS, PTX_FAILURES, PTX_OUTCOMES } from './ptx-runner.mjs';
 
@@ -31,18 +31,14 @@ export async function fuzzPtx(options) {
 
 /** The campaign, `jobs` children at a time, with a progress line on stderr every 30 s. */
 function run({ seed, minutes, runs, jobs }) {
-  let last = Date.now();
   return runPtxCampaign({
     seed,
     numRuns: runs,
     timeLimitMs: minutes === undefined ? undefined : minutes * 60_000,
     jobs,
-    onProgress(counts) {
-      if (Date.now() - last < 30_000) return;
-      last = Date.now();
-      const shown = [...PTX_OUTCOMES, ...PTX_FAILURES].map((o) => `${o} ${counts[o]}`);
-      process.stderr.write(`fuzz: ${shown.join(', ')}\n`);
-    },
+    onProgress: progressEvery30s((counts) =>
+      [...PTX_OUTCOMES, ...PTX_FAILURES].map((o) => `${o} ${counts[o]}`).join(', '),
+    ),
   });
 }
 

@@ -9,7 +9,6 @@ import { getKernel, normalizedMse } from '@forge/ir/kernels';
 
 // The gemv kernels quantize x to 16 bits a value: within 1e-6 NMSE of the exact product.
 const GEMV_TOLERANCE = getKernel('q8_0-gemv').tolerance;
-import { ggmlTypeName } from '@forge/llama';
 import { readGgufTensor } from './gguf-input.js';
 import { runCli } from './main.js';
 
@@ -83,18 +82,6 @@ describe('readGgufTensor', () => {
     expect(dequantize('q6_K', tensor.bytes, 16, 256)).toEqual(
       floats(join(ORACLE, 'gguf.output.weight.deq.f32')),
     );
-  });
-
-  it("names ggml's types as ggml_type_name does", () => {
-    expect([0, 1, 2, 8, 12, 14, 30].map(ggmlTypeName)).toEqual([
-      'f32',
-      'f16',
-      'q4_0',
-      'q8_0',
-      'q4_K',
-      'q6_K',
-      'bf16',
-    ]);
   });
 });
 
