@@ -1,15 +1,14 @@
 // Decode-step figures (issue #15), run by bench.mjs: tokens/s of the tiny models on WebGPU, and the
-// H200 time per token of a Llama-2-7B-shaped Q4_K model as the sum of its kernels' cost-model
-// estimates, beside the weight-streaming bound (weight bytes a token reads ÷ DRAM bandwidth).
+// H200 time per token of a Llama-2-7B-shaped Q4_K model on the timing model (its kernels' times and
+// their launch gaps, on a stream and as a CUDA graph), beside the weight-streaming bound.
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 
 const llama = await import('../packages/llama/dist/index.js');
 const kernels = await import('../packages/ir/dist/kernels/index.js');
 const { emitPtx, ptxTarget } = await import('../packages/ptx/dist/index.js');
-const { simulateShaderDispatches } = await import('../packages/ptx/dist/simulate.js');
-const { GPUS, estimateSequence, sampleMismatch, scaleSample } =
-  await import('../packages/ptx-sim/dist/index.js');
+const { GPUS } = await import('../packages/ptx-sim/dist/index.js');
+const { timeShader } = await import('./timing.mjs');
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const models = fileURLToPath(new URL('../fixtures/tiny-llama/', import.meta.url));
@@ -44,8 +43,8 @@ for (const [variant, kv] of [
 // Llama-2-7B-shaped: every layer matrix Q4_K, output Q6_K (as llama.cpp's Q4_K quants keep it),
 // token_embd Q4_K, f16 KV cache; the step at the last position of a 4096-position context. Each
 // distinct launch (kernel, shape, schedule) is simulated once as sm_90 PTX on 4 sampled workgroups
-// per dispatch and estimated on the H200 cost model dispatch by dispatch; the token's time is the
-// sum over the plan's launches (no launch gaps or overlap modeled).
+// per dispatch and timed on the H200 model dispatch by dispatch; the token's time is the sum over
+// the plan's launches, and with every dispatch's launch gap on a stream or in a CUDA graph.
 const SHAPE_7B = {
   nVocab: 32000,
   nEmbd: 4096,
@@ -77,28 +76,14 @@ function launchEstimate(launch, position) {
     seed: 7,
     magnitude: 1,
   });
-  const run = (options) =>
-    simulateShaderDispatches(
-      shaders.get(shaderKey),
-      buffers,
-      llama.paramsAt(launch, position),
-      options,
-    );
-  // A sample stands for the grid only when its blocks do equal work; small launches whose last block
-  // is partial (silu-mul at 11008) run whole instead.
-  let dispatches = run({ sampleBlocks: 4 });
-  if (dispatches.some(({ sample }) => sample !== undefined && sampleMismatch(sample) !== undefined))
-    dispatches = run({});
-  for (const { findings } of dispatches)
-    if (findings.length > 0) throw new Error(`${key}: ${findings[0].message}`);
-  const parts = dispatches.map((result) => ({ ...result, counters: scaleSample(result) }));
-  const result = estimateSequence(parts, gpu);
+  // 4 sampled workgroups a dispatch, or the whole grid where a sample's blocks did unequal work.
+  const result = timeShader(shaders.get(shaderKey), buffers, llama.paramsAt(launch, position), gpu).sequence; // prettier-ignore
   estimates.set(key, result);
   return result;
 }
 
 console.log(
-  `Llama-2-7B shape (n_embd 4096, 32 layers, n_ff 11008, vocab 32000), Q4_K layers + Q6_K output, f16 KV, one token at position 4095, sm_90 PTX on the ${gpu.name} cost model (${(gpu.dramBytesPerSecond / 1e12).toFixed(1)} TB/s):`,
+  `Llama-2-7B shape (n_embd 4096, 32 layers, n_ff 11008, vocab 32000), Q4_K layers + Q6_K output, f16 KV, one token at position 4095, sm_90 PTX on the ${gpu.name} timing model (${(gpu.dramBytesPerSecond / 1e12).toFixed(1)} TB/s):`,
 );
 for (const nKvHead of [32, 8]) {
   const hparams = { ...SHAPE_7B, nKvHead };
@@ -117,8 +102,11 @@ for (const nKvHead of [32, 8]) {
   const position = plan.maxCtx - 1;
   const byKernel = new Map();
   let total = 0;
+  let dispatches = 0;
   for (const launch of plan.launches) {
-    const seconds = launchEstimate(launch, position).seconds;
+    const sequence = launchEstimate(launch, position);
+    const seconds = sequence.seconds;
+    dispatches += sequence.dispatches.length;
     total += seconds;
     byKernel.set(launch.kernel, (byKernel.get(launch.kernel) ?? 0) + seconds);
   }
@@ -136,7 +124,7 @@ for (const nKvHead of [32, 8]) {
     .map(([id, seconds]) => `${id} ${((seconds / total) * 100).toFixed(1)}%`)
     .join(', ');
   console.log(
-    `  ${nKvHead}/${hparams.nHead} heads${nKvHead === 8 ? ' (GQA)' : '      '}: ${ms(total)} a token (${(1 / total).toFixed(0)} tokens/s), ${plan.launches.length} launches; weight-streaming bound ${(weightBytes / 1e9).toFixed(3)} GB / ${(gpu.dramBytesPerSecond / 1e12).toFixed(1)} TB/s = ${ms(bound)} (${((bound / total) * 100).toFixed(0)}% of the estimate; with the ${(kvBytes / 1e9).toFixed(3)} GB of K+V read at this position ${ms((weightBytes + kvBytes) / gpu.dramBytesPerSecond)}); by kernel: ${shares}`,
+    `  ${nKvHead}/${hparams.nHead} heads${nKvHead === 8 ? ' (GQA)' : '      '}: ${ms(total)} of kernels a token (${(1 / total).toFixed(0)} tokens/s), ${dispatches} dispatches: with stream launch gaps ${ms(total + dispatches * gpu.launchSeconds)} (${(1 / (total + dispatches * gpu.launchSeconds)).toFixed(0)} tokens/s), as a CUDA graph ${ms(total + dispatches * gpu.graphLaunchSeconds)} (${(1 / (total + dispatches * gpu.graphLaunchSeconds)).toFixed(0)} tokens/s); weight-streaming bound ${(weightBytes / 1e9).toFixed(3)} GB / ${(gpu.dramBytesPerSecond / 1e12).toFixed(1)} TB/s = ${ms(bound)} (${((bound / total) * 100).toFixed(0)}% of the kernels' time; with the ${(kvBytes / 1e9).toFixed(3)} GB of K+V read at this position ${ms((weightBytes + kvBytes) / gpu.dramBytesPerSecond)}); by kernel: ${shares}`,
   );
 }
 

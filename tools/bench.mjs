@@ -202,8 +202,8 @@ function gemvInputs(kernel, schedule, shape) {
 // mul_mat_vec_q (ggml d99724f2, nvcc 13.0 -O3 sm_80, ncols_dst 1, grid 256 x block 32x4) on the
 // simulator, same shape and data, plus its quantize_q8_1 pass over x (15,488 warp instructions).
 {
-  const { GPUS, estimate, sampleMismatch, scaleSample } =
-    await import('../packages/ptx-sim/dist/index.js');
+  const { GPUS } = await import('../packages/ptx-sim/dist/index.js');
+  const { timeShader, describeTiming } = await import('./timing.mjs');
   const GGML = { 'q4k-gemv': 0.514, 'q6k-gemv': 0.541, 'q6k-soa-gemv': 0.541, 'q8_0-gemv': 0.211 };
   console.log('decode-speed gemv (sm_80 PTX; ggml mmvq + q8_1 pass, warp instr / weight byte):');
   for (const kernelId of Object.keys(GGML)) {
@@ -215,15 +215,17 @@ function gemvInputs(kernel, schedule, shape) {
     // The run wrote only y, which a gemv's reference does not read: the buffers are still its inputs.
     const nmse = kernels.compareWithReference(kernel, buffers, params, buffers).nmse;
     const large4096 = gemvInputs(kernel, {}, { n_out: 4096, n_in: 4096 });
-    const large = simulateShader(shader, large4096.buffers, large4096.params, { sampleBlocks: 4 });
-    // As `forge run --sample-blocks` does: a sample whose blocks did unequal work stands for nothing.
-    const mismatch = sampleMismatch(large.sample);
-    if (mismatch !== undefined) throw new Error(`${kernelId} 4096x4096: ${mismatch}`);
-    const scaled = scaleSample(large);
-    const estimates = Object.values(GPUS).map((gpu) => estimate(scaled, large, gpu));
+    // The timing model per GPU, on that GPU's arch's PTX (4 sampled workgroups).
+    const estimates = Object.values(GPUS).map((gpu) => {
+      const archShader = emitPtx(kernel.spec, {}, ptxTarget(gpu.arch));
+      return {
+        gpu: gpu.name,
+        ...timeShader(archShader, large4096.buffers, large4096.params, gpu).sequence.dispatches[0],
+      };
+    });
     const weightName = `param_${kernel.weights.buffer}`;
     console.log(
-      `  ${kernelId.padEnd(13)} ${(totalWarpInstructions(result.counters) / weightBytes).toFixed(3)} warp instr/weight byte (ggml ${GGML[kernelId]}, target <= 0.8 x ggml = ${(0.8 * GGML[kernelId]).toFixed(3)}), DRAM ${(dramBytesRead(result.counters) / allBytes).toFixed(3)} x (W+x+y), weight sectors ${(sectorEfficiency(result.counters, [weightName]) * 100).toFixed(1)}%, NMSE ${nmse.toExponential(1)}, findings ${result.findings.length}; 4096x4096: ${estimates.map((e) => `${e.gpu} ${(e.seconds * 1e6).toFixed(1)} µs ${(e.bandwidthFraction * 100).toFixed(0)}% ${e.bound}`).join(', ')}`,
+      `  ${kernelId.padEnd(13)} ${(totalWarpInstructions(result.counters) / weightBytes).toFixed(3)} warp instr/weight byte (ggml ${GGML[kernelId]}, target <= 0.8 x ggml = ${(0.8 * GGML[kernelId]).toFixed(3)}), DRAM ${(dramBytesRead(result.counters) / allBytes).toFixed(3)} x (W+x+y), weight sectors ${(sectorEfficiency(result.counters, [weightName]) * 100).toFixed(1)}%, NMSE ${nmse.toExponential(1)}, findings ${result.findings.length}; 4096x4096: ${estimates.map((e) => `${e.gpu} ${describeTiming(e)}`).join('; ')}`,
     );
   }
 }
@@ -237,8 +239,8 @@ function gemvInputs(kernel, schedule, shape) {
 // from 4 sampled workgroups of each dispatch: 1.5 s instead of ~55 s for the whole grids, whose
 // estimate it matches within 1% (measured on H200: 4.27 µs whole, 4.30 µs sampled).
 {
-  const { GPUS, estimateSequence, sampleMismatch, scaleSample } =
-    await import('../packages/ptx-sim/dist/index.js');
+  const { GPUS } = await import('../packages/ptx-sim/dist/index.js');
+  const { timeShader, describeTiming } = await import('./timing.mjs');
   const { mergeSimulationResults, simulateShaderDispatches } =
     await import('../packages/ptx/dist/simulate.js');
   const { evaluateSizeExpression } = await import('../packages/ir/dist/index.js');
@@ -286,19 +288,18 @@ function gemvInputs(kernel, schedule, shape) {
       );
     }
   }
-  // Blocks of each dispatch do equal work at n_kv 4096 (16 splits of 256): a sample stands for all.
-  const { dispatches, kvBytes } = sdpaRun([32, 8], 128, 4096, { sampleBlocks: 4 });
-  for (const { sample } of dispatches) {
-    const mismatch = sample === undefined ? undefined : sampleMismatch(sample);
-    if (mismatch !== undefined) throw new Error(`sdpa-decode 32/8 n_kv 4096: ${mismatch}`);
+  // The issue's H200 case on the timing model, per GPU on its arch's PTX: each dispatch timed from 4
+  // sampled workgroups (at n_kv 4096 every split of 256 does equal work), the chain with launch gaps.
+  for (const gpu of Object.values(GPUS)) {
+    const archShader = emitPtx(kernel.spec, {}, ptxTarget(gpu.arch));
+    const shape = { n_head: 32, n_kv_head: 8, head_dim: 128, n_kv: 4096, max_ctx: 4096, window: 0 };
+    const { buffers: inputs } = kernels.sdpaInputs(shape, { cache: 'f16', rng: new kernels.Rng(5), magnitude: 1 }); // prettier-ignore
+    const out = new Float32Array(32 * 128);
+    const { sequence } = timeShader(archShader, { ...inputs, out }, kernel.params(shape), gpu);
+    console.log(
+      `  32/8 heads, head_dim 128, n_kv 4096 on ${gpu.name}: ${(sequence.seconds * 1e6).toFixed(1)} µs in ${sequence.dispatches.length} kernels (${(sequence.totalSeconds * 1e6).toFixed(1)} µs with launch gaps), ${(sequence.bandwidthFraction * 100).toFixed(0)}% of DRAM: ${sequence.dispatches.map(describeTiming).join(' + ')}`,
+    );
   }
-  const parts = dispatches.map((result) => ({ ...result, counters: scaleSample(result) }));
-  const instructions = parts.reduce((sum, part) => sum + totalWarpInstructions(part.counters), 0);
-  const estimates = Object.values(GPUS).map((gpu) => estimateSequence(parts, gpu));
-  const µs = (seconds) => (seconds * 1e6).toFixed(1);
-  console.log(
-    `  32/8 heads, head_dim 128, n_kv 4096: ${(instructions / kvBytes).toFixed(3)} warp instr/K+V byte; estimate (aim >= 80% of DRAM bandwidth on H200): ${estimates.map((e) => `${e.gpu} ${µs(e.seconds)} µs ${(e.bandwidthFraction * 100).toFixed(0)}% ${e.bound} (${e.dispatches.map((d) => `${µs(d.seconds)} ${d.bound}`).join(' + ')})`).join(', ')}`,
-  );
 }
 
 // Tensor-core mat-vec (issue #14): wmma-gemv (f16 W and X) and q4k-soa-wmma (repacked Q4_K W, f16
@@ -308,8 +309,8 @@ function gemvInputs(kernel, schedule, shape) {
 // A100/H100/H200 estimates at 4096 x 4096 from 4 sampled workgroups (each takes one 16-row tile,
 // so every workgroup does equal work and a sample stands for all).
 {
-  const { GPUS, estimate, sampleMismatch, scaleSample } =
-    await import('../packages/ptx-sim/dist/index.js');
+  const { GPUS } = await import('../packages/ptx-sim/dist/index.js');
+  const { timeShader, describeTiming } = await import('./timing.mjs');
   for (const kernelId of ['wmma-gemv', 'q4k-soa-wmma']) {
     const kernel = kernels.getKernel(kernelId);
     const shader = emitPtx(kernel.spec, {}, ptxTarget('sm_80'));
@@ -330,16 +331,12 @@ function gemvInputs(kernel, schedule, shape) {
       const perByte = totalWarpInstructions(result.counters) / buffers.w.byteLength;
       single ??= perByte;
       const large4096 = wmmaInputs({ n_cols: nCols, n_out: 4096, n_in: 4096 });
-      const large = simulateShader(shader, large4096.buffers, large4096.params, {
-        sampleBlocks: 4,
+      const estimates = Object.values(GPUS).map((gpu) => {
+        const archShader = emitPtx(kernel.spec, {}, ptxTarget(gpu.arch));
+        return { gpu: gpu.name, ...timeShader(archShader, large4096.buffers, large4096.params, gpu).sequence.dispatches[0] }; // prettier-ignore
       });
-      const mismatch = sampleMismatch(large.sample);
-      if (mismatch !== undefined)
-        throw new Error(`${kernelId} n_cols ${nCols} 4096x4096: ${mismatch}`);
-      const scaled = scaleSample(large);
-      const estimates = Object.values(GPUS).map((gpu) => estimate(scaled, large, gpu));
       console.log(
-        `  n_cols ${String(nCols).padStart(2)}: ${perByte.toFixed(4)} warp instr/weight byte (${(perByte / single).toFixed(2)} x n_cols 1, target <= 1.3 at 8), DRAM ${(dramBytesRead(result.counters) / allBytes).toFixed(3)} x (W+X+Y), W sectors ${(sectorEfficiency(result.counters, ['param_w']) * 100).toFixed(1)}%, NMSE ${nmse.toExponential(1)}, findings ${result.findings.length}; 4096x4096: ${estimates.map((e) => `${e.gpu} ${(e.seconds * 1e6).toFixed(1)} µs ${(e.bandwidthFraction * 100).toFixed(0)}% ${e.bound}`).join(', ')}`,
+        `  n_cols ${String(nCols).padStart(2)}: ${perByte.toFixed(4)} warp instr/weight byte (${(perByte / single).toFixed(2)} x n_cols 1, target <= 1.3 at 8), DRAM ${(dramBytesRead(result.counters) / allBytes).toFixed(3)} x (W+X+Y), W sectors ${(sectorEfficiency(result.counters, ['param_w']) * 100).toFixed(1)}%, NMSE ${nmse.toExponential(1)}, findings ${result.findings.length}; 4096x4096: ${estimates.map((e) => `${e.gpu} ${describeTiming(e)}`).join('; ')}`,
       );
     }
   }

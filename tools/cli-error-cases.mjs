@@ -169,7 +169,12 @@ export const CASES = [
   bad(
     ['run', 'rmsnorm', '--gpu', 'H200'],
     2,
-    /^forge run: --gpu: estimates come from the simulator's counters; add --target ptx-sim$/,
+    /^forge run: --gpu: estimates time the simulator's instruction streams; add --target ptx-sim$/,
+  ),
+  bad(
+    ['run', 'rmsnorm', '--target', 'ptx-sim', '--graph'],
+    2,
+    /^forge run: --graph: launch gaps only feed an estimate; add --gpu NAME$/,
   ),
   bad(
     ['run', 'rmsnorm', '--output', 'y=/nonexistent/y'],
@@ -310,6 +315,12 @@ export const CASES = [
     2,
     /^forge sim: --gpu: unknown GPU 'v100' \(known: A100, H100, H200\)$/,
   ),
+  bad(
+    [...SIM, '--registers', '32'],
+    2,
+    /^forge sim: --registers: a register count only feeds an estimate; add --gpu NAME$/,
+  ),
+  bad([...SIM, '--gpu', 'H200', '--registers', '300'], 2, /^forge sim: --registers: .*300/),
   bad(
     ['sim', 'missing.ptx', '--grid', '1', '--block', '1'],
     2,

@@ -524,7 +524,7 @@ describe('forge sim and the ptx-sim engine', () => {
     }
   });
 
-  it('adds a cost-model estimate for --gpu to forge sim and forge run --target ptx-sim', async () => {
+  it("adds the timing model's estimate for --gpu to forge sim and forge run --target ptx-sim", async () => {
     const simArgs = ['sim', join(fixtures, 'block-sum.sm_80.ptx'), '--grid', '4', '--block', '32'];
     const simArgsWithBuffers = [
       ...simArgs,
@@ -539,20 +539,23 @@ describe('forge sim and the ptx-sim engine', () => {
     ];
     const text = await forge(...simArgsWithBuffers);
     expect(text.stdout).toMatch(
-      /^estimate H100: [\d.]+ (µs|ms) \(issue [\d.]+ (µs|ms), memory [\d.]+ (µs|ms)\), \d+% of DRAM bandwidth, \S+-bound on 4 SMs$/m,
+      /^estimate H100: [\d.]+ (µs|ms), \d+% of DRAM bandwidth, launch-bound; 1 warp\/SM \(1 block resident, room for 32 by blocks\), 4 of 132 SMs, 1 wave; .* launch 2\.10 µs$/m,
     );
     const sim = JSON.parse((await forge(...simArgsWithBuffers, '--json')).stdout) as {
       estimate: Record<string, unknown>;
     };
-    expect(Object.keys(sim.estimate)).toEqual([
-      'gpu',
-      'issueSeconds',
-      'memorySeconds',
-      'seconds',
-      'bandwidthFraction',
-      'bound',
-    ]);
-    expect(sim.estimate['gpu']).toBe('H100');
+    expect(Object.keys(sim.estimate)).toEqual(
+      expect.arrayContaining([
+        'gpu', 'seconds', 'bandwidthFraction', 'bound', 'registers', 'residentWarpsPerSm',
+        'bytesInFlightPerSm', 'dramRoundTripsPerWarp', 'sharedWavefronts', 'sharedWavefrontsMinimum',
+        'launchSeconds', 'totalSeconds', 'sampled',
+      ]),
+    ); // prettier-ignore
+    expect(sim.estimate).toMatchObject({ gpu: 'H100', sampled: false, residentWarpsPerSm: 1 });
+    // ptxas's count for sm_90, or the one --registers gives.
+    expect(sim.estimate['registers']).toBeGreaterThan(0);
+    const given = JSON.parse((await forge(...simArgsWithBuffers, '--registers', '200', '--json')).stdout) as { estimate: Record<string, unknown> }; // prettier-ignore
+    expect(given.estimate['registers']).toBe(200);
     const run = await forge(
       'run',
       'rmsnorm',
@@ -566,13 +569,14 @@ describe('forge sim and the ptx-sim engine', () => {
     );
     expect(run.code).toBe(0);
     const report = JSON.parse(run.stdout) as {
-      estimate: { gpu: string; seconds: number; issueSeconds: number; memorySeconds: number };
+      estimate: { gpu: string; seconds: number; launchSeconds: number; totalSeconds: number };
     };
     expect(report.estimate.gpu).toBe('A100');
-    expect(report.estimate.seconds).toBe(
-      Math.max(report.estimate.issueSeconds, report.estimate.memorySeconds),
-    );
     expect(report.estimate.seconds).toBeGreaterThan(0);
+    expect(report.estimate.launchSeconds).toBe(2.6e-6);
+    expect(report.estimate.totalSeconds).toBeCloseTo(report.estimate.seconds + 2.6e-6, 15);
+    const graph = JSON.parse((await forge('run', 'rmsnorm', '--target', 'ptx-sim', '--shape', 'n_embd=300', '--gpu', 'A100', '--graph', '--json')).stdout) as typeof report; // prettier-ignore
+    expect(graph.estimate.launchSeconds).toBe(1.34e-6);
   });
 
   it('estimates a large grid from a sample of workgroups that do identical work', async () => {
@@ -600,12 +604,16 @@ describe('forge sim and the ptx-sim engine', () => {
     expect(sampled.code).toBe(0);
     const report = JSON.parse(sampled.stdout) as {
       checked: boolean;
-      estimate: Record<string, number>;
+      estimate: Record<string, number | boolean>;
     };
     expect(report.checked).toBe(false);
+    expect(report.estimate['sampled']).toBe(true);
     expect(report.estimate['sampledWorkgroups']).toBe(3);
+    // The busiest SM runs block 0 either way: the same trace, the same time.
     expect(report.estimate['seconds']).toBeCloseTo(whole.estimate['seconds'] ?? 0, 15);
-    expect(report.estimate['memorySeconds']).toBeCloseTo(whole.estimate['memorySeconds'] ?? 0, 15);
+    // Rows of 272 bytes share sectors with their neighbours, so a sample's DRAM bytes only approximate.
+    const dram = [report.estimate['dramBytes'], whole.estimate['dramBytes']] as number[];
+    expect(Math.abs((dram[0] ?? 0) / (dram[1] ?? 1) - 1)).toBeLessThan(0.1);
     const text = await forge(...args, '--sample-blocks', '3');
     expect(text.stdout).toMatch(/, estimated from 3 of \d+ workgroups$/m);
     expect(text.stdout).toMatch(/^not checked against the reference/m);
@@ -624,21 +632,24 @@ describe('forge sim and the ptx-sim engine', () => {
       pass: boolean;
       estimate: {
         seconds: number;
+        launchSeconds: number;
         bound: string;
         dispatches: { seconds: number; bound: string }[];
       };
     };
     expect(report.pass).toBe(true);
-    // The split-KV main dispatch, then the combine: summed, with the longer one's bound.
+    // The split-KV main dispatch, then the combine: summed, each with its launch gap.
     const [main, combine] = report.estimate.dispatches;
     expect(report.estimate.dispatches).toHaveLength(2);
     expect(main?.seconds).toBeGreaterThan(combine?.seconds ?? Infinity);
     expect(combine?.seconds).toBeGreaterThan(0);
     expect(report.estimate.seconds).toBeCloseTo((main?.seconds ?? 0) + (combine?.seconds ?? 0), 15);
-    expect(report.estimate.bound).toBe(main?.bound);
+    expect(report.estimate.launchSeconds).toBeCloseTo(2 * 2.4e-6, 15);
+    if (report.estimate.launchSeconds > report.estimate.seconds)
+      expect(report.estimate.bound).toBe('launch');
     const text = await forge(...args, ...shape(512));
     expect(text.stdout).toMatch(
-      /^estimate H200: .*-bound on \d+ SMs; 2 dispatches: [\d.]+ µs \w+-bound \+ [\d.]+ µs \w+-bound$/m,
+      /^estimate H200: [\d.]+ µs in 2 kernels \([\d.]+ µs \w+-bound \+ [\d.]+ µs \w+-bound\), \d+% of DRAM bandwidth, \w+-bound; with stream launch gaps [\d.]+ µs$/m,
     );
     // 512 positions make two equal splits: each dispatch's sample stands for its grid.
     const sampled = await forge(...args, ...shape(512), '--sample-blocks', '3', '--json');

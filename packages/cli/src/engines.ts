@@ -5,7 +5,7 @@ import { mergeSimulationResults, simulateShaderDispatches } from '@forge/ptx/sim
 import type { GpuSpec } from '@forge/ptx-sim';
 import { describeCounters, simulationFigures } from './commands/sim.js';
 import { emitFor } from './emitters.js';
-import { estimateFigures } from './gpu-option.js';
+import { estimateFigures, ptxasRegisters } from './gpu-option.js';
 import type { GoldenTarget } from './golden/entries.js';
 
 export interface EngineRequest {
@@ -18,6 +18,8 @@ export interface EngineRequest {
   readonly gpu?: GpuSpec | undefined;
   /** Simulate only this many workgroups and scale (ptx-sim with `gpu` only). */
   readonly sampleBlocks?: number | undefined;
+  /** Launch the dispatches as a CUDA graph replay in the estimate (ptx-sim with `gpu` only). */
+  readonly graph?: boolean | undefined;
 }
 
 export interface EngineResult {
@@ -28,7 +30,7 @@ export interface EngineResult {
   readonly figures?: Record<string, unknown>;
   /** The same figures as text lines. */
   readonly summary?: string;
-  /** The cost-model estimate on the requested GPU, for --json. */
+  /** The timing model's estimate on the requested GPU, for --json. */
   readonly estimate?: Record<string, unknown>;
   /** Only some workgroups ran, so the outputs are incomplete and cannot be checked. */
   readonly sampled?: boolean;
@@ -56,18 +58,23 @@ export const ENGINES: Readonly<Record<string, Engine>> = {
       context.destroy();
     }
   },
-  'ptx-sim': async ({ kernel, schedule, target, buffers, params, gpu, sampleBlocks }) => {
+  'ptx-sim': async ({ kernel, schedule, target, buffers, params, gpu, sampleBlocks, graph }) => {
     const shader = emitFor(kernel.spec, schedule, target ?? { kind: 'ptx', arch: 'sm_80' });
-    // Every dispatch samples its own grid; the estimate takes each dispatch on its own grid.
-    const dispatches = simulateShaderDispatches(
-      shader,
-      buffers,
-      params,
-      sampleBlocks === undefined ? {} : { sampleBlocks },
-    );
+    const entries = (shader.launch.dispatches ?? [shader.launch]).map((part) => part.entryPoint);
+    // ptxas's register count for the GPU's arch sets each dispatch's occupancy.
+    const timing =
+      gpu === undefined
+        ? undefined
+        : { gpu, registers: ptxasRegisters(shader.source, gpu, entries) };
+    // Every dispatch samples its own grid and is timed on it.
+    const dispatches = simulateShaderDispatches(shader, buffers, params, {
+      ...(sampleBlocks === undefined ? {} : { sampleBlocks }),
+      ...(timing === undefined ? {} : { timing }),
+    });
     const result = mergeSimulationResults(dispatches);
     const figures = simulationFigures(result);
-    const estimated = gpu === undefined ? undefined : estimateFigures(dispatches, gpu);
+    const estimated =
+      gpu === undefined ? undefined : estimateFigures(dispatches, gpu, graph === true);
     return {
       milliseconds: result.milliseconds,
       findings: figures['findings'] as string[],

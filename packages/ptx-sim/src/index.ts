@@ -3,7 +3,8 @@
  * plain-data module; `simulate` runs an entry over a grid in 32-lane warps and returns the
  * sanitizer's findings (barrier divergence, shared-memory races, out-of-bounds and misaligned
  * accesses, uninitialized registers, bad shuffle masks) and memory-traffic counters, with DRAM
- * traffic behind a modeled L2.
+ * traffic behind a modeled L2; with `timing`, an estimate of the launch's time on a GPU model
+ * (occupancy, latency, bandwidth, bank conflicts, launch gaps).
  *
  * @packageDocumentation
  */
@@ -18,6 +19,7 @@ export {
   type KernelArgument,
   type SimulateOptions,
   type SimulationResult,
+  type TimingOptions,
 } from './executor/simulate.js';
 export {
   formatFinding,
@@ -35,16 +37,19 @@ export {
 export { StepLimitError } from './executor/cta.js';
 export { BUILD_INFO as PTX_SIM_PACKAGE } from './build-info.js';
 export { ISSUE_CLASSES, type IssueClass } from './executor/issue-class.js';
+export { GPUS, findGpu, type GpuSpec, type Latencies } from './timing/gpu.js';
 export {
-  estimate,
+  occupancy,
+  type Occupancy,
+  type OccupancyLimit,
+  type LaunchResources,
+} from './timing/occupancy.js';
+export {
   estimateSequence,
-  findGpu,
-  formatEstimate,
-  GPUS,
+  type Bound,
   type Estimate,
-  type GpuSpec,
-  type LaunchShape,
   type SequenceEstimate,
-  type SequencePart,
-} from './cost-model.js';
+} from './timing/estimate.js';
+export { duration, formatEstimate, formatSequence } from './timing/format.js';
+export { sharedWavefronts, type Wavefronts } from './timing/shared-banks.js';
 export { sampleMismatch, scaleSample } from './sample.js';

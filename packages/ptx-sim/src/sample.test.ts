@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { estimate, GPUS } from './cost-model.js';
 import { parsePtx } from './parser/index.js';
 import { simulate, type SimulationResult } from './executor/simulate.js';
 import { sampleMismatch, scaleSample } from './sample.js';
+import { GPUS, type GpuSpec } from './timing/gpu.js';
 
 /** out[global id] = in[`index`]; `tail` runs before the store (a branch for the last block). */
 function kernel(index: '%r1' | '%r3', tail: readonly string[] = []): string {
@@ -37,7 +37,7 @@ function kernel(index: '%r1' | '%r3', tail: readonly string[] = []): string {
 const GRID = 264;
 const BLOCK = 256;
 
-function run(source: string, sampleBlocks?: number): SimulationResult {
+function run(source: string, sampleBlocks?: number, gpu?: GpuSpec): SimulationResult {
   return simulate(parsePtx(source), {
     grid: [GRID, 1, 1],
     block: [BLOCK, 1, 1],
@@ -46,6 +46,7 @@ function run(source: string, sampleBlocks?: number): SimulationResult {
       dst: { kind: 'buffer', bytes: new Uint8Array(GRID * BLOCK * 4) },
     },
     ...(sampleBlocks === undefined ? {} : { sampleBlocks }),
+    ...(gpu === undefined ? {} : { timing: { gpu, registers: 16 } }),
   });
 }
 
@@ -58,8 +59,15 @@ describe('sampled estimates', () => {
     const scaled = scaleSample(part);
     expect(scaled.warpInstructionsByClass).toEqual(whole.counters.warpInstructionsByClass);
     expect(scaled.buffers).toEqual(whole.counters.buffers);
-    for (const gpu of Object.values(GPUS))
-      expect(estimate(scaled, part, gpu)).toEqual(estimate(whole.counters, whole, gpu));
+    // The busiest SM replays sampled blocks in place of its own: the same work, the same time.
+    for (const gpu of Object.values(GPUS)) {
+      const wholeTime = run(kernel('%r1'), undefined, gpu).estimate;
+      const partTime = run(kernel('%r1'), 6, gpu).estimate;
+      expect(partTime?.sampled).toBe(true);
+      expect(partTime?.dramBytes).toBe(wholeTime?.dramBytes);
+      expect(partTime?.seconds).toBeCloseTo(wholeTime?.seconds ?? 0, 9);
+      expect(partTime?.bound).toBe(wholeTime?.bound);
+    }
   });
 
   it('data every block reads counts once in DRAM, as in the whole run', () => {

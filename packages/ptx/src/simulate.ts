@@ -32,8 +32,8 @@ export interface SimulateShaderOptions extends Omit<
  * `params[name]` (0 when absent). The grid is the shader's grid expressions evaluated over `params`
  * and the shader's schedule; the block is its workgroup size. A multi-dispatch shader runs every
  * dispatch in order (see simulateShaderDispatches) and returns their findings, counters and time
- * summed, with the first dispatch's grid and block (so a cost-model estimate of it spreads every
- * dispatch's work over the first grid: estimate the per-dispatch results instead). Check that
+ * summed, with the first dispatch's grid and block (time a multi-dispatch launch with the
+ * per-dispatch results' estimates instead: `estimateSequence`). Check that
  * `findings` is empty.
  */
 export function simulateShader(
@@ -103,8 +103,8 @@ const TRAFFIC_FIELDS = [
 /**
  * One result for a sequence of dispatches' results (simulateShaderDispatches'): findings in order,
  * counters and time summed, the first dispatch's grid and block, and no `sample` (one dispatch's
- * sample cannot describe the sum). A cost-model estimate needs each dispatch's own grid: give
- * `estimateSequence` the results themselves.
+ * sample cannot describe the sum). Timing needs each dispatch's own run: give `estimateSequence`
+ * the results' estimates.
  */
 export function mergeSimulationResults(results: readonly SimulationResult[]): SimulationResult {
   const [first, ...rest] = results;

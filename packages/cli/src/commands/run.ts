@@ -28,7 +28,7 @@ import { planOutputs, writeOutputs } from '../output.js';
 import { TARGET_OPTIONS, targetFromArgs } from './emit.js';
 
 export const RUN_USAGE =
-  'forge run <kernel-id> --target interp|wgsl|ptx-sim [--arch sm_XX] [--features f16,subgroups] [--schedule k=v]... [--shape name=value]... [--seed N] [--gpu A100|H100|H200 [--sample-blocks K] (ptx-sim)] [--gguf FILE --tensor NAME] [--input name=@file.bin]... [--output name=file.bin]... [--json]';
+  'forge run <kernel-id> --target interp|wgsl|ptx-sim [--arch sm_XX] [--features f16,subgroups] [--schedule k=v]... [--shape name=value]... [--seed N] [--gpu A100|H100|H200 [--sample-blocks K] [--graph] (ptx-sim)] [--gguf FILE --tensor NAME] [--input name=@file.bin]... [--output name=file.bin]... [--json]';
 
 function pairs(values: readonly string[], option: string, pattern: RegExp): [string, string][] {
   return values.map((value) => {
@@ -97,6 +97,7 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
       tensor: { type: 'string' },
       gpu: { type: 'string' },
       'sample-blocks': { type: 'string' },
+      graph: { type: 'boolean' },
     },
     RUN_USAGE,
   );
@@ -117,9 +118,12 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
   const gpu = gpuOption(parsed.string('gpu'));
   if (gpu !== undefined && engineName !== 'ptx-sim')
     throw new UsageError(
-      `--gpu: estimates come from the simulator's counters; add --target ptx-sim`,
+      `--gpu: estimates time the simulator's instruction streams; add --target ptx-sim`,
     );
   const sampleBlocks = sampleOption(parsed.string('sample-blocks'), gpu);
+  const graph = parsed.flag('graph');
+  if (graph && gpu === undefined)
+    throw new UsageError('--graph: launch gaps only feed an estimate; add --gpu NAME');
   if (sampleBlocks !== undefined && parsed.strings('output').length > 0)
     throw new UsageError('--sample-blocks: a sampled run leaves outputs incomplete; drop --output');
   const schedule = parseScheduleAssignments(parsed.strings('schedule'));
@@ -205,7 +209,7 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
     Object.entries(buffers).map(([name, data]) => [name, data.slice()]),
   );
   const params = kernel.params(shape);
-  const outcome = await engine({ kernel, schedule, target, buffers, params, gpu, sampleBlocks });
+  const outcome = await engine({ kernel, schedule, target, buffers, params, gpu, sampleBlocks, graph }); // prettier-ignore
   const { milliseconds } = outcome;
   const findings = outcome.findings ?? [];
   // A sampled run computed only some workgroups' outputs: there is nothing whole to check.

@@ -11,7 +11,13 @@ import {
   type SimulationResult,
 } from '@forge/ptx-sim';
 import { parseCommandArgs } from '../args.js';
-import { estimateFigures, gpuOption, sampleOption } from '../gpu-option.js';
+import {
+  estimateFigures,
+  gpuOption,
+  ptxasRegisters,
+  registersOption,
+  sampleOption,
+} from '../gpu-option.js';
 import { EXIT_CHECK_FAILED, EXIT_OK, UsageError } from '../errors.js';
 import { readInputFile, readInputText } from '../input-file.js';
 import type { CliIo } from '../io.js';
@@ -27,7 +33,7 @@ export const MAX_STEPS_LIMIT = 1e12;
 export const MAX_SIM_BYTES = 2 ** 30;
 
 export const SIM_USAGE =
-  'forge sim FILE.ptx [--entry NAME] --grid X[,Y,Z] --block X[,Y,Z] [--arg NAME=SPEC]... [--dump NAME=FILE]... [--dynamic-shared BYTES] [--max-steps N] [--gpu A100|H100|H200 [--sample-blocks K]] [--json]  (SPEC: @FILE, zeros:BYTES, u32:V, i32:V, u64:V, f32:V, pack:T:V,T:V,... with T one of u8, u16, u32, i32, u64, f32; buffers at most 1 GiB in all; N thread instructions, default 1e8; BYTES of dynamic shared memory for .extern .shared arrays, default 0)';
+  'forge sim FILE.ptx [--entry NAME] --grid X[,Y,Z] --block X[,Y,Z] [--arg NAME=SPEC]... [--dump NAME=FILE]... [--dynamic-shared BYTES] [--max-steps N] [--gpu A100|H100|H200 [--sample-blocks K] [--registers N]] [--json]  (SPEC: @FILE, zeros:BYTES, u32:V, i32:V, u64:V, f32:V, pack:T:V,T:V,... with T one of u8, u16, u32, i32, u64, f32; buffers at most 1 GiB in all; N thread instructions, default 1e8; BYTES of dynamic shared memory for .extern .shared arrays, default 0)';
 
 // CUDA's limits: grid x up to 2^31-1, y and z up to 65535; at most 1024 threads a block.
 const GRID_MAX = [2 ** 31 - 1, 65535, 65535] as const;
@@ -211,6 +217,7 @@ export function simCommand(args: readonly string[], io: CliIo): number {
       'dynamic-shared': { type: 'string' },
       gpu: { type: 'string' },
       'sample-blocks': { type: 'string' },
+      registers: { type: 'string' },
       json: { type: 'boolean' },
     },
     SIM_USAGE,
@@ -224,6 +231,7 @@ export function simCommand(args: readonly string[], io: CliIo): number {
   });
   const gpu = gpuOption(parsed.string('gpu'));
   const sampleBlocks = sampleOption(parsed.string('sample-blocks'), gpu);
+  const registers = registersOption(parsed.string('registers'), gpu);
   const grid = dims(parsed.string('grid'), '--grid');
   const block = dims(parsed.string('block'), '--block');
   const maxStepsText = parsed.string('max-steps');
@@ -266,6 +274,15 @@ export function simCommand(args: readonly string[], io: CliIo): number {
   const module = parsePtx(text, { lazyEntries: true });
   const entry = parsed.string('entry');
   checkScalarKinds(module, entry, kernelArgs, scalarKinds);
+  const entryName = entry ?? (module.entries.length === 1 ? module.entries[0]?.name : undefined);
+  // ptxas's register count for the GPU's arch (or --registers) sets the occupancy.
+  const timing =
+    gpu === undefined || entryName === undefined
+      ? undefined
+      : {
+          gpu,
+          registers: registers ?? ptxasRegisters(text, gpu, [entryName])[entryName] ?? 0,
+        };
   const result = simulate(module, {
     ...(entry === undefined ? {} : { entry }),
     grid,
@@ -274,6 +291,7 @@ export function simCommand(args: readonly string[], io: CliIo): number {
     maxThreadInstructions: maxSteps,
     dynamicSharedBytes,
     ...(sampleBlocks === undefined ? {} : { sampleBlocks }),
+    ...(timing === undefined ? {} : { timing }),
   });
   writeOutputs(
     planned.map((output, index) => ({

@@ -95,11 +95,13 @@ function locate(
           );
         }
       }
+      context.simulation.trace?.sharedAccess(lane, address, size);
       return found(shared.view, address);
     }
     case 'local': {
       const view = context.warp.local[lane] as DataView;
       if (write) context.warp.localWritten = true;
+      context.simulation.trace?.localAccess();
       if (address < 0 || address + size > view.byteLength) {
         report(
           context,
@@ -227,10 +229,10 @@ export function countSectors(
   if (traffic === undefined) return;
   traffic.requestedBytes += requested;
   traffic.sectorBytes += sectors.size * 32;
-  const { l2 } = context.simulation;
+  const { l2, trace } = context.simulation;
   for (const sector of sectors) {
-    if (kind === 'load') l2.read(sector, traffic);
-    else l2.write(sector, traffic);
+    const hit = kind === 'load' ? l2.read(sector, traffic) : l2.write(sector, traffic);
+    trace?.globalSector(sector, hit, kind === 'store');
   }
 }
 
@@ -241,9 +243,11 @@ export function countAtomicSectors(
 ): void {
   const { sectors, traffic } = sectorsOf(context, accesses);
   if (traffic === undefined) return;
-  const { l2 } = context.simulation;
+  const { l2, trace } = context.simulation;
   for (const sector of sectors) {
-    l2.read(sector, traffic);
+    // Read before the optional call: `trace?.f(x)` would skip evaluating x without a trace.
+    const hit = l2.read(sector, traffic);
+    trace?.atomicSector(hit);
     l2.write(sector, traffic);
   }
 }

@@ -32,6 +32,8 @@ const COMPILERS: readonly InstructionCompiler[] = [
 export interface Program {
   readonly entry: EntryFunction;
   readonly instructions: readonly Executable[];
+  /** The parsed instructions `instructions` were compiled from, index for index. */
+  readonly source: readonly Instruction[];
   readonly registerCount: number;
   readonly symbols: SymbolTable;
   readonly sharedBytes: number;
@@ -227,6 +229,7 @@ export function compileEntry(
   return {
     entry,
     instructions: executables,
+    source: instructions,
     registerCount: registers.size,
     symbols,
     sharedBytes,

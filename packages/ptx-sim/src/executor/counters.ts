@@ -21,7 +21,7 @@ export interface BufferTraffic {
 export interface Counters {
   /** Warp-level instructions issued, by family (`ld`, `add`, `shfl`, …). */
   readonly warpInstructions: Record<string, number>;
-  /** The same warp instructions by the execution unit they occupy (the cost model's input). */
+  /** The same warp instructions by the execution unit they occupy (the timing model's pipes). */
   readonly warpInstructionsByClass: Record<IssueClass, number>;
   /** Thread-level instructions executed (guard true). */
   threadInstructions: number;

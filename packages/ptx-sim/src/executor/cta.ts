@@ -204,8 +204,11 @@ function runWarp(
     if (simulation.steps > limit) {
       throw new StepLimitError(limit, instruction.location.line);
     }
+    const trace = simulation.trace;
+    trace?.begin(warp.index, next);
     if (lanes.length > 0 || instruction.collective === true)
       instruction.execute(context, lanes, off);
+    trace?.end();
     if (!instruction.changesFlow && next + 1 < second) resume = next + 1;
   }
 }

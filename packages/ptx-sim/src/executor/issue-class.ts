@@ -1,7 +1,7 @@
 import type { Instruction } from '../ast.js';
 
 /**
- * The execution unit a PTX instruction occupies, for the cost model's per-class throughput limits.
+ * The execution unit a PTX instruction occupies, for the timing model's per-class pipes and latencies.
  * One PTX instruction counts as one warp instruction of its class, even where ptxas expands it
  * into several SASS instructions (`div.rn.f32`, `sqrt.rn.f32`, 64-bit integer multiply).
  */

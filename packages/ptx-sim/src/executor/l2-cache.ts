@@ -26,26 +26,28 @@ export class L2Cache {
     this.capacity = Math.floor(bytes / SECTOR_BYTES);
   }
 
-  /** A warp-level load touching `sector`: a miss reads it from DRAM. */
-  read(sector: number, traffic: BufferTraffic): void {
+  /** A warp-level load touching `sector`: a miss reads it from DRAM. Returns whether it hit. */
+  read(sector: number, traffic: BufferTraffic): boolean {
     const line = this.lines.get(sector);
     if (line !== undefined) {
       this.touch(sector, line);
-      return;
+      return true;
     }
     traffic.dramBytesRead += SECTOR_BYTES;
     this.insert(sector, { traffic, dirty: false });
+    return false;
   }
 
-  /** A warp-level store touching `sector`: it becomes resident and dirty. */
-  write(sector: number, traffic: BufferTraffic): void {
+  /** A warp-level store touching `sector`: it becomes resident and dirty. Returns whether it hit. */
+  write(sector: number, traffic: BufferTraffic): boolean {
     const line = this.lines.get(sector);
     if (line !== undefined) {
       line.dirty = true;
       this.touch(sector, line);
-      return;
+      return true;
     }
     this.insert(sector, { traffic, dirty: true });
+    return false;
   }
 
   /** Writes every dirty sector back, as the end of a kernel's traffic. */

@@ -12,7 +12,7 @@ import type { SymbolTable } from './operands.js';
 export interface Executable {
   readonly location: SourceLocation;
   readonly family: string;
-  /** The execution unit it occupies, for the cost model. */
+  /** The execution unit it occupies, for the timing model. */
   readonly issueClass: IssueClass;
   /** Register slot and polarity of the `@p` guard. */
   readonly guard?: { readonly slot: number; readonly negated: boolean; readonly name: string };

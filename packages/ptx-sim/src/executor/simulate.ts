@@ -8,6 +8,18 @@ import { FindingLog, type Finding } from './findings.js';
 import { DEFAULT_L2_BYTES, L2Cache } from './l2-cache.js';
 import { GlobalMemory, writeBits } from './memory.js';
 import type { SimulationState } from './state.js';
+import { TraceRecorder } from './trace.js';
+import { scaleSample } from '../sample.js';
+import { estimateLaunch, type Estimate } from '../timing/estimate.js';
+import type { GpuSpec } from '../timing/gpu.js';
+import { instructionTimings } from '../timing/instruction-timing.js';
+import { occupancy, type Occupancy } from '../timing/occupancy.js';
+
+/** The GPU a run is timed on, and the registers ptxas gave each thread (by entry for a module of several). */
+export interface TimingOptions {
+  readonly gpu: GpuSpec;
+  readonly registers: number | Readonly<Record<string, number>>;
+}
 
 /** What a kernel parameter receives. */
 export type KernelArgument =
@@ -49,9 +61,14 @@ export interface SimulateOptions {
   readonly dynamicSharedBytes?: number;
   /**
    * Run only this many of the grid's blocks (the first `sampleBlocks - 1` in launch order, x
-   * fastest, and the last), for a cost estimate of a grid too large to simulate whole.
+   * fastest, and the last), for an estimate of a grid too large to simulate whole.
    */
   readonly sampleBlocks?: number;
+  /**
+   * Time the launch on a GPU model (`result.estimate`): the blocks the busiest SM runs (or every
+   * sampled block) are traced and replayed by the timing model.
+   */
+  readonly timing?: TimingOptions;
 }
 
 /** What a sampled run measured, for `scaleSample`. */
@@ -79,11 +96,13 @@ export interface SimulationResult {
   readonly counters: Counters;
   /** Wall time of the run in milliseconds. */
   readonly milliseconds: number;
-  /** The launch that ran, for the cost model's `estimate(counters, result, gpu)`. */
+  /** The launch that ran. */
   readonly grid: readonly [number, number, number];
   readonly block: readonly [number, number, number];
   /** Present when `sampleBlocks` left blocks out. */
   readonly sample?: BlockSample;
+  /** The timing model's estimate, when the run was timed (`timing`). */
+  readonly estimate?: Estimate;
 }
 
 const f32 = new DataView(new ArrayBuffer(8));
@@ -235,6 +254,13 @@ export function simulate(module: PtxModule, options: SimulateOptions): Simulatio
     }
   }
 
+  const [gx, gy, gz] = options.grid;
+  const total = gx * gy * gz;
+  const sampled = options.sampleBlocks !== undefined && options.sampleBlocks < total;
+  const timed =
+    options.timing === undefined
+      ? undefined
+      : timingSetup(options.timing, entryName, program, total, threads);
   const state: SimulationState = {
     global,
     params,
@@ -244,12 +270,10 @@ export function simulate(module: PtxModule, options: SimulateOptions): Simulatio
     grid: options.grid,
     block: options.block,
     sanitize: options.sanitize !== false,
+    trace: timed?.recorder,
     clock: 0,
     steps: 0,
   };
-  const [gx, gy, gz] = options.grid;
-  const total = gx * gy * gz;
-  const sampled = options.sampleBlocks !== undefined && options.sampleBlocks < total;
   const count = sampled ? (options.sampleBlocks ?? total) : total;
   const perBlock: number[] = [];
   let firstBlockDramBytesRead: Record<string, number> = {};
@@ -258,6 +282,12 @@ export function simulate(module: PtxModule, options: SimulateOptions): Simulatio
     // A sample ends with the grid's last block, where a partial tile would show.
     const linear = sampled && index === count - 1 ? total - 1 : index;
     const before = sampled ? totalWarpInstructions(state.counters) : 0;
+    // The busiest SM runs blocks 0, SMs, 2·SMs, …; a sample's blocks all stand for its blocks.
+    timed?.recorder.startBlock(
+      linear,
+      resources.warps.length,
+      sampled || linear % timed.gpu.sms === 0,
+    );
     runCta(
       program,
       state,
@@ -276,7 +306,7 @@ export function simulate(module: PtxModule, options: SimulateOptions): Simulatio
       );
   }
   state.l2.flush();
-  return {
+  const result: SimulationResult = {
     ...(sampled
       ? { sample: { blocks: count, warpInstructions: perBlock, firstBlockDramBytesRead } }
       : {}),
@@ -285,5 +315,50 @@ export function simulate(module: PtxModule, options: SimulateOptions): Simulatio
     milliseconds: performance.now() - started,
     grid: options.grid,
     block: options.block,
+  };
+  if (timed === undefined) return result;
+  const estimate = estimateLaunch({
+    gpu: timed.gpu,
+    registers: timed.registers,
+    occupancy: timed.occupancy,
+    blocks: total,
+    traces: timed.recorder.blocks,
+    sampled,
+    registerSlots: program.registerCount,
+    timings: instructionTimings(program),
+    counters: scaleSample(result),
+  });
+  return { ...result, estimate, milliseconds: performance.now() - started };
+}
+
+/** Occupancy of a timed launch and the recorder of its traced blocks, whose L1 is what shared memory leaves. */
+function timingSetup(
+  timing: TimingOptions,
+  entryName: string,
+  program: Program,
+  blocks: number,
+  threads: number,
+): { gpu: GpuSpec; registers: number; occupancy: Occupancy; recorder: TraceRecorder } {
+  const { gpu } = timing;
+  const registers =
+    typeof timing.registers === 'number'
+      ? timing.registers
+      : Object.hasOwn(timing.registers, entryName)
+        ? timing.registers[entryName]
+        : undefined;
+  if (registers === undefined)
+    throw new SimulationInputError(`timing: no register count for entry '${entryName}'`);
+  const sharedBytes = program.sharedBytes;
+  const placed = occupancy({ blocks, threadsPerBlock: threads, registers, sharedBytes }, gpu);
+  const reserved = sharedBytes > 0 ? gpu.sharedReservedPerBlock : 0;
+  const l1Bytes = Math.max(
+    0,
+    gpu.l1SharedBytesPerSm - placed.blocksPerSm * (sharedBytes + reserved),
+  );
+  return {
+    gpu,
+    registers,
+    occupancy: placed,
+    recorder: new TraceRecorder(Math.floor(l1Bytes / 32)),
   };
 }

@@ -4,6 +4,7 @@ import type { Counters } from './counters.js';
 import type { FindingCategory, FindingLog } from './findings.js';
 import type { L2Cache } from './l2-cache.js';
 import type { GlobalMemory, SharedMemory } from './memory.js';
+import type { TraceRecorder } from './trace.js';
 
 export const WARP = 32;
 export const RUNNING = 0;
@@ -32,6 +33,8 @@ export interface SimulationState {
   readonly grid: readonly [number, number, number];
   readonly block: readonly [number, number, number];
   readonly sanitize: boolean;
+  /** Records the timed blocks' instruction streams, when the run is timed. */
+  readonly trace: TraceRecorder | undefined;
   /** Clock for %clock: thread instructions so far. */
   clock: number;
   /**
