@@ -152,7 +152,7 @@ describe('EXECUTION_CASES', () => {
       expect(weightTraffic).toEqual({ maxReadRatio: 1.02, minSectorEfficiency: 0.9 });
   });
 
-  it('cover q4k-gemv: n_out 1, 3, 64, 1000 by n_in 256, 512, 8192, knobs, traffic bounds', () => {
+  it('cover q4k-gemv: n_out 1, 3, 64, 1000 by n_in 256, 512, 8192, ragged steps, traffic bounds', () => {
     const gemv = casesOf('q4k-gemv');
     for (const nIn of [256, 512, 8192]) {
       for (const nOut of [1, 3, 64]) {
@@ -163,11 +163,12 @@ describe('EXECUTION_CASES', () => {
       }
     }
     expect(gemv.some((c) => c.shape['n_out'] === 1000 && c.shape['n_in'] === 8192)).toBe(true);
-    expect(gemv.some((c) => (c.schedule['rowsPerWarp'] ?? 1) > 1)).toBe(true);
+    // Rows whose last step is ragged (2304 values: 9 blocks, a step of 8 and 1).
+    expect(gemv.some((c) => ((c.shape['n_in'] ?? 0) / 256) % 8 !== 0)).toBe(true);
     expectLargestGroupAndTwoTiles(gemv);
     for (const { weightTraffic } of gemv) {
       expect(weightTraffic?.maxReadRatio).toBe(1.02);
-      expect(weightTraffic?.minSectorEfficiency).toBeGreaterThanOrEqual(0.9);
+      expect(weightTraffic?.minSectorEfficiency).toBeGreaterThanOrEqual(0.64);
     }
   });
 

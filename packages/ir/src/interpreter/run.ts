@@ -22,6 +22,11 @@ export interface InterpretOptions {
   /** Defaults to the spec's launch grid evaluated with params and schedule; single dispatch only. */
   readonly grid?: readonly [number, number, number];
   /**
+   * A multi-dispatch kernel's grids, dispatch by dispatch (undefined: the dispatch's own), e.g. to
+   * run its grid-stride loops on fewer workgroups.
+   */
+  readonly dispatchGrids?: readonly (readonly [number, number, number] | undefined)[];
+  /**
    * Arrays for scratch buffers by name, e.g. to inspect them afterwards; a scratch buffer left out
    * is allocated at its length and filled with poison (NaN, or all ones for integers), so a read
    * before a write shows.
@@ -49,7 +54,13 @@ export interface InterpretResult {
 export function interpret(specInput: KernelSpec, options: InterpretOptions): InterpretResult {
   // Read once into a snapshot but not validated: tests run invalid specs to see the faults.
   const spec = takeSnapshot(specInput) as KernelSpec;
-  if (!isMultiDispatch(spec)) return interpretDispatch(spec, options);
+  if (!isMultiDispatch(spec)) {
+    if (options.dispatchGrids !== undefined)
+      throw new ValidationError([
+        { path: 'dispatchGrids', message: 'a single-dispatch kernel takes `grid`' },
+      ]);
+    return interpretDispatch(spec, options);
+  }
   if (options.grid !== undefined)
     throw new ValidationError([
       { path: 'grid', message: 'cannot override the grid of a multi-dispatch kernel' },
@@ -66,8 +77,9 @@ export function interpret(specInput: KernelSpec, options: InterpretOptions): Int
   }
   const buffers = { ...options.buffers, ...scratch };
   const total = { workgroups: 0, threads: 0, barriers: 0 };
-  for (const view of views) {
-    const result = interpretDispatch(view, { ...options, buffers });
+  for (const [index, view] of views.entries()) {
+    const grid = options.dispatchGrids?.[index];
+    const result = interpretDispatch(view, { ...options, buffers, ...(grid === undefined ? {} : { grid }) }); // prettier-ignore
     total.workgroups += result.workgroups;
     total.threads += result.threads;
     total.barriers += result.barriers;

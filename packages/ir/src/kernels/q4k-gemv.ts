@@ -1,213 +1,287 @@
-import { WARP_SIZE, type Expr, type VarExpr as Var } from '../body.js';
+import { type Expr, type VarExpr as Var } from '../body.js';
 import {
   add,
   and,
   bitcast,
   bitSelect,
   convert,
+  div,
   dot4I8,
   fma,
-  le,
-  min,
+  lt,
   mul,
   neg,
+  select,
+  shr,
+  sub,
+  unpackHalf,
 } from '../expressions.js';
-import { shr, sub, unpackHalf } from '../expressions.js';
 import { QUANT_FORMATS } from '../quant/formats.js';
 import { randomQ4kWords } from './gemv-catalog.js';
-import { SECTOR_WORDS, gemvKernel, type GemvBuilder, type GemvStep } from './gemv-interface.js';
+import { SECTOR_WORDS } from './gemv-interface.js';
+import {
+  rowsGemvKernel,
+  X_QUANT_GROUP_WORDS,
+  type RowStep,
+  type RowsBuilder,
+} from './gemv-rows.js';
 import { vectorNames } from './locals.js';
 
-const { blockBytes: BLOCK_BYTES } = QUANT_FORMATS.q4_K;
+const { blockBytes: BLOCK_BYTES, blockSize: BLOCK_VALUES } = QUANT_FORMATS.q4_K;
 const BLOCK_WORDS = BLOCK_BYTES / 4;
 /** Header words (0: d and dmin, 1-3: scales and mins) before a block's 32 qs words. */
 const HEADER_WORDS = 4;
-/** Lanes a block: lane h of them takes qs chunks h and h + 2 (sub-blocks 2h, 2h+1, 2h+4, 2h+5). */
-const BLOCK_LANES = 2;
-const STEP_BLOCKS = WARP_SIZE / BLOCK_LANES;
-/** 16-byte loads a lane stages a step: the step's blocks from 0 or 4 words into a sector. */
-const STAGING_LOADS = Math.ceil((STEP_BLOCKS * BLOCK_WORDS + HEADER_WORDS) / (4 * WARP_SIZE));
-const STAGING_WORDS = STAGING_LOADS * 4 * WARP_SIZE;
+/** Lanes a block: lane c of them takes qs chunks c and c + 4, so a step is 8 blocks of the row. */
+const BLOCK_LANES = 4;
+const STEP_BLOCKS = 32 / BLOCK_LANES;
+/** x_quant words of a block (8 groups of 16) and the 4 groups between a lane's two chunks. */
+const X_BLOCK_WORDS = 8 * X_QUANT_GROUP_WORDS;
 
-// Bandwidth plan: a step is 16 consecutive blocks of a row, 2 lanes a block. Blocks are 144 bytes,
-// 16-byte aligned but headers interleave with quants, so the warp stages the step's bytes from the
-// sector holding its first (16-byte loads, 512 contiguous bytes a request) into its shared slice.
-// Lane h of a block reads the header and qs chunks h and h + 2: chunk c is 8 words whose low
-// nibbles are sub-block 2c (x words 16c..16c+7 of the block) and high nibbles sub-block 2c + 1 (the
-// next 8). Nibbles meet x_high and x_low in 32 dot4I8 a chunk; each sub-block's i32 sum times its
-// 6-bit scale is scaled in f32 by its x scale and d, less dmin · min · (its x values' sum, x_sum).
+// Bandwidth plan: a warp streams a row, 8 blocks (1152 bytes) a step. Blocks are 144 bytes,
+// 16-byte aligned, so lane l loads its block's header (16 bytes, the block's 4 lanes asking for the
+// same sector) and qs chunks c and c + 4 (c = l % 4, 16 bytes each) straight from W; all of a step's
+// loads, then its 12 x loads from scratch (L1), are issued before any is used, and every index is a
+// pointer carried from step to step. Chunk c = 2k + h holds values 16h..16h + 15 of sub-block 2k
+// in its low nibbles and of 2k + 1 in its high nibbles (chunk c + 4: sub-blocks 2k + 4, 2k + 5,
+// whose 6-bit scales share bit positions with 2k's). Nibbles meet x_high and x_low words in 32
+// dot4I8; each sub-block's i32 sum times its scale is scaled in f32 by its x scale and d, less dmin
+// · min · (its x values' sum). The last step's lanes past the row load its last block again and
+// add nothing.
 
-function step(context: GemvStep<undefined>) {
-  const { b, total, row, live, blocks, rowBlock, tileBlock, blocksLeft, lane, stagingBase } =
-    context;
-  const { stepWord, stepBlocks } = b.let({
-    stepWord: mul(add(mul(row, blocks), rowBlock), BLOCK_WORDS),
-    stepBlocks: min(blocksLeft, STEP_BLOCKS),
+/** The x pointers a lane carries from step to step, then each row's W pointers; a step's strides. */
+const X_STRIDES = {
+  quant: STEP_BLOCKS * X_BLOCK_WORDS,
+  scale: STEP_BLOCKS * 8,
+  sum: STEP_BLOCKS * 32,
+};
+const W_STRIDE = STEP_BLOCKS * BLOCK_WORDS;
+type XPointers<T> = { readonly [K in keyof typeof X_STRIDES]: T };
+const X_NAMES = Object.keys(X_STRIDES) as (keyof typeof X_STRIDES)[];
+
+/** Where a step reads: x pointers, and per row the header and first qs chunk words of W. */
+interface StepPointers {
+  readonly x: XPointers<Var<'u32'>>;
+  readonly rows: readonly { readonly header: Var<'u32'>; readonly qs: Var<'u32'> }[];
+}
+
+function row({ b, rows, lane, sumBase }: RowStep): void {
+  const nIn = b.param('n_in');
+  const { blocks, quarter, laneBlock } = b.let({
+    blocks: div(nIn, BLOCK_VALUES),
+    quarter: and(lane, BLOCK_LANES - 1),
+    laneBlock: shr(lane, 2),
   });
-  // Staged from the step's sector (128-byte aligned, 512 bytes a load): lane l's word `rel` + 128k
-  // of the step, loaded when within it, so each weight byte is read once and whole requests stay
-  // on the step's sectors (words before it wrap around to huge).
-  const { offset } = b.let({ offset: and(stepWord, SECTOR_WORDS - 1) });
-  const { rel, span, stepStaged } = b.let({
-    rel: sub(mul(lane, 4), offset),
-    span: sub(mul(stepBlocks, BLOCK_WORDS), 4),
-    stepStaged: add(stagingBase, offset),
+  const { pair, half, fullSteps } = b.let({
+    pair: shr(quarter, 1),
+    half: and(quarter, 1),
+    fullSteps: div(blocks, STEP_BLOCKS),
   });
-  const { laneWord, stagingSlot } = b.let({
-    laneWord: add(stepWord, rel),
-    stagingSlot: add(stagingBase, mul(lane, 4)),
+  // Scale and min bytes 2k, 2k + 1 (k < 2) sit in words 1-2 at bit 16k, 6 bits each; those of 2k + 4
+  // and 2k + 5 are the nibbles of word 3 at bit 16k under the top bits of 2k's.
+  const { shift, chunkWord } = b.let({
+    shift: mul(pair, 16),
+    chunkWord: add(HEADER_WORDS, mul(quarter, 4)),
   });
-  // A warp past the last row loads nothing (and adds nothing below).
-  // Loads 1 on nest (each runs only if the one before did: rel + 128k does not wrap for k >= 1), so
-  // their addresses are computed once, in load 1's block.
-  const stage = (block: GemvBuilder, k: number): void => {
-    const at = 4 * WARP_SIZE * k;
-    block.if(le(add(rel, at), span), (load) => {
-      const words = load.loadVector('w', add(laneWord, at), vectorNames(`stage${k}_`));
-      load.storeVector('staging', add(stagingSlot, at), words);
-      if (k >= 1 && k + 1 < STAGING_LOADS) stage(load, k + 1);
+  const rowBlocks = rows.map(({ row: index }, r) => b.let(`row_block${r}`, mul(index, blocks)));
+  // A block's pointers: x_quant word of the lane's first chunk's x, x_factors index of its first
+  // scale and first sum of 8; per row, W words of the block's header and of the lane's first chunk.
+  const pointersAt = (at: RowsBuilder, prefix: string, block: Expr<'u32'>): StepPointers => ({
+    x: Object.fromEntries(
+      X_NAMES.map((name) => {
+        const value = {
+          quant: add(mul(block, X_BLOCK_WORDS), add(mul(pair, 2 * X_QUANT_GROUP_WORDS), mul(half, 4))),
+          scale: add(mul(block, 8), mul(pair, 2)),
+          sum: add(sumBase, add(mul(block, 32), add(mul(pair, 8), mul(half, 2)))),
+        }[name];
+        return [name, at.let(`${prefix}_${name}`, value)];
+      }),
+    ) as XPointers<Var<'u32'>>,
+    rows: rowBlocks.map((rowBlock, r) => {
+      const header = at.let(`${prefix}_header${r}`, mul(add(rowBlock, block), BLOCK_WORDS));
+      return { header, qs: at.let(`${prefix}_qs${r}`, add(header, chunkWord)) };
+    }),
+  }); // prettier-ignore
+  // A warp whose first row is past n_out has nothing to load (its totals stay 0).
+  b.if(rows[0]!.live, (live) =>
+    rowSteps(live, { rows, blocks, laneBlock, fullSteps, shift, pointersAt }),
+  );
+}
+
+/** The row's full steps, then its ragged last one. */
+function rowSteps(
+  b: RowsBuilder,
+  {
+    rows,
+    blocks,
+    laneBlock,
+    fullSteps,
+    shift,
+    pointersAt,
+  }: {
+    readonly rows: RowStep['rows'];
+    readonly blocks: Var<'u32'>;
+    readonly laneBlock: Var<'u32'>;
+    readonly fullSteps: Var<'u32'>;
+    readonly shift: Var<'u32'>;
+    readonly pointersAt: (at: RowsBuilder, prefix: string, block: Expr<'u32'>) => StepPointers;
+  },
+): void {
+  const next = pointersAt(b, 'next', laneBlock);
+  b.for('step', { start: 0, end: fullSteps }, (s) => {
+    step(s, '', next, rows, shift, undefined);
+    for (const name of X_NAMES) s.assign(next.x[name], add(next.x[name], X_STRIDES[name]));
+    for (const pointers of next.rows)
+      for (const pointer of [pointers.header, pointers.qs])
+        s.assign(pointer, add(pointer, W_STRIDE));
+  });
+  // The row's last blocks, fewer than a step: lanes past them read the last block and add nothing.
+  const { tailBlock } = b.let({ tailBlock: add(mul(fullSteps, STEP_BLOCKS), laneBlock) });
+  b.if(lt(mul(fullSteps, STEP_BLOCKS), blocks), (tail) => {
+    const last = pointersAt(tail, 'last', sub(blocks, 1));
+    const { inRow } = tail.let({ inRow: lt(tailBlock, blocks) });
+    const pick = (name: string, now: Var<'u32'>, end: Var<'u32'>) =>
+      tail.let(`tail_${name}`, select(inRow, now, end));
+    const at: StepPointers = {
+      x: Object.fromEntries(X_NAMES.map((name) => [name, pick(name, next.x[name], last.x[name])])) as XPointers<Var<'u32'>>, // prettier-ignore
+      rows: next.rows.map((pointers, r) => ({
+        header: pick(`header${r}`, pointers.header, last.rows[r]!.header),
+        qs: pick(`qs${r}`, pointers.qs, last.rows[r]!.qs),
+      })),
+    };
+    step(tail, '_tail', at, rows, shift, inRow);
+  });
+}
+
+/** A step's loads, all issued before any is used, then each row's chunks into its total. */
+function step(
+  s: RowsBuilder,
+  tag: string,
+  at: StepPointers,
+  rows: RowStep['rows'],
+  shift: Var<'u32'>,
+  inRow: Var<'bool'> | undefined,
+): void {
+  const offset = (base: Var<'u32'>, words: number) => (words === 0 ? base : add(base, words));
+  // Row 0 is live (the caller checks); a later row past n_out loads nothing: its loads would repeat
+  // row 0's requests.
+  const w = at.rows.map((pointers, r) => {
+    const load = (into: RowsBuilder, suffix: string) => ({
+      head: into.loadVector('w', pointers.header, vectorNames(`head${r}${tag}${suffix}_`)),
+      qs: [0, 16].map((words) => into.loadVector('w', offset(pointers.qs, words), vectorNames(`qs${r}${words}${tag}${suffix}_`))), // prettier-ignore
     });
-  };
-  b.if(live, (copy) => {
-    stage(copy, 0);
-    stage(copy, 1);
-  });
-  b.barrier();
-  // Lane places are recomputed each step, not kept from laneSetup: with the 20 staged words in
-  // flight, ptxas keeps the loop within 64 registers only so. The lane's block is in the step when
-  // its header word is at most the last staged 16 bytes'.
-  const { block, half } = b.let({ block: shr(lane, 1), half: and(lane, BLOCK_LANES - 1) });
-  const { blockWord } = b.let({ blockWord: mul(block, BLOCK_WORDS) });
-  b.if(and(live, le(blockWord, span)), (inStep) => {
-    const { header, xWord } = inStep.let({
-      header: add(stepStaged, blockWord),
-      // Chunk h's first value is 64·block + 16·h words into the tile's x_high/x_low.
-      xWord: add(mul(add(tileBlock, block), 64), mul(half, 16)),
+    if (r === 0) return load(s, '');
+    const zero = (prefix: string) => vectorNames(prefix).map((name) => s.let(name, 0, 'u32'));
+    const kept = { head: zero(`head${r}${tag}_`), qs: [0, 16].map((words) => zero(`qs${r}${words}${tag}_`)) }; // prettier-ignore
+    s.if(rows[r]!.live, (inside) => {
+      const loaded = load(inside, '_loaded');
+      loaded.head.forEach((value, i) => inside.assign(kept.head[i]!, value));
+      loaded.qs.forEach((words, k) => words.forEach((value, i) => inside.assign(kept.qs[k]![i]!, value))); // prettier-ignore
     });
-    blockHalf(inStep, { header, half, xWord }, total);
+    return kept;
   });
-  b.barrier();
-}
-
-/** Where a lane's share of its block is: staged header word, h, tile word of the block's x. */
-interface LaneBlock {
-  readonly header: Var<'u32'>;
-  readonly half: Var<'u32'>;
-  readonly xWord: Var<'u32'>;
-}
-
-/** Adds the lane's share of its block (chunks h and h + 2) into total. */
-function blockHalf(b: GemvBuilder, { header, half, xWord }: LaneBlock, total: Var<'f32'>) {
-  const [h0, h1, h2, h3] = b.loadVector('staging', header, vectorNames('head'));
-  const { chunkWord, shift } = b.let({
-    chunkWord: add(header, add(mul(half, 8), HEADER_WORDS)),
-    shift: mul(half, 16),
-  });
-  const { d, dmin } = b.let({ d: unpackHalf(h0, 0), dmin: neg(unpackHalf(h0, 1)) });
-  // Scale bytes 2h, 2h + 1 in bytes 0-1: 6 bits each for chunk h; nibbles of word 3 under the top
-  // bits of words 1 (scales) and 2 (mins) for chunk h + 2. Scales are i32: they multiply dot sums.
-  const { s1, s2, s3 } = b.let({
-    s1: shr(h1, shift),
-    s2: shr(h2, shift),
-    s3: shr(h3, shift),
-  });
-  const tops = (word: Expr<'u32'>) => and(shr(word, 2), 0x3030);
-  const factors = b.let({
-    scalesLow: bitcast('i32', and(s1, 0x3f3f)),
-    minsLow: and(s2, 0x3f3f),
-    // The nibbles under the top bits, which are zero outside 0x3030.
-    scalesHigh: bitcast('i32', bitSelect(0x0f0f, s3, tops(s1))),
-    minsHigh: bitSelect(0x0f0f, shr(s3, 4), tops(s2)),
-  });
-  const chunks = [
-    { scales: factors.scalesLow, mins: factors.minsLow },
-    { scales: factors.scalesHigh, mins: factors.minsHigh },
-  ];
-  chunks.forEach((factor, chunk) => {
-    const { quants, offsets } = chunkTerms(b, { chunkWord, xWord }, chunk, factor);
-    b.assign(total, fma(d, quants, fma(dmin, offsets, total)));
-  });
-}
-
-/**
- * Chunk h (`chunk` 0) or h + 2 (1) of the lane, staged from `chunkWord`, its x from tile word
- * `xWord`: Σ scale · x scale · dot sum over its two sub-blocks (`quants`) and Σ min · x sum
- * (`offsets`).
- */
-function chunkTerms(
-  b: GemvBuilder,
-  { chunkWord, xWord }: { readonly chunkWord: Var<'u32'>; readonly xWord: Var<'u32'> },
-  chunk: number,
-  { scales, mins }: { readonly scales: Var<'i32'>; readonly mins: Var<'u32'> },
-) {
-  // Per qs vector: its low nibbles meet 4 x words of sub-block 2c's run (tile words xWord +
-  // 32·chunk…), its high nibbles those of 2c + 1 (8 words on), x's high and low halves in separate
-  // sums; few registers stay live.
-  const sums: Var<'i32'>[] = [];
-  for (const k of [0, 4]) {
-    const qs = b.loadVector(
-      'staging',
-      add(chunkWord, 16 * chunk + k),
-      vectorNames(`qs${chunk}${k}_`),
-    );
-    for (const high of [0, 1]) {
-      const at = add(xWord, 32 * chunk + 8 * high + k);
-      const xh = b.loadVector('x_high', at, vectorNames(`xh${chunk}${high}${k}_`));
-      const xl = b.loadVector('x_low', at, vectorNames(`xl${chunk}${high}${k}_`));
-      qs.forEach((word, j) => {
-        const q = b.let(
-          `q${chunk}${high}_${k + j}`,
-          and(high === 0 ? word : shr(word, 4), 0x0f0f0f0f),
-        );
-        [xh[j]!, xl[j]!].forEach((x, part) => {
-          const slot = 2 * high + part;
-          const sum = sums[slot];
-          if (sum === undefined) sums[slot] = b.let(`dot${chunk}_${slot}`, dot4I8(q, x, 0));
-          else b.assign(sum, dot4I8(q, x, sum));
-        });
-      });
-    }
-  }
-  const [high0, low0, high1, low1] = sums as [Var<'i32'>, Var<'i32'>, Var<'i32'>, Var<'i32'>];
-  const dot0 = add(mul(high0, 256), low0);
-  const dot1 = add(mul(high1, 256), low1);
-  // x_scale and x_sum entries of the lane's first value: one per 32 values, one per 8.
-  const scaleIndex = b.let(`x_scale_at${chunk}`, shr(xWord, 3));
-  const sumIndex = b.let(`x_sum_at${chunk}`, shr(xWord, 1));
-  const [scale0, scale1] = b.loadVector('x_scale', add(scaleIndex, 4 * chunk), [
-    `x_scale${chunk}0`,
-    `x_scale${chunk}1`,
-  ]);
-  const [sum0, sum1] = [0, 4].map((k) => {
-    const s = b.loadVector(
-      'x_sum',
-      add(sumIndex, 16 * chunk + k),
-      vectorNames(`x_sum${chunk}${k}_`),
-    );
-    return b.let(`x_total${chunk}${k}`, add(add(s[0], s[1]), add(s[2], s[3])));
-  }) as [Var<'f32'>, Var<'f32'>];
-  // Each sub-block's i32 sum times its scale (< 2^31), then its x scale; mins meet x sums.
-  const weighted = (scale: Expr<'i32'>, dot: Expr<'i32'>) => convert('f32', mul(scale, dot));
-  return {
-    quants: fma(
-      weighted(shr(scales, 8), dot1),
-      scale1,
-      mul(weighted(and(scales, 255), dot0), scale0),
+  // x of chunk j (4 groups on for j = 1), sub-block 2k + sub: x_high words, then x_low words.
+  const x = [0, 1].map((j) =>
+    [0, 1].map((sub) =>
+      [0, 8].map((part) => {
+        const words = j * 4 * X_QUANT_GROUP_WORDS + sub * X_QUANT_GROUP_WORDS + part;
+        return s.loadVector('x_quant', offset(at.x.quant, words), vectorNames(`x${j}${sub}${part === 0 ? 'h' : 'l'}${tag}_`)); // prettier-ignore
+      }),
     ),
-    offsets: fma(convert('f32', shr(mins, 8)), sum1, mul(convert('f32', and(mins, 255)), sum0)),
-  };
+  );
+  const scales = [0, 4].map(
+    (words) =>
+    s.loadVector('x_factors', offset(at.x.scale, words), [`x_scale${words}a${tag}`, `x_scale${words}b${tag}`]), // prettier-ignore
+  );
+  const sums = [0, 16].map((j) =>
+    [0, 4].map(
+      (sub) =>
+      s.loadVector('x_factors', offset(at.x.sum, j + sub), [`x_sum${j + sub}a${tag}`, `x_sum${j + sub}b${tag}`]), // prettier-ignore
+    ),
+  );
+  rows.forEach(({ total, live }, r) => {
+    const data = { ...w[r]!, x, scales, sums };
+    const addRow = (inside: RowsBuilder) => blockChunks(inside, `${r}${tag}`, data, shift, total);
+    s.if(inRow === undefined ? live : and(live, inRow), addRow);
+  });
+}
+
+interface ChunkData {
+  readonly head: readonly Var<'u32'>[];
+  /** The lane's qs chunks c and c + 4, 4 words each. */
+  readonly qs: readonly (readonly Var<'u32'>[])[];
+  /** x[chunk][sub-block][0: x_high, 1: x_low] words. */
+  readonly x: readonly (readonly (readonly (readonly Var<'u32'>[])[])[])[];
+  /** x scales of each chunk's two sub-blocks, and their sums of 8 (two a sub-block). */
+  readonly scales: readonly (readonly Var<'f32'>[])[];
+  readonly sums: readonly (readonly (readonly Var<'f32'>[])[])[];
+}
+
+/** Adds the lane's two qs chunks of one row (16 values of each of 4 sub-blocks) into total. */
+function blockChunks(
+  b: RowsBuilder,
+  tag: string,
+  { head, qs, x, scales, sums }: ChunkData,
+  shift: Var<'u32'>,
+  total: Var<'f32'>,
+): void {
+  const [h0, h1, h2, h3] = head as [Var<'u32'>, Var<'u32'>, Var<'u32'>, Var<'u32'>];
+  const name = (base: string) => `${base}${tag}`;
+  const d = b.let(name('d'), unpackHalf(h0, 0));
+  const dmin = b.let(name('dmin'), neg(unpackHalf(h0, 1)));
+  const [s1, s2, s3] = [h1, h2, h3].map((word, i) => b.let(name(`s${i + 1}_`), shr(word, shift)));
+  const tops = (word: Expr<'u32'>) => and(shr(word, 2), 0x3030);
+  // Byte 0 holds the chunk's first sub-block's 6-bit scale (min), byte 1 the second's; scales are
+  // i32: they multiply dot sums.
+  const chunkFactors = [
+    {
+      scales: b.let(name('scales_low'), bitcast('i32', and(s1!, 0x3f3f))),
+      mins: b.let(name('mins_low'), and(s2!, 0x3f3f)),
+    },
+    {
+      scales: b.let(name('scales_high'), bitcast('i32', bitSelect(0x0f0f, s3!, tops(s1!)))),
+      mins: b.let(name('mins_high'), bitSelect(0x0f0f, shr(s3!, 4), tops(s2!))),
+    },
+  ];
+  const terms = chunkFactors.map(({ scales: scaleBytes, mins }, j) => {
+    const dots = [0, 1].map((sub) => {
+      const [xh, xl] = x[j]![sub]! as [readonly Var<'u32'>[], readonly Var<'u32'>[]];
+      let high: Expr<'i32'> | undefined;
+      let low: Expr<'i32'> | undefined;
+      qs[j]!.forEach((word, i) => {
+        const q = b.let(
+          name(`q${j}${sub}_${i}_`),
+          and(sub === 0 ? word : shr(word, 4), 0x0f0f0f0f),
+        );
+        high = b.let(name(`dot_h${j}${sub}_${i}_`), dot4I8(q, xh[i]!, high ?? 0));
+        low = b.let(name(`dot_l${j}${sub}_${i}_`), dot4I8(q, xl[i]!, low ?? 0));
+      });
+      return add(mul(high!, 256), low!);
+    });
+    const weighted = (scale: Expr<'i32'>, dot: Expr<'i32'>) => convert('f32', mul(scale, dot));
+    const [scaleA, scaleB] = scales[j] as [Var<'f32'>, Var<'f32'>];
+    const [sumA, sumB] = sums[j] as [readonly Var<'f32'>[], readonly Var<'f32'>[]];
+    return {
+      quants: fma(
+        weighted(shr(scaleBytes, 8), dots[1]!),
+        scaleB,
+        mul(weighted(and(scaleBytes, 255), dots[0]!), scaleA),
+      ),
+      offsets: fma(
+        convert('f32', shr(mins, 8)),
+        add(sumB[0]!, sumB[1]!),
+        mul(convert('f32', and(mins, 255)), add(sumA[0]!, sumA[1]!)),
+      ),
+    };
+  });
+  const [first, second] = terms as [(typeof terms)[0], (typeof terms)[0]];
+  const quants = b.let(name('quants'), add(first.quants, second.quants));
+  const offsets = b.let(name('offsets'), add(first.offsets, second.offsets));
+  b.assign(total, fma(d, quants, fma(dmin, offsets, total)));
 }
 
 /** Catalog kernel `q4k-gemv` (`n_in` a multiple of 256). */
-export const q4kGemv = gemvKernel(
-  {
-    id: 'q4k-gemv',
-    semanticVersion: 2,
-    type: 'q4_K',
-    blocksPerStep: STEP_BLOCKS,
-    stagingWords: STAGING_WORDS,
-    step,
-  },
+export const q4kGemv = rowsGemvKernel(
+  { id: 'q4k-gemv', semanticVersion: 3, type: 'q4_K', row },
   'in native GGUF Q4_K blocks',
   { offsetHeadroom: 4 * SECTOR_WORDS, generateWeights: randomQ4kWords },
 );

@@ -12,63 +12,102 @@ const X_RANGE = 32639;
 /** 1.5 · 2^23 + 128 (0x4B400080): adding it rounds to an integer held in the low 16 bits. */
 const ROUNDING = 12583040;
 
+/** A quantized 32-value group's scale and its 4 sums of 8 (its words go to `onWords`). */
+export interface QuantizedGroup {
+  readonly scale: Var<'f32'>;
+  readonly sums: readonly Var<'f32'>[];
+}
+
+/** Anything that loads x and declares locals: a gemv body, or a stage with an `x` buffer. */
+type XBuilder = Pick<GemvBuilder, 'let' | 'loadVector'>;
+
 /**
- * Quantizes x[tileStart, tileStart + tileValues) into the shared tile, one 32-value group a thread:
- * s = max|x| / 32639, v = round(x / s), h = (v + 128) >> 8 and l = v - 256·h as int8 bytes (x_high,
- * x_low: word k of group g holds values 4k..4k+3 of it, byte i value 4k + i), s in x_scale[g] and the
- * f32 sum of each 8 values in x_sum. So Σ q·x over a group is s·(256·Σ q·h + Σ q·l) up to s/2 per
- * value. A non-finite x makes its group's scale NaN, so y is NaN as the exact product would be.
+ * Quantizes the 32 values x[xBase, xBase + 32): s = max|x| / 32639, v = round(x / s), h = (v + 128)
+ * >> 8 and l = v - 256·h as int8 bytes (word k holds values 4k..4k+3, byte i value 4k + i; l with
+ * its top bit flipped back), and the f32 sum of each 8 values. So Σ q·x over the group is s·(256·Σ
+ * q·h + Σ q·l) up to s/2 per value. A non-finite x makes the scale NaN, so y is NaN as the exact
+ * product would be. `beforeWords` runs once the scale is known; word k's x_high and x_low go to
+ * `onWords` as soon as they are computed.
+ */
+export function quantizeXGroup(
+  q: XBuilder,
+  xBase: Expr<'u32'>,
+  hooks: {
+    readonly beforeWords?: () => void;
+    readonly onWords: (k: number, high: Expr<'u32'>, low: Expr<'u32'>) => void;
+  },
+): QuantizedGroup {
+  const words = Array.from({ length: X_GROUP / 4 }, (_, k) =>
+    q.loadVector('x', add(xBase, 4 * k), [`xq${k}_0`, `xq${k}_1`, `xq${k}_2`, `xq${k}_3`]),
+  );
+  const values = words.flat();
+  const largest = values.slice(1).reduce<Expr<'f32'>>((m, x) => max(m, abs(x)), abs(values[0]!));
+  const sums = [0, 1, 2, 3].map((j) => {
+    const eight = values.slice(8 * j, 8 * j + 8);
+    const sum = eight.slice(1).reduce<Expr<'f32'>>((total, x) => add(total, x), eight[0]!);
+    return q.let(`x_sum${j}`, sum);
+  });
+  const { amax, groupSum } = q.let({
+    amax: largest,
+    groupSum: add(add(sums[0]!, sums[1]!), add(sums[2]!, sums[3]!)),
+  });
+  // groupSum · 0 is NaN exactly when some x is not finite (or the sum overflows).
+  const { scale, inverse } = q.let({
+    scale: add(div(amax, X_RANGE), mul(groupSum, 0)),
+    inverse: select(gt(amax, 0), div(X_RANGE, amax), 0),
+  });
+  hooks.beforeWords?.();
+  words.forEach((four, k) => {
+    // x / s + ROUNDING lies in [2^23, 2^24), where f32 steps by 1: the addition rounds x / s to
+    // the nearest integer v, and the float's low 16 bits are u = v + 128 as an int16, so that h
+    // = u >> 8 is its high byte as it stands and l = (u & 255) - 128 its low byte, top bit flipped.
+    const bits = four.map((x, i) =>
+      q.let(`x_bits${k}_${i}`, bitcast('u32', fma(x, inverse, ROUNDING))),
+    );
+    const [b0, b1, b2, b3] = bits as [Var<'u32'>, Var<'u32'>, Var<'u32'>, Var<'u32'>];
+    // Byte i of each word from u_i moved into place: pairs of bytes, then the two halves.
+    const high = bitSelect(
+      0xffff0000,
+      bitSelect(0xff000000, shl(b3, 16), shl(b2, 8)),
+      bitSelect(0xff00, b1, shr(b0, 8)),
+    );
+    const low = bitSelect(
+      0xffff0000,
+      bitSelect(0xff000000, shl(b3, 24), shl(b2, 16)),
+      bitSelect(0xff00, shl(b1, 8), b0),
+    );
+    hooks.onWords(k, high, xor(low, 0x80808080));
+  });
+  return { scale, sums };
+}
+
+/**
+ * Quantizes x[tileStart, tileStart + tileValues) into the shared tile, one 32-value group a thread
+ * (quantizeXGroup): word k of group g at x_high/x_low[8g + k], its scale at x_scale[g] and its sums
+ * of 8 at x_sum[4g..4g + 3].
  */
 export function quantizeXTile(b: GemvBuilder, tileStart: Var<'u32'>, tileValues: Var<'u32'>): void {
   const range = { start: b.localId(), end: div(tileValues, X_GROUP), step: b.workgroupSize() };
   b.for('x_group', range, (q, group) => {
     const { xBase } = q.let({ xBase: add(tileStart, mul(group, X_GROUP)) });
-    const words = Array.from({ length: X_GROUP / 4 }, (_, k) =>
-      q.loadVector('x', add(xBase, 4 * k), [`xq${k}_0`, `xq${k}_1`, `xq${k}_2`, `xq${k}_3`]),
-    );
-    const values = words.flat();
-    const largest = values.slice(1).reduce<Expr<'f32'>>((m, x) => max(m, abs(x)), abs(values[0]!));
-    const sums = [0, 1, 2, 3].map((j) => {
-      const eight = values.slice(8 * j, 8 * j + 8);
-      const sum = eight.slice(1).reduce<Expr<'f32'>>((total, x) => add(total, x), eight[0]!);
-      return q.let(`x_sum${j}`, sum);
-    });
-    const { amax, groupSum } = q.let({
-      amax: largest,
-      groupSum: add(add(sums[0]!, sums[1]!), add(sums[2]!, sums[3]!)),
-    });
-    // groupSum · 0 is NaN exactly when some x is not finite (or the sum overflows).
-    const { scale, inverse } = q.let({
-      scale: add(div(amax, X_RANGE), mul(groupSum, 0)),
-      inverse: select(gt(amax, 0), div(X_RANGE, amax), 0),
-    });
     // Indices off let-bound bases, so the renderer computes each array's address once.
-    const { xHighWord: firstWord, xSumWord: firstSum } = q.let({
-      xHighWord: mul(group, 8),
-      xSumWord: mul(group, 4),
+    let bases: { firstWord: Var<'u32'>; firstSum: Var<'u32'> } | undefined;
+    const wordIndex = (k: number): Expr<'u32'> =>
+      k === 0 ? (bases?.firstWord ?? mul(group, 8)) : add(bases?.firstWord ?? mul(group, 8), k);
+    const { scale, sums } = quantizeXGroup(q, xBase, {
+      beforeWords: () => {
+        const { xHighWord, xSumWord } = q.let({
+          xHighWord: mul(group, 8),
+          xSumWord: mul(group, 4),
+        });
+        bases = { firstWord: xHighWord, firstSum: xSumWord };
+      },
+      onWords: (k, high, low) => {
+        q.store('x_high', wordIndex(k), high);
+        q.store('x_low', wordIndex(k), low);
+      },
     });
-    words.forEach((four, k) => {
-      // x / s + ROUNDING lies in [2^23, 2^24), where f32 steps by 1: the addition rounds x / s to
-      // the nearest integer v, and the float's low 16 bits are u = v + 128 as an int16, so that h
-      // = u >> 8 is its high byte as it stands and l = (u & 255) - 128 its low byte, top bit flipped.
-      const bits = four.map((x, i) =>
-        q.let(`x_bits${k}_${i}`, bitcast('u32', fma(x, inverse, ROUNDING))),
-      );
-      const [b0, b1, b2, b3] = bits as [Var<'u32'>, Var<'u32'>, Var<'u32'>, Var<'u32'>];
-      // Byte i of each word from u_i moved into place: pairs of bytes, then the two halves.
-      const high = bitSelect(
-        0xffff0000,
-        bitSelect(0xff000000, shl(b3, 16), shl(b2, 8)),
-        bitSelect(0xff00, b1, shr(b0, 8)),
-      );
-      const low = bitSelect(
-        0xffff0000,
-        bitSelect(0xff000000, shl(b3, 24), shl(b2, 16)),
-        bitSelect(0xff00, shl(b1, 8), b0),
-      );
-      q.store('x_high', k === 0 ? firstWord : add(firstWord, k), high);
-      q.store('x_low', k === 0 ? firstWord : add(firstWord, k), xor(low, 0x80808080));
-    });
+    const firstSum = bases?.firstSum ?? mul(group, 4);
     q.store('x_scale', group, scale);
     sums.forEach((sum, j) => q.store('x_sum', j === 0 ? firstSum : add(firstSum, j), sum));
   });

@@ -1,0 +1,183 @@
+import { WARP_SIZE, type VarExpr as Var } from '../body.js';
+import { defineKernel, type BodyBuilder, type DeclaredBy } from '../builder.js';
+import { add, and, div, eq, f32, lt, min, mul, sub } from '../expressions.js';
+import type { QuantType } from '../quant/formats.js';
+import type { KnobBounds } from '../spec.js';
+import type { CatalogKernel } from './catalog-kernel.js';
+import { gemvCatalogKernel, type GemvCatalogOptions } from './gemv-catalog.js';
+import { quantizeXGroup, X_GROUP } from './x-quantize.js';
+
+// Plan, for a mat-vec bound by DRAM. Dispatch 1 quantizes x once for every row, into scratch: per
+// 32-value group g, 8 x_high and 8 x_low words at x_quant[16g..16g + 15] (int8 halves of 16-bit
+// values, as quantizeXGroup makes them), its scale at x_factors[g] and its sums of 8 at
+// x_factors[n_in / 32 + 4g..]. Dispatch 2 streams the rows: a warp a row, every load of a step
+// issued before its first use and no barrier anywhere, so a warp waits for DRAM once a step and the
+// SM keeps as many steps in flight as it holds warps; x comes from L1 (every warp of an SM reads
+// the same 2.5 bytes a value). Rows past n_out are clamped to the last and add nothing, so a
+// workgroup's warps all run the same steps (WGSL's uniformity rules for the warp reduction).
+
+/** Words of quantized x a 32-value group: 8 x_high, then 8 x_low. */
+export const X_QUANT_GROUP_WORDS = 16;
+
+function rowsInterface() {
+  return {
+    buffers: [
+      { group: 0, binding: 0, name: 'w', element: 'u32', access: 'read' },
+      { group: 0, binding: 1, name: 'x', element: 'f32', access: 'read' },
+      { group: 0, binding: 2, name: 'y', element: 'f32', access: 'read_write' },
+    ],
+    params: [
+      { name: 'n_in', type: 'u32' },
+      { name: 'n_out', type: 'u32' },
+    ],
+    shared: [],
+    scratch: [
+      { group: 0, binding: 3, name: 'x_quant', element: 'u32', length: `n_in / 2` },
+      { group: 0, binding: 4, name: 'x_factors', element: 'f32', length: `n_in / 32 * 5` },
+    ],
+  } as const; // checked by defineKernel
+}
+
+export type RowsBuilder = BodyBuilder<DeclaredBy<ReturnType<typeof rowsInterface>>>;
+
+/** One of the rows a warp streams together. */
+export interface WarpRow {
+  /** The lane's running f32 partial of the row. */
+  readonly total: Var<'f32'>;
+  /** The row (the last row for a warp past it, which adds nothing: see `live`). */
+  readonly row: Var<'u32'>;
+  readonly live: Var<'bool'>;
+}
+
+/** What a kernel's row step sees: the warp's rows and where x's sums of 8 start. */
+export interface RowStep {
+  readonly b: RowsBuilder;
+  /** ROWS_PER_WARP rows, which share every x load. */
+  readonly rows: readonly WarpRow[];
+  readonly lane: Var<'u32'>;
+  /** x_factors index of the first sum of 8 (n_in / 32). */
+  readonly sumBase: Var<'u32'>;
+}
+
+/** A row-streaming gemv kernel: `row` adds the lane's share of each row into its `total`. */
+export interface RowsGemvKernel {
+  readonly id: string;
+  readonly semanticVersion: number;
+  readonly type: QuantType;
+  readonly row: (step: RowStep) => void;
+}
+
+/** Rows a warp streams together, sharing every x load: x moves through L1 once per two rows. */
+export const ROWS_PER_WARP = 2;
+const GROUP_SIZES: KnobBounds = { min: 32, max: 1024, multipleOf: 32 };
+const QUANTIZE_THREADS = 128;
+
+/** A row-streaming gemv catalog kernel, W's rows `layout`: x quantized once, then a warp a row. */
+export function rowsGemvKernel(
+  kernel: RowsGemvKernel,
+  layout: string,
+  options: Omit<GemvCatalogOptions, 'spec' | 'type' | 'tolerance'>,
+): CatalogKernel {
+  const { id, semanticVersion, type } = kernel;
+  const entryPoint = id.replaceAll('-', '_');
+  const description = `y = dequant(W) x, W rows ${layout} (read as u32 words), x and y f32; x quantized once to 16 bits a value (two int8 halves, a scale per 32) in scratch, then a warp a row meets the weights in int8 dot products`;
+  const spec = defineKernel(
+    {
+      ...{ id, semanticVersion, entryPoint, description },
+      ...rowsInterface(),
+      schedule: [
+        {
+          name: 'workgroupSize',
+          description: 'threads per workgroup of the row dispatch; each 32-lane warp streams rows',
+          default: 128,
+          bounds: { ptx: GROUP_SIZES, wgsl: { ...GROUP_SIZES, max: 256 } },
+        },
+      ],
+      launch: {
+        workgroupSize: `${QUANTIZE_THREADS}`,
+        grid: [`ceil_div(n_in / ${X_GROUP}, ${QUANTIZE_THREADS})`, '1', '1'],
+      },
+      stages: [
+        {
+          entryPoint: `${entryPoint}_rows`,
+          shared: [],
+          launch: {
+            workgroupSize: 'workgroupSize',
+            // WebGPU caps a grid dimension at 65535 workgroups; more rows run as a grid-stride loop.
+            grid: [`min(ceil_div(n_out, workgroupSize / 32 * ${ROWS_PER_WARP}), 65535)`, '1', '1'],
+          },
+          // The stage's builder is typed loosely; its names are those rowsInterface declares.
+          body: (b) => rowsBody(b as unknown as RowsBuilder, kernel),
+        },
+      ],
+    },
+    (b) => quantizeBody(b as unknown as RowsBuilder),
+  );
+  return gemvCatalogKernel({ spec, type, ...options, tolerance: 1e-6 });
+}
+
+/** Dispatch 1: a thread a 32-value group of x, its words and factors into scratch. */
+function quantizeBody(b: RowsBuilder): void {
+  const nIn = b.param('n_in');
+  const { group } = b.let({ group: add(mul(b.workgroupId('x'), QUANTIZE_THREADS), b.localId()) });
+  b.if(lt(group, div(nIn, X_GROUP)), (q) => {
+    const { xBase, quantWord } = q.let({
+      xBase: mul(group, X_GROUP),
+      quantWord: mul(group, X_QUANT_GROUP_WORDS),
+    });
+    const words: { high: Var<'u32'>[]; low: Var<'u32'>[] } = { high: [], low: [] };
+    const { scale, sums } = quantizeXGroup(q, xBase, {
+      onWords: (k, high, low) => {
+        words.high.push(q.let(`x_high${k}`, high));
+        words.low.push(q.let(`x_low${k}`, low));
+      },
+    });
+    // 16-byte stores: x_high words 0-3 and 4-7, then x_low's.
+    for (const [part, list] of [
+      [0, words.high],
+      [8, words.low],
+    ] as const)
+      for (const k of [0, 4]) {
+        const four = list.slice(k, k + 4) as [Var<'u32'>, Var<'u32'>, Var<'u32'>, Var<'u32'>];
+        q.storeVector('x_quant', add(quantWord, part + k), four);
+      }
+    q.store('x_factors', group, scale);
+    const { sumWord } = q.let({ sumWord: add(div(nIn, X_GROUP), mul(group, 4)) });
+    q.storeVector('x_factors', sumWord, sums as [Var<'f32'>, Var<'f32'>, Var<'f32'>, Var<'f32'>]);
+  });
+}
+
+/**
+ * Dispatch 2: workgroups stride over groups of rows, each warp takes ROWS_PER_WARP consecutive rows
+ * of its group together, and lane 0 stores each row's warp sum.
+ */
+function rowsBody(b: RowsBuilder, kernel: RowsGemvKernel): void {
+  const [nIn, nOut] = [b.param('n_in'), b.param('n_out')];
+  const warps = div(b.schedule('workgroupSize'), WARP_SIZE);
+  const { rowsPerGroup, lane, sumBase } = b.let({
+    rowsPerGroup: mul(warps, ROWS_PER_WARP),
+    lane: b.laneId(),
+    sumBase: div(nIn, X_GROUP),
+  });
+  const { groups } = b.let({ groups: div(add(nOut, sub(rowsPerGroup, 1)), rowsPerGroup) });
+  const groupRange = { start: b.workgroupId('x'), end: groups, step: b.numWorkgroups('x') };
+  b.for('group', groupRange, (g, group) => {
+    const { first } = g.let({
+      first: add(mul(group, rowsPerGroup), mul(g.warpId(), ROWS_PER_WARP)),
+    });
+    const rows = Array.from({ length: ROWS_PER_WARP }, (_, index): WarpRow & { slot: Var<'u32'> } => {
+      const slot = g.let(`slot${index}`, index === 0 ? first : add(first, index));
+      return {
+        slot,
+        live: g.let(`live${index}`, lt(slot, nOut)),
+        row: g.let(`row${index}`, min(slot, sub(nOut, 1))),
+        total: g.let(`total${index}`, f32(0)),
+      };
+    }); // prettier-ignore
+    kernel.row({ b: g, rows, lane, sumBase });
+    rows.forEach(({ slot, live, total }, index) => {
+      const sum = g.reduce('add', `row_sum${index}`, total);
+      g.if(and(live, eq(lane, 0)), (store) => store.store('y', slot, sum));
+    });
+  });
+}
