@@ -4,7 +4,13 @@ import { defineKernel, type KernelDeclarations } from './builder.js';
 import { ForgeError, ValidationError } from './errors.js';
 import * as ir from './expressions.js';
 import { getKernel } from './kernels/catalog.js';
-import { printBody, printExpr, printKernel, printStatementHeader } from './printer.js';
+import {
+  printBody,
+  printExpr,
+  printKernel,
+  printKernelLines,
+  printStatementHeader,
+} from './printer.js';
 import { CATALOG } from './kernels/catalog.js';
 
 const DECLARATIONS: KernelDeclarations = {
@@ -32,6 +38,36 @@ describe('printer', () => {
       }, 0);
     const counts = [...CATALOG.values()].map(({ spec }) => visit(spec.body));
     expect(counts.reduce((sum, count) => sum + count, 0)).toBeGreaterThan(500);
+  });
+
+  it('places every dispatch and statement of the catalog on the line printKernel prints it on', () => {
+    const preOrder = (statements: readonly Stmt[]): Stmt[] =>
+      statements.flatMap((statement) => [
+        statement,
+        ...(statement.op === 'if' ? [...preOrder(statement.then), ...preOrder(statement.else)]
+          : statement.op === 'for' ? preOrder(statement.body)
+          : []), // prettier-ignore
+      ]);
+    let stages = 0;
+    for (const { spec } of CATALOG.values()) {
+      const printed = printKernelLines(spec);
+      expect(printed.text).toBe(printKernel(spec));
+      const lines = printed.text.split('\n');
+      const bodies = [spec.body, ...(spec.stages ?? []).map((stage) => stage.body)];
+      expect(printed.dispatches.map((dispatch) => lines[dispatch.line - 1])).toEqual([
+        expect.stringMatching(/^kernel /),
+        ...(spec.stages ?? []).map((stage) => `then ${stage.entryPoint}`),
+      ]);
+      bodies.forEach((body, index) => {
+        const statements = preOrder(body);
+        const at = printed.dispatches[index]?.statements ?? [];
+        expect(at.map((line) => lines[line - 1]?.trim())).toEqual(
+          statements.map(printStatementHeader),
+        );
+      });
+      stages += spec.stages?.length ?? 0;
+    }
+    expect(stages).toBeGreaterThan(0);
   });
 
   it('prints affine-f32', () => {

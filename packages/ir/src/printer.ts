@@ -67,8 +67,23 @@ export function printStatementHeader(statement: Stmt): string {
 /** Shows statements one per line, nested blocks indented by two spaces. */
 export function printBody(body: readonly Stmt[], indent = ''): string[] {
   const lines: string[] = [];
+  appendBody(body, indent, lines);
+  return lines;
+}
+
+/**
+ * Appends printBody's lines for `body` to `lines`; with `starts`, also the 1-based line (in
+ * `lines`) where each statement begins, in the order a pre-order walk meets them.
+ */
+function appendBody(
+  body: readonly Stmt[],
+  indent: string,
+  lines: string[],
+  starts?: number[],
+): void {
   const inner = `${indent}  `;
   for (const statement of body) {
+    starts?.push(lines.length + 1);
     switch (statement.op) {
       case 'let':
         lines.push(
@@ -84,20 +99,20 @@ export function printBody(body: readonly Stmt[], indent = ''): string[] {
         );
         break;
       case 'if':
-        lines.push(
-          `${indent}if ${printExpr(statement.condition)} {`,
-          ...printBody(statement.then, inner),
-        );
-        if (statement.else.length > 0)
-          lines.push(`${indent}} else {`, ...printBody(statement.else, inner));
+        lines.push(`${indent}if ${printExpr(statement.condition)} {`);
+        appendBody(statement.then, inner, lines, starts);
+        if (statement.else.length > 0) {
+          lines.push(`${indent}} else {`);
+          appendBody(statement.else, inner, lines, starts);
+        }
         lines.push(`${indent}}`);
         break;
       case 'for':
         lines.push(
           `${indent}for ${statement.name}: ${statement.type} = ${printExpr(statement.start)}; < ${printExpr(statement.end)}; += ${printExpr(statement.step)} {`,
-          ...printBody(statement.body, inner),
-          `${indent}}`,
         );
+        appendBody(statement.body, inner, lines, starts);
+        lines.push(`${indent}}`);
         break;
       case 'barrier':
         lines.push(`${indent}barrier`);
@@ -135,11 +150,33 @@ export function printBody(body: readonly Stmt[], indent = ''): string[] {
         assertNever(statement, 'statement op');
     }
   }
-  return lines;
+}
+
+/** Where one dispatch of a printed kernel is, as 1-based lines of printKernel's text. */
+export interface PrintedDispatch {
+  /** Its first line: the `kernel …` line for the spec's own entry point, `then …` for a stage. */
+  readonly line: number;
+  /** The line of each statement of its body, in the order a pre-order walk meets them. */
+  readonly statements: readonly number[];
+}
+
+/** printKernel's text and where each dispatch and statement of it is: what line info counts in. */
+export interface PrintedKernel {
+  readonly text: string;
+  /** One per dispatch in launch order: the spec's own entry point, then each stage. */
+  readonly dispatches: readonly PrintedDispatch[];
 }
 
 /** The whole kernel as readable text: signature, scratch and shared arrays, body, then each stage. */
 export function printKernel(specInput: KernelSpec): string {
+  return printKernelLines(specInput).text;
+}
+
+/**
+ * printKernel's text, plus the line of every dispatch and statement in it, so that a backend can
+ * attribute its output to the line a statement is printed on (PTX `.loc`).
+ */
+export function printKernelLines(specInput: KernelSpec): PrintedKernel {
   // Read once, so the text describes one consistent spec whatever getters the input has.
   const spec = takeSnapshot(specInput) as KernelSpec;
   const buffers = spec.buffers.map(
@@ -155,14 +192,21 @@ export function printKernel(specInput: KernelSpec): string {
         `  scratch ${buffer.name}: ${buffer.element}[${buffer.length}] @${buffer.group}:${buffer.binding}`,
     ),
     ...spec.shared.map((array) => `  shared ${array.name}: ${array.element}[${array.length}]`),
-    ...printBody(spec.body, '  '),
-    // Each further dispatch, in launch order, over the same buffers, scratch and params.
-    ...(ownField(spec, 'stages') ?? []).flatMap((stage) => [
+  ];
+  const first: number[] = [];
+  appendBody(spec.body, '  ', lines, first);
+  const dispatches: PrintedDispatch[] = [{ line: 1, statements: first }];
+  // Each further dispatch, in launch order, over the same buffers, scratch and params.
+  for (const stage of ownField(spec, 'stages') ?? []) {
+    const line = lines.length + 1;
+    lines.push(
       `then ${stage.entryPoint}`,
       `  workgroup ${stage.launch.workgroupSize}, grid (${stage.launch.grid.join(', ')})`,
       ...stage.shared.map((array) => `  shared ${array.name}: ${array.element}[${array.length}]`),
-      ...printBody(stage.body, '  '),
-    ]),
-  ];
-  return `${lines.join('\n')}\n`;
+    );
+    const statements: number[] = [];
+    appendBody(stage.body, '  ', lines, statements);
+    dispatches.push({ line, statements });
+  }
+  return { text: `${lines.join('\n')}\n`, dispatches };
 }

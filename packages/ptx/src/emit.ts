@@ -1,10 +1,8 @@
 import {
   ELEMENT_BYTES,
-  bindConstants,
   evaluateSizeExpression,
   formatSchedule,
   generatedShader,
-  kernelDispatches,
   resolveSchedule,
   sequenceLaunch,
   semanticHash,
@@ -14,15 +12,21 @@ import {
   type GeneratedShader,
   type KernelSpec,
   type LaunchInfo,
+  type PrintedDispatch,
   type Schedule,
 } from '@forge/ir';
 import { BUILD_INFO } from './build-info.js';
 import { PTX_LIMITS, checkPtxTarget, type PtxTarget } from './targets.js';
 
-import { legalizeForPtx } from './legalize/index.js';
-import { ptxLaunchInfo } from './launch.js';
 import { arithmeticType } from './ops/types.js';
 import { memoryType } from './ops/memory.js';
+import { LineTracker, PTX_SOURCE_FILE_INDEX } from './line-info.js';
+import {
+  lowerDispatches,
+  printLowered,
+  ptxIrFileName,
+  type LoweredDispatch,
+} from './printed-ir.js';
 import { PtxBodyWriter, paramSymbol, sharedSymbol } from './render-body.js';
 
 /** Name and version of this backend; part of every cache key. */
@@ -33,7 +37,8 @@ export const PTX_BACKEND = `${BUILD_INFO.name}@${BUILD_INFO.version}`;
  * checked against the kernel's `ptx` bounds and PTX_LIMITS first: bad input throws ValidationError, an op the target
  * cannot express throws UnsupportedError. The same input gives the same bytes in any process. A
  * multi-dispatch spec renders one `.entry` per dispatch in launch order, each taking the buffers,
- * then the scratch buffers, then the params.
+ * then the scratch buffers, then the params. Line info (`.file`, `.loc`) names the lines of the
+ * kernel's printed IR, which printPtxIr gives for the same arguments.
  */
 export function emitPtx(
   specInput: unknown,
@@ -45,7 +50,13 @@ export function emitPtx(
   const target = checkPtxTarget(targetInput);
   const schedule = resolveSchedule(spec, PTX_LIMITS, scheduleOverrides);
   // One `.entry` per dispatch, each rendered from its single-dispatch view.
-  const entries = kernelDispatches(spec).map((view) => renderEntry(view, schedule, target));
+  const dispatches = lowerDispatches(spec, schedule, target);
+  const printed = printLowered(spec, schedule, dispatches);
+  const entries = dispatches.map((dispatch, index) => {
+    const lines = printed.dispatches[index];
+    if (lines === undefined) throw new Error(`line info: no printed IR for dispatch ${index}`);
+    return renderEntry(dispatch, schedule, target, lines);
+  });
   const hash = semanticHash(spec);
   const source = [
     '//',
@@ -58,6 +69,8 @@ export function emitPtx(
     `.version ${target.ptxVersion}`,
     `.target ${target.arch}`,
     '.address_size 64',
+    '',
+    `.file ${PTX_SOURCE_FILE_INDEX} "${ptxIrFileName(spec)}"`,
     '',
     ...entries.flatMap((entry) => [...entry.lines, '']),
   ].join('\n');
@@ -76,19 +89,13 @@ export function emitPtx(
   });
 }
 
-/** One dispatch's `.entry` block and launch metadata. */
+/** One dispatch's `.entry` block and launch metadata, its `.loc` lines from `printed`. */
 function renderEntry(
-  spec: KernelSpec,
+  { view: spec, launch, body }: LoweredDispatch,
   schedule: Schedule,
   target: PtxTarget,
+  printed: PrintedDispatch,
 ): { lines: string[]; launch: LaunchInfo } {
-  const launch = ptxLaunchInfo(spec, schedule);
-  const workgroupSize = launch.workgroupSize[0];
-  const body = legalizeForPtx(
-    bindConstants(spec.body, schedule, workgroupSize, spec.shared),
-    target,
-  );
-
   const used = { params: new Set<string>(), memories: new Set<string>() };
   // A shared array accessed by vector loads or stores is aligned to the widest of them.
   const vectorBytes = new Map<string, number>();
@@ -112,9 +119,11 @@ function renderEntry(
       }
     },
   });
-  const writer = new PtxBodyWriter(spec, target);
+  const lineInfo = new LineTracker(printed);
+  const writer = new PtxBodyWriter(spec, target, lineInfo);
   writer.prologue(used);
   writer.block(body);
+  lineInfo.finish();
 
   const parameters = launch.parameters.map(
     (parameter) =>

@@ -10,6 +10,7 @@
  */
 export { ready } from '@forge/ir';
 export { emitPtx, PTX_BACKEND } from './emit.js';
+export { printPtxIr, type PtxIrFile } from './printed-ir.js';
 export {
   checkPtxTarget,
   ptxTarget,

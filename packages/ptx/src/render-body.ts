@@ -37,6 +37,7 @@ import { arithmeticType, bitType, f32Immediate } from './ops/types.js';
 import { mmaForm } from './ops/mma.js';
 import { FULL_WARP_MASK, SHUFFLE_FORMS } from './ops/warp.js';
 import { RegisterAllocator, registerClass } from './registers.js';
+import { LineTracker } from './line-info.js';
 import type { PtxTarget } from './targets.js';
 
 /** An instruction operand: a register, or an immediate the instruction can take inline. */
@@ -73,6 +74,8 @@ export class PtxBodyWriter {
   constructor(
     private readonly spec: KernelSpec,
     private readonly target: PtxTarget,
+    /** Which printed-IR line each instruction belongs to; without one, no `.loc` is written. */
+    private readonly lineInfo = new LineTracker(),
   ) {}
 
   /** Loads the params and buffer addresses the body uses, once, at entry. */
@@ -124,6 +127,8 @@ export class PtxBodyWriter {
   }
 
   private emit(...instructions: string[]): void {
+    const directive = this.lineInfo.directive();
+    if (directive !== undefined && instructions.length > 0) this.lines.push(`\t${directive}`);
     for (const instruction of instructions) this.lines.push(`\t${instruction}`);
   }
 
@@ -140,6 +145,7 @@ export class PtxBodyWriter {
   }
 
   private statement(statement: Stmt): void {
+    const line = this.lineInfo.enterStatement();
     const summary = printStatementHeader(statement);
     this.lines.push(`\t// ${summary.replace(/ \{$/, '')}`);
     switch (statement.op) {
@@ -163,9 +169,9 @@ export class PtxBodyWriter {
       case 'store_vector':
         return this.storeVector(statement.memory, statement.index, statement.values);
       case 'if':
-        return this.ifStatement(statement);
+        return this.ifStatement(statement, line);
       case 'for':
-        return this.forStatement(statement);
+        return this.forStatement(statement, line);
       case 'barrier':
         return this.emit('bar.sync 0;');
       case 'shuffle': {
@@ -213,7 +219,7 @@ export class PtxBodyWriter {
     return register;
   }
 
-  private ifStatement(statement: IfStmt): void {
+  private ifStatement(statement: IfStmt, line: number | undefined): void {
     const id = ++this.labelCount;
     const predicate = this.register(this.expression(statement.condition), 'bool');
     const end = `$L_endif_${id}`;
@@ -221,6 +227,8 @@ export class PtxBodyWriter {
     this.emit(`@!${predicate} bra ${otherwise};`);
     this.block(statement.then);
     if (statement.else.length > 0) {
+      // The jump over the else branch is the `if`'s own, not its last statement's.
+      this.lineInfo.resume(line);
       this.emit(`bra.uni ${end};`);
       this.label(otherwise);
       this.block(statement.else);
@@ -228,7 +236,7 @@ export class PtxBodyWriter {
     this.label(end);
   }
 
-  private forStatement(statement: ForStmt): void {
+  private forStatement(statement: ForStmt, line: number | undefined): void {
     // An address cached before the loop from a local the body changes is stale from the 2nd trip.
     this.forgetAddresses(assignedNames(statement.body));
     const id = ++this.labelCount;
@@ -240,6 +248,8 @@ export class PtxBodyWriter {
     const done = this.registers.next('p');
     this.emit(`setp.ge.${type} ${done}, ${index}, ${end.text};`, `@${done} bra $L_endloop_${id};`);
     this.block(statement.body);
+    // The step and the jump back are the loop header's, not its last statement's.
+    this.lineInfo.resume(line);
     const step = this.expression(statement.step);
     this.emit(`add.${type} ${index}, ${index}, ${step.text};`, `bra.uni $L_loop_${id};`);
     this.label(`$L_endloop_${id}`);

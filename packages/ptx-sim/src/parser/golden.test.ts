@@ -62,6 +62,8 @@ describe('golden PTX files', () => {
       if (meta !== undefined) {
         expect(module.target).toBe(meta.target.arch);
         expect(module.version).toBe(meta.target.ptxVersion);
+        // Line info names the kernel's printed IR, and covers every instruction.
+        expect(module.files).toEqual(new Map([[1, `${meta.kernelId}.forge`]]));
       }
       expect(module.addressSize).toBe(64);
       let statements = 0;
@@ -71,6 +73,8 @@ describe('golden PTX files', () => {
         }
         for (const statement of entry.body) {
           expect(lines[statement.location.line - 1]?.trim()).toBe(statement.location.text);
+          if (statement.kind === 'instruction')
+            expect(statement.location.source?.at.file, statement.location.text).toBe(1);
         }
         statements += entry.body.length;
       }
@@ -146,6 +150,8 @@ describe('golden PTX files', () => {
         '%rd<15>',
       ]);
       const workgroupSize = entry.requiredThreads?.[0] ?? 0;
+      const lineOf = (needle: string): number =>
+        lines.findIndex((line) => line.includes(needle)) + 1;
       expect(entry.variables).toEqual([
         {
           space: 'shared',
@@ -154,7 +160,7 @@ describe('golden PTX files', () => {
           align: 4,
           length: workgroupSize / 32,
           location: {
-            line: 27,
+            line: lineOf('.shared .align 4 .f32 shared_partial['),
             text: `.shared .align 4 .f32 shared_partial[${workgroupSize / 32}];`,
           },
         },
@@ -168,8 +174,6 @@ describe('golden PTX files', () => {
         '$L_endloop_5',
         '$L_endif_1',
       ]);
-      const lineOf = (needle: string): number =>
-        lines.findIndex((line) => line.includes(needle)) + 1;
       expect(atLine(entry, lineOf('@!%p1 bra'))).toMatchObject({
         guard: { register: '%p1', negated: true },
         opcode: 'bra',

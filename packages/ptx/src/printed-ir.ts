@@ -1,0 +1,121 @@
+import {
+  bindConstants,
+  evaluateSizeExpression,
+  kernelDispatches,
+  launchScratch,
+  printKernelLines,
+  resolveSchedule,
+  validateSpec,
+  type KernelSpec,
+  type LaunchInfo,
+  type PrintedKernel,
+  type Schedule,
+  type SharedDecl,
+  type Stmt,
+} from '@forge/ir';
+import { legalizeForPtx } from './legalize/index.js';
+import { ptxLaunchInfo } from './launch.js';
+import { PTX_LIMITS, checkPtxTarget, type PtxTarget } from './targets.js';
+
+/** One dispatch as PTX renders it: its single-dispatch view, launch and legalized body. */
+export interface LoweredDispatch {
+  readonly view: KernelSpec;
+  readonly launch: LaunchInfo;
+  readonly body: readonly Stmt[];
+}
+
+/** The printed IR a PTX module's `.loc` lines refer to, and the name its `.file` gives it. */
+export interface PtxIrFile {
+  /** `<kernel id>.forge`, as in the module's `.file` directive. */
+  readonly name: string;
+  /** printKernel's text for the kernel as emitted; `.loc` line numbers count its lines from 1. */
+  readonly text: string;
+}
+
+/** Each dispatch of a validated spec bound to `schedule` and legalized for `target`, in launch order. */
+export function lowerDispatches(
+  spec: KernelSpec,
+  schedule: Schedule,
+  target: PtxTarget,
+): LoweredDispatch[] {
+  return kernelDispatches(spec).map((view) => {
+    const launch = ptxLaunchInfo(view, schedule);
+    const bound = bindConstants(view.body, schedule, launch.workgroupSize[0], view.shared);
+    return { view, launch, body: legalizeForPtx(bound, target) };
+  });
+}
+
+/**
+ * The kernel as the PTX renderer walks it, printed: knobs bound into the launch, shared and scratch
+ * sizes, each body bound and legalized (reductions as shuffles, f16 widened…), so that every
+ * statement the renderer meets is one printed line and `.loc` can name it.
+ */
+export function printLowered(
+  spec: KernelSpec,
+  schedule: Schedule,
+  dispatches: readonly LoweredDispatch[],
+): PrintedKernel {
+  const bindShared = (arrays: readonly SharedDecl[]): SharedDecl[] =>
+    arrays.map((array) => ({
+      ...array,
+      length: String(evaluateSizeExpression(array.length, schedule)),
+    }));
+  const lowered = (index: number): LoweredDispatch => {
+    const dispatch = dispatches[index];
+    if (dispatch === undefined) throw new Error(`line info: dispatch ${index} was not lowered`);
+    return dispatch;
+  };
+  const launchOf = ({ launch }: LoweredDispatch): KernelSpec['launch'] => ({
+    workgroupSize: String(launch.workgroupSize[0]),
+    grid: launch.grid,
+  });
+  const scratch = launchScratch(spec, schedule);
+  // Own fields only, as kernelDispatches reads them: a polluted prototype adds no stage.
+  const stages = ownValue(spec, 'stages')?.map((stage, index) => ({
+    ...stage,
+    shared: bindShared(stage.shared),
+    launch: launchOf(lowered(index + 1)),
+    body: lowered(index + 1).body,
+  }));
+  const emitted: KernelSpec = {
+    ...spec,
+    shared: bindShared(spec.shared),
+    launch: launchOf(lowered(0)),
+    body: lowered(0).body,
+    ...(ownValue(spec, 'scratch') === undefined
+      ? {}
+      : {
+          scratch: (ownValue(spec, 'scratch') ?? []).map((buffer, index) => ({
+            ...buffer,
+            length: scratch[index]?.length ?? buffer.length,
+          })),
+        }),
+    ...(stages === undefined ? {} : { stages }),
+  };
+  return printKernelLines(emitted);
+}
+
+const ownValue = <Key extends 'stages' | 'scratch'>(
+  spec: KernelSpec,
+  key: Key,
+): KernelSpec[Key] | undefined => (Object.hasOwn(spec, key) ? spec[key] : undefined);
+
+/** The `.file` name of a kernel's printed IR. */
+export const ptxIrFileName = (spec: KernelSpec): string => `${spec.id}.forge`;
+
+/**
+ * The printed IR that `emitPtx(spec, scheduleOverrides, target)`'s `.loc` lines refer to: save
+ * `text` as `name` beside the PTX, and `ptxas -lineinfo`, `nvdisasm -g` and Nsight Compute show
+ * each SASS instruction's IR statement. It depends on the schedule and target, as the PTX does.
+ */
+export function printPtxIr(
+  specInput: unknown,
+  scheduleOverrides: Readonly<Record<string, number>>,
+  targetInput: PtxTarget,
+): PtxIrFile {
+  const spec: KernelSpec = validateSpec(specInput);
+  const target = checkPtxTarget(targetInput);
+  const schedule = resolveSchedule(spec, PTX_LIMITS, scheduleOverrides);
+  const printed = printLowered(spec, schedule, lowerDispatches(spec, schedule, target));
+  return { name: ptxIrFileName(spec), text: printed.text };
+}
