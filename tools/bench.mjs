@@ -5,6 +5,12 @@ import { fileURLToPath } from 'node:url';
 import { GOLDEN_ENTRIES, emitEntry } from '../packages/cli/dist/index.js';
 import { ready } from '../packages/ir/dist/index.js';
 
+// `pnpm bench --sass`: only the SASS report of the golden PTX kernels (tools/bench-sass.mjs).
+if (process.argv.includes('--sass')) {
+  await (await import('./bench-sass.mjs')).main(process.argv.slice(2));
+  process.exit(process.exitCode ?? 0);
+}
+
 await ready();
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
