@@ -201,6 +201,13 @@ function gemvInputs(kernel, schedule, shape) {
   }
 }
 
+// llama.cpp's own PTX modeled in the same run (tools/bench-ggml.mjs), given `pnpm bench -- --ggml DIR`
+// or FORGE_GGML_PTX=DIR with DIR written by tools/ggml-ptx.sh; without it, one line says how.
+const ggmlBench = await import('./bench-ggml.mjs');
+const ggmlDirectory = ggmlBench.ggmlPtxDirectory();
+const ggml = ggmlDirectory === undefined ? undefined : ggmlBench.loadGgml(ggmlDirectory);
+if (ggml === undefined) console.log(ggmlBench.GGML_HINT);
+
 // Decode-speed figures per gemv kernel (issue #12's table): at 256 x 4096 on sm_80, warp
 // instructions per weight byte, DRAM read over W + x + y, weight sector efficiency and NMSE
 // against the exact y; and the A100/H100/H200 estimates at 4096 x 4096 (time, fraction of DRAM
@@ -235,6 +242,9 @@ function gemvInputs(kernel, schedule, shape) {
     );
   }
 }
+
+// ggml's mmvq (and its quantize_q8_1 pass) beside the lines above, at 4096 and 14336 shapes.
+if (ggml !== undefined) ggmlBench.printGgmlGemv(ggml);
 
 // Decode attention (issue #13): sdpa-decode, f16 K/V, 8 query heads over 2 KV heads, sm_80 PTX at
 // the default schedule, per head_dim and n_kv: warp instructions per visible K+V byte against the
@@ -307,6 +317,9 @@ function gemvInputs(kernel, schedule, shape) {
     );
   }
 }
+
+// ggml's fattn-vec + combine beside the 32/8-head lines above.
+if (ggml !== undefined) ggmlBench.printGgmlAttention(ggml);
 
 // Tensor-core mat-vec (issue #14): wmma-gemv (f16 W and X) and q4k-soa-wmma (repacked Q4_K W, f16
 // X) at 256 x 4096 on sm_80, per n_cols:
