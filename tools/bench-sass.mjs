@@ -172,8 +172,9 @@ const contains = (outer, inner) =>
  * The steady loop: the innermost loop that streams global memory, taken to be the one that
  * dominates the kernel's dynamic instruction count. Trip counts are unknown statically, so the
  * heuristic is: among loops that contain an LDG but no nested loop containing an LDG (the innermost
- * load loops), the one whose LDGs load the most bytes per thread per iteration (then more LDGs,
- * then more instructions). An unrolled main loop beats its remainder loop (it loads the unroll
+ * load loops), the most deeply nested (a loop inside more loops runs more often: a gemv's step loop
+ * inside its row and tile loops beats the tile's x-quantizing loop), then the one whose LDGs load
+ * the most bytes per thread per iteration, then more LDGs, then more instructions. An unrolled main loop beats its remainder loop (it loads the unroll
  * factor's multiple), and a streaming loop beats an outer loop that only sets it up. A kernel whose
  * loops load nothing gets its largest innermost loop; one without loops, the whole function
  * (`loop` undefined: the straight-line body is one iteration).
@@ -185,7 +186,8 @@ export function findSteadyLoop(instructions) {
   const loading = innermost(loops.filter((loop) => loop.loads > 0));
   const pool = loading.length > 0 ? loading : innermost(loops);
   if (pool.length === 0) return undefined;
-  const rank = (loop) => [loop.loadBytes, loop.loads, loop.body.length];
+  const depth = (loop) => loops.filter((other) => contains(other, loop)).length;
+  const rank = (loop) => [depth(loop), loop.loadBytes, loop.loads, loop.body.length];
   const better = (a, b) => {
     const difference = rank(a)
       .map((value, index) => value - rank(b)[index])
@@ -410,7 +412,7 @@ function printTable(title, rows) {
 
 const LEGEND = [
   "regs: ptxas -v. SASS: the entry's instructions (alignment padding dropped). loop: the steady loop's",
-  "SASS addresses (the innermost loop loading the most bytes; 'none': no loop, figures for the whole",
+  "SASS addresses (the deepest innermost loop that loads, then the one loading the most bytes; 'none': no loop, figures for the whole",
   'entry), PTX lines: the PTX lines its instructions come from. Per iteration: loop SASS; LDG and LDG B',
   '(bytes a thread loads); cycles (stall counts added up: issue cycles without waits); waits',
   "(instructions waiting on an LDG's scoreboard); rounds (waits on an LDG issued after the previous",

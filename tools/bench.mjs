@@ -210,8 +210,8 @@ if (ggml === undefined) console.log(ggmlBench.GGML_HINT);
 
 // Decode-speed figures per gemv kernel (issue #12's table): at 256 x 4096 on sm_80, warp
 // instructions per weight byte, DRAM read over W + x + y, weight sector efficiency and NMSE
-// against the exact y; and the A100/H100/H200 estimates at 4096 x 4096 (time, fraction of DRAM
-// bandwidth, bound) from 4 sampled workgroups. ggml's mmvq figures are the reference lines: its
+// against the exact y; and the A100/H100/H200 timing model at 4096 x 4096, 14336 x 4096 and 4096 x
+// 14336 from 4 sampled workgroups. ggml's mmvq figures are the reference lines: its
 // mul_mat_vec_q (ggml d99724f2, nvcc 13.0 -O3 sm_80, ncols_dst 1, grid 256 x block 32x4) on the
 // simulator, same shape and data, plus its quantize_q8_1 pass over x (15,488 warp instructions).
 {
@@ -227,19 +227,26 @@ if (ggml === undefined) console.log(ggmlBench.GGML_HINT);
     const allBytes = Object.values(buffers).reduce((sum, data) => sum + data.byteLength, 0);
     // The run wrote only y, which a gemv's reference does not read: the buffers are still its inputs.
     const nmse = kernels.compareWithReference(kernel, buffers, params, buffers).nmse;
-    const large4096 = gemvInputs(kernel, {}, { n_out: 4096, n_in: 4096 });
-    // The timing model per GPU, on that GPU's arch's PTX (4 sampled workgroups).
-    const estimates = Object.values(GPUS).map((gpu) => {
-      const archShader = emitPtx(kernel.spec, {}, ptxTarget(gpu.arch));
-      return {
-        gpu: gpu.name,
-        ...timeShader(archShader, large4096.buffers, large4096.params, gpu).sequence.dispatches[0],
-      };
-    });
     const weightName = `param_${kernel.weights.buffer}`;
     console.log(
-      `  ${kernelId.padEnd(13)} ${(totalWarpInstructions(result.counters) / weightBytes).toFixed(3)} warp instr/weight byte (ggml ${GGML[kernelId]}, target <= 0.8 x ggml = ${(0.8 * GGML[kernelId]).toFixed(3)}), DRAM ${(dramBytesRead(result.counters) / allBytes).toFixed(3)} x (W+x+y), weight sectors ${(sectorEfficiency(result.counters, [weightName]) * 100).toFixed(1)}%, NMSE ${nmse.toExponential(1)}, findings ${result.findings.length}; 4096x4096: ${estimates.map((e) => `${e.gpu} ${describeTiming(e)}`).join('; ')}`,
+      `  ${kernelId.padEnd(13)} ${(totalWarpInstructions(result.counters) / weightBytes).toFixed(3)} warp instr/weight byte (ggml ${GGML[kernelId]}), DRAM ${(dramBytesRead(result.counters) / allBytes).toFixed(3)} x (W+x+y), weight sectors ${(sectorEfficiency(result.counters, [weightName]) * 100).toFixed(1)}%, NMSE ${nmse.toExponential(1)}, findings ${result.findings.length}`,
     );
+    // The timing model per GPU on its arch's PTX (4 sampled workgroups): the mat-vec dispatch, and
+    // the launch with any x-quantizing dispatch before it and stream launch gaps.
+    for (const [nOut, nIn] of [
+      [4096, 4096],
+      [14336, 4096],
+      [4096, 14336],
+    ]) {
+      const large = gemvInputs(kernel, {}, { n_out: nOut, n_in: nIn });
+      for (const gpu of Object.values(GPUS)) {
+        const archShader = emitPtx(kernel.spec, {}, ptxTarget(gpu.arch));
+        const { sequence } = timeShader(archShader, large.buffers, large.params, gpu);
+        const matVec = sequence.dispatches[sequence.dispatches.length - 1];
+        const chain = sequence.dispatches.length > 1 ? `; with its x pass ${(sequence.seconds * 1e6).toFixed(2)} µs, ${(sequence.totalSeconds * 1e6).toFixed(2)} µs with launch gaps` : `; ${(sequence.totalSeconds * 1e6).toFixed(2)} µs with its launch gap`; // prettier-ignore
+        console.log(`    ${nOut}x${nIn} ${gpu.name}: ${describeTiming(matVec)}${chain}`);
+      }
+    }
   }
 }
 
