@@ -3,6 +3,7 @@ import type { BlockTrace } from '../executor/trace.js';
 import type { GpuSpec } from './gpu.js';
 import type { InstructionTiming } from './instruction-timing.js';
 import type { Occupancy } from './occupancy.js';
+import { hoistLoads } from './hoist-loads.js';
 import { replaySm } from './sm-model.js';
 
 /** What binds a launch's time. */
@@ -62,10 +63,17 @@ export interface LaunchTrace {
 export function estimateLaunch(launch: LaunchTrace): Estimate {
   const { gpu, occupancy, traces } = launch;
   const perSm = occupancy.blocksOnBusiestSm;
+  // Each warp's loads as ptxas would schedule them, once per traced block.
+  const scheduled = traces.map((trace) => ({
+    warps: trace.warps.map((stream) => ({
+      words: hoistLoads(stream, launch.timings),
+      length: stream.length,
+    })),
+  }));
   // A sample's blocks did identical work: they repeat to fill the busiest SM's share.
   const blocks = launch.sampled
-    ? Array.from({ length: perSm }, (_, index) => traces[index % traces.length] as BlockTrace)
-    : traces;
+    ? Array.from({ length: perSm }, (_, index) => scheduled[index % scheduled.length]!)
+    : scheduled;
   const share = (bytesPerSecond: number): number =>
     Math.min(bytesPerSecond / gpu.clockHz / occupancy.activeSms, gpu.smL2BytesPerClock);
   const sm = replaySm({

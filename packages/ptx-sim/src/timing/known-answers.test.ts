@@ -54,6 +54,18 @@ ${body}
 }`;
 }
 
+// 60 dependent FMAs, then a load independent of them and its use: ptxas issues the load first.
+const LOAD_AFTER_WORK = `${HEADER}.visible .entry late(.param .u64 data) {
+  .reg .f32 %f<6>; .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [data]; cvta.to.global.u64 %rd1, %rd1;
+  mov.f32 %f1, 0f3F800000; mov.f32 %f2, 0f3F000000; mov.f32 %f3, 0f3E800000;
+${Array.from({ length: 60 }, () => '  fma.rn.f32 %f1, %f1, %f2, %f3;').join('\n')}
+  ld.global.f32 %f4, [%rd1+4];
+  add.f32 %f5, %f4, %f1;
+  st.global.f32 [%rd1], %f5;
+  ret;
+}`;
+
 // One warp loads shared words `stride` bytes apart, lane by lane, `width` bytes a lane, 8 times.
 function sharedLoads(stride: number, width: 4 | 8 | 16): string {
   const type = { 4: 'u32', 8: 'v2.u32', 16: 'v4.u32' }[width];
@@ -163,6 +175,20 @@ describe('timing model known answers', () => {
       (512 * H200.sms * H200.clockHz) / H200.latencies.dram / H200.dramBytesPerSecond;
     expect(estimate.bandwidthFraction).toBeLessThan(2 * littlesLaw);
     expect(estimate.bandwidthFraction).toBeGreaterThan(0.8 * littlesLaw);
+  });
+
+  it('a load after independent work is scheduled first, as ptxas does: the work hides in its latency', () => {
+    const result = simulate(parsePtx(LOAD_AFTER_WORK), {
+      grid: [1, 1, 1],
+      block: [32, 1, 1],
+      args: { data: buffer(new Uint8Array(8)) },
+      timing: { gpu: H200, registers: 16 },
+    });
+    const cycles = (result.estimate?.seconds ?? 0) * H200.clockHz;
+    const { dram, l2 } = H200.latencies;
+    // The round trip, then the store's trip to L2; in program order the 240-cycle chain comes first.
+    expect(cycles).toBeGreaterThan(dram + l2);
+    expect(cycles).toBeLessThan(dram + l2 + 100);
   });
 
   it.each([

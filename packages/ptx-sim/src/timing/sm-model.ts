@@ -1,23 +1,20 @@
 import { ISSUE_CLASSES } from '../executor/issue-class.js';
-import {
-  ATOMIC,
-  FIELDS,
-  GLOBAL_LOAD,
-  GLOBAL_STORE,
-  LOCAL,
-  SHARED,
-  type BlockTrace,
-  type WordStream,
-} from '../executor/trace.js';
+import { ATOMIC, FIELDS, GLOBAL_LOAD, GLOBAL_STORE, LOCAL, SHARED } from '../executor/trace.js';
 import type { GpuSpec } from './gpu.js';
 import type { InstructionTiming } from './instruction-timing.js';
 
 const SECTOR = 32;
 
+/** A warp's trace words as the model replays them. */
+export interface WarpStream {
+  readonly words: Int32Array;
+  readonly length: number;
+}
+
 /** One SM's share of a launch, as the model replays it. */
 export interface SmWork {
   /** The blocks this SM runs, in launch order (a sample's traces repeat to fill it). */
-  readonly blocks: readonly BlockTrace[];
+  readonly blocks: readonly { readonly warps: readonly WarpStream[] }[];
   /** Blocks resident at once (occupancy). */
   readonly residentBlocks: number;
   readonly warpsPerBlock: number;
@@ -123,7 +120,7 @@ export function replaySm(work: SmWork): SmTiming {
     const trace = work.blocks[nextBlock++];
     if (trace === undefined) return;
     const block: Block = { slot, warps: [], live: trace.warps.length, arrived: 0 };
-    trace.warps.forEach((stream: WordStream, index) => {
+    trace.warps.forEach((stream, index) => {
       const scheduler = schedulers[(slot * warpsPerBlock + index) % schedulers.length] as Scheduler;
       const warp: Warp = {
         words: stream.words,
