@@ -273,10 +273,9 @@ function blockChunks(
       ),
     };
   });
-  const [first, second] = terms as [(typeof terms)[0], (typeof terms)[0]];
-  const quants = b.let(name('quants'), add(first.quants, second.quants));
-  const offsets = b.let(name('offsets'), add(first.offsets, second.offsets));
-  b.assign(total, fma(d, quants, fma(dmin, offsets, total)));
+  // A chunk at a time into total: the fma nesting WGSL devices and the interpreter round alike.
+  for (const { quants, offsets } of terms)
+    b.assign(total, fma(d, quants, fma(dmin, offsets, total)));
 }
 
 /** Catalog kernel `q4k-gemv` (`n_in` a multiple of 256). */
