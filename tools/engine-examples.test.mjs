@@ -49,6 +49,7 @@ function deviceWith(buffers) {
 const CASES = [
   ['rmsnorm', { n_embd: 4096, rows: 3 }],
   ['q8_0-gemv', { n_in: 512, n_out: 37 }],
+  // Two dispatches over scratch: x quantized once, then the rows.
   ['q4k-gemv', { n_in: 512, n_out: 9 }],
 ];
 
@@ -99,8 +100,11 @@ describe('CUDA driver API: launchOnCuda from the README, on the PTX simulator', 
     }
     const check = compareWithReference(kernel, buffers, params, outputs);
     expect(check.nmse).toBeLessThanOrEqual(kernel.tolerance);
-    expect(cuda.launches).toHaveLength(1);
-    expect(cuda.launches[0].block).toEqual(shader.launch.workgroupSize);
+    // One launch a dispatch, in order, each with its own block.
+    const dispatches = shader.launch.dispatches ?? [shader.launch];
+    expect(cuda.launches.map((launch) => launch.block)).toEqual(
+      dispatches.map((dispatch) => dispatch.workgroupSize),
+    );
   });
 
   it('a parameter block laid out wrongly is caught (the check can fail)', () => {

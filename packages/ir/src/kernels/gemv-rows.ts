@@ -69,7 +69,9 @@ export interface RowsGemvKernel {
 
 /** Rows a warp streams together, sharing every x load: x moves through L1 once per two rows. */
 export const ROWS_PER_WARP = 2;
-const GROUP_SIZES: KnobBounds = { min: 32, max: 1024, multipleOf: 32 };
+// At most 256 threads: ptxas then has 255 registers a thread to keep a step's loads in flight (at
+// 1024 threads it has 64, and spills).
+const GROUP_SIZES: KnobBounds = { min: 32, max: 256, multipleOf: 32 };
 const QUANTIZE_THREADS = 128;
 
 /** A row-streaming gemv catalog kernel, W's rows `layout`: x quantized once, then a warp a row. */
@@ -90,7 +92,7 @@ export function rowsGemvKernel(
           name: 'workgroupSize',
           description: 'threads per workgroup of the row dispatch; each 32-lane warp streams rows',
           default: 128,
-          bounds: { ptx: GROUP_SIZES, wgsl: { ...GROUP_SIZES, max: 256 } },
+          bounds: { ptx: GROUP_SIZES, wgsl: GROUP_SIZES },
         },
       ],
       launch: {
