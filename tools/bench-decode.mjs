@@ -1,6 +1,7 @@
-// Decode-step figures (issue #15), run by bench.mjs: tokens/s of the tiny models on WebGPU, and the
-// H200 time per token of a Llama-2-7B-shaped Q4_K model on the timing model (its kernels' times and
-// their launch gaps, on a stream and as a CUDA graph), beside the weight-streaming bound.
+// Decode-step figures (issues #15, #27), run by bench.mjs: tokens/s of the tiny models on WebGPU,
+// and the H200 time per token of a Llama-3-8B-shaped Q4_K_M model on the timing model (its
+// kernels' times and their launch gaps, on a stream and as a CUDA graph) at positions 1, 1024 and
+// 8192, beside the weight-streaming bound.
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 
@@ -40,22 +41,26 @@ for (const [variant, kv] of [
   );
 }
 
-// Llama-2-7B-shaped: every layer matrix Q4_K, output Q6_K (as llama.cpp's Q4_K quants keep it),
-// token_embd Q4_K, f16 KV cache; the step at the last position of a 4096-position context. Each
-// distinct launch (kernel, shape, schedule) is simulated once as sm_90 PTX on 4 sampled workgroups
-// per dispatch and timed on the H200 model dispatch by dispatch; the token's time is the sum over
-// the plan's launches, and with every dispatch's launch gap on a stream or in a CUDA graph.
-const SHAPE_7B = {
-  nVocab: 32000,
+// The decode step of a Llama-3-8B-shaped model (issue #27's table): n_embd 4096, 32 layers, 32/8
+// heads of 128, n_ff 14336, vocab 128256; Q4_K with Q6_K where llama.cpp's Q4_K_M puts it (output,
+// and attn_v and ffn_down of the layers its use_more_bits picks), f16 KV cache; one token at
+// positions 1, 1024 and 8192. Each distinct launch (kernel, shape, schedule) is simulated once as
+// sm_90 PTX (4 sampled workgroups a dispatch, the whole grid where a sample's blocks differ) and
+// timed on the H200 model dispatch by dispatch; the token's time is the sum over the plan's
+// launches, then with every dispatch's launch gap on a stream and as one CUDA graph, beside the
+// weight-streaming bound (the weight bytes a token reads over the datasheet DRAM bandwidth).
+const SHAPE_LLAMA3_8B = {
+  nVocab: 128256,
   nEmbd: 4096,
   nLayer: 32,
   nHead: 32,
+  nKvHead: 8,
   headDim: 128,
-  nFf: 11008,
+  nFf: 14336,
   rmsEps: 1e-5,
-  ropeBase: 10000,
+  ropeBase: 500000,
   ropeMode: 'normal',
-  contextLength: 4096,
+  contextLength: 8193,
 };
 const gpu = GPUS.H200;
 const shaders = new Map();
@@ -76,56 +81,64 @@ function launchEstimate(launch, position) {
     seed: 7,
     magnitude: 1,
   });
-  // 4 sampled workgroups a dispatch, or the whole grid where a sample's blocks did unequal work.
   const result = timeShader(shaders.get(shaderKey), buffers, llama.paramsAt(launch, position), gpu).sequence; // prettier-ignore
   estimates.set(key, result);
   return result;
 }
 
-console.log(
-  `Llama-2-7B shape (n_embd 4096, 32 layers, n_ff 11008, vocab 32000), Q4_K layers + Q6_K output, f16 KV, one token at position 4095, sm_90 PTX on the ${gpu.name} timing model (${(gpu.dramBytesPerSecond / 1e12).toFixed(1)} TB/s):`,
-);
-for (const nKvHead of [32, 8]) {
-  const hparams = { ...SHAPE_7B, nKvHead };
+// llama.cpp's Q4_K_M: Q6_K for attn_v and ffn_down in the first and last eighth of the layers and
+// every third layer between, and for output.weight.
+const moreBits = (layer, layers) =>
+  layer < layers / 8 || layer >= (7 * layers) / 8 || (layer - layers / 8) % 3 === 2;
+function typeOf(name, layers) {
+  if (name.endsWith('_norm.weight')) return 'f32';
+  if (name === 'output.weight') return 'q6_K';
+  const layer = Number(/^blk\.(\d+)\./.exec(name)?.[1]);
+  const more = /attn_v|ffn_down/.test(name) && moreBits(layer, layers);
+  return more ? 'q6_K' : 'q4_K';
+}
+
+{
+  const hparams = SHAPE_LLAMA3_8B;
   const tensors = new Map(
     llama.llamaTensorShapes(hparams).map(({ name, ne }) => {
-      const type = name.endsWith('_norm.weight')
-        ? 'f32'
-        : name === 'output.weight'
-          ? 'q6_K'
-          : 'q4_K';
+      const type = typeOf(name, hparams.nLayer);
       return [name, { name, type, ne, bytes: new Uint8Array(0) }];
     }),
   );
-  const model = { file: '7b', name: `7B ${nKvHead === 32 ? 'MHA' : 'GQA'}`, hparams, tensors };
-  const plan = llama.buildDecodePlan(model, { kv: 'f16' });
-  const position = plan.maxCtx - 1;
-  const byKernel = new Map();
-  let total = 0;
-  let dispatches = 0;
-  for (const launch of plan.launches) {
-    const sequence = launchEstimate(launch, position);
-    const seconds = sequence.seconds;
-    dispatches += sequence.dispatches.length;
-    total += seconds;
-    byKernel.set(launch.kernel, (byKernel.get(launch.kernel) ?? 0) + seconds);
-  }
+  const model = { file: '8b', name: 'Llama-3-8B shape', hparams, tensors };
+  const plan = llama.buildDecodePlan(model, { kv: 'f16', maxCtx: 8193 });
   // Weight bytes a token streams: every matrix and norm, but one row of token_embd.
   let weightBytes = 0;
   for (const tensor of tensors.values()) {
     const bytes = llama.tensorBytes(tensor.type, tensor.ne);
     weightBytes += tensor.name === 'token_embd.weight' ? bytes / hparams.nVocab : bytes;
   }
-  const kvBytes = 2 * hparams.nLayer * (position + 1) * nKvHead * hparams.headDim * 2;
   const bound = weightBytes / gpu.dramBytesPerSecond;
   const ms = (seconds) => `${(seconds * 1e3).toFixed(3)} ms`;
-  const shares = [...byKernel]
-    .sort((a, b) => b[1] - a[1])
-    .map(([id, seconds]) => `${id} ${((seconds / total) * 100).toFixed(1)}%`)
-    .join(', ');
   console.log(
-    `  ${nKvHead}/${hparams.nHead} heads${nKvHead === 8 ? ' (GQA)' : '      '}: ${ms(total)} of kernels a token (${(1 / total).toFixed(0)} tokens/s), ${dispatches} dispatches: with stream launch gaps ${ms(total + dispatches * gpu.launchSeconds)} (${(1 / (total + dispatches * gpu.launchSeconds)).toFixed(0)} tokens/s), as a CUDA graph ${ms(total + dispatches * gpu.graphLaunchSeconds)} (${(1 / (total + dispatches * gpu.graphLaunchSeconds)).toFixed(0)} tokens/s); weight-streaming bound ${(weightBytes / 1e9).toFixed(3)} GB / ${(gpu.dramBytesPerSecond / 1e12).toFixed(1)} TB/s = ${ms(bound)} (${((bound / total) * 100).toFixed(0)}% of the kernels' time; with the ${(kvBytes / 1e9).toFixed(3)} GB of K+V read at this position ${ms((weightBytes + kvBytes) / gpu.dramBytesPerSecond)}); by kernel: ${shares}`,
+    `Llama-3-8B shape (n_embd 4096, 32 layers, 32/8 heads, n_ff 14336, vocab 128256), Q4_K_M types, f16 KV, sm_90 PTX on the ${gpu.name} timing model; weight-streaming bound ${(weightBytes / 1e9).toFixed(3)} GB / ${(gpu.dramBytesPerSecond / 1e12).toFixed(1)} TB/s = ${ms(bound)} (${(1 / bound).toFixed(0)} tokens/s):`,
   );
+  for (const position of [1, 1024, 8192]) {
+    const byKernel = new Map();
+    let total = 0;
+    let dispatches = 0;
+    for (const launch of plan.launches) {
+      const sequence = launchEstimate(launch, position);
+      dispatches += sequence.dispatches.length;
+      total += sequence.seconds;
+      byKernel.set(launch.kernel, (byKernel.get(launch.kernel) ?? 0) + sequence.seconds);
+    }
+    const stream = total + dispatches * gpu.launchSeconds;
+    const graph = total + dispatches * gpu.graphLaunchSeconds;
+    const shares = [...byKernel]
+      .sort((a, b) => b[1] - a[1])
+      .map(([id, seconds]) => `${id} ${((seconds / total) * 100).toFixed(1)}%`)
+      .join(', ');
+    console.log(
+      `  position ${String(position).padStart(4)}: kernels ${ms(total)} (${((bound / total) * 100).toFixed(0)}% of the bound), ${dispatches} dispatches; stream ${ms(stream)} = ${(1 / stream).toFixed(0)} tokens/s (${((bound / stream) * 100).toFixed(0)}% of the bound), CUDA graph ${ms(graph)} = ${(1 / graph).toFixed(0)} tokens/s (${((bound / graph) * 100).toFixed(0)}%); by kernel: ${shares}`,
+    );
+  }
 }
 
 // The demo page (issue #16): its bundle's size, and its tokens/s in headless Chromium (SwiftShader)
