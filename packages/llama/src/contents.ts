@@ -1,13 +1,14 @@
 // What each plan buffer holds before the first step: a tensor's bytes, the rope table, or zeros.
 import { allocateElements, f16FromBits, type ElementArray } from '@forge/ir';
 import { QUANT_FORMATS, packWords } from '@forge/ir/gguf';
-import { ropeTable } from '@forge/ir/kernels';
+import { getKernel, ropeTable } from '@forge/ir/kernels';
 import type { ModelTensor, LlamaModel } from './model.js';
 import type { DecodePlan, PlanBuffer } from './plan.js';
 
 /**
  * The first contents of `buffer`: a weight's bytes (f32 values, or little-endian u32 words
- * zero-padded to the kernel's length), the rope table over the plan's positions, or zeros.
+ * zero-padded to the kernel's length; repacked where its kernel reads another layout), the rope
+ * table over the plan's positions, or zeros.
  */
 export function initialContents(
   model: LlamaModel,
@@ -21,7 +22,10 @@ export function initialContents(
   }
   const tensor = buffer.tensor === undefined ? undefined : model.tensors.get(buffer.tensor);
   if (tensor !== undefined) {
-    const { bytes } = tensor;
+    // GGUF rows as they are, or repacked into the layout the buffer's kernel reads.
+    const { layout } = buffer;
+    const repack = layout === undefined ? undefined : getKernel(layout.kernel).weights?.fromNative;
+    const bytes = repack === undefined ? tensor.bytes : repack(tensor.bytes, layout?.shape ?? {});
     const source =
       array instanceof Float32Array
         ? new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length))

@@ -23,11 +23,15 @@ describe('buildDecodePlan', () => {
     const plan = buildDecodePlan(await readLlamaModel(fixturePath('q')), { kv: 'f16' });
     expect(kernelOf(plan, 'token_embd')).toBe('get-rows-q8_0');
     expect(kernelOf(plan, 'blk.0.attn_q')).toBe('q4k-gemv');
-    expect(kernelOf(plan, 'blk.0.attn_v')).toBe('q6k-gemv');
+    expect(kernelOf(plan, 'blk.0.attn_v')).toBe('q6k-soa-gemv');
     expect(kernelOf(plan, 'blk.1.attn_k')).toBe('q8_0-gemv');
     expect(kernelOf(plan, 'blk.1.attn_v')).toBe('f16-gemv');
-    expect(kernelOf(plan, 'blk.1.ffn_down')).toBe('q6k-gemv');
-    expect(kernelOf(plan, 'output')).toBe('q6k-gemv');
+    expect(kernelOf(plan, 'blk.1.ffn_down')).toBe('q6k-soa-gemv');
+    expect(kernelOf(plan, 'output')).toBe('q6k-soa-gemv');
+    // Q6_K weights are repacked at load into the layout q6k-soa-gemv reads; others stay as stored.
+    const buffer = (name: string) => plan.buffers.find((candidate) => candidate.name === name);
+    expect(buffer('output.weight')?.layout?.kernel).toBe('q6k-soa-gemv');
+    expect(buffer('blk.0.attn_q.weight')?.layout).toBeUndefined();
     expect(kernelOf(plan, 'blk.0.kv_store')).toBe('kv-store');
     expect(kernelOf(plan, 'blk.0.attention')).toBe('sdpa-decode');
     const f32 = buildDecodePlan(await readLlamaModel(fixturePath('f32')), { kv: 'f32' });

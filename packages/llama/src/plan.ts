@@ -32,6 +32,11 @@ export interface PlanBuffer {
   readonly role: BufferRole;
   /** For role 'weight': the GGUF tensor whose bytes it holds (as u32 words unless f32). */
   readonly tensor?: string;
+  /**
+   * For a weight its kernel takes repacked (q6k-soa-gemv: structure-of-arrays rows): that kernel
+   * and shape, whose `weights.fromNative` turns the tensor's GGUF bytes into the buffer's.
+   */
+  readonly layout?: { readonly kernel: string; readonly shape: Shape };
 }
 
 /** One kernel launch: a catalog kernel, its shape, schedule and which plan buffer each of its buffers is. */
@@ -152,12 +157,18 @@ class PlanBuilder {
       const existing = this.buffers.get(name);
       if (existing === undefined) {
         const tensor = this.model.tensors.has(name) ? { tensor: name } : {};
+        // A kernel that reads its weights repacked says how (the buffer holds its layout).
+        const repacked =
+          this.model.tensors.has(name) &&
+          kernel.weights?.buffer === declared.name &&
+          kernel.weights.fromNative !== undefined;
         this.buffers.set(name, {
           name,
           element: declared.element,
           length,
           role: this.roleOf(name),
           ...tensor,
+          ...(repacked ? { layout: { kernel: kernelId, shape: last } } : {}),
         });
       } else if (existing.element !== declared.element || existing.length !== length) {
         throw new ForgeError(

@@ -13,7 +13,8 @@ export const MATVEC_KERNELS: Readonly<Partial<Record<TensorType, string>>> = {
   f16: 'f16-gemv',
   q8_0: 'q8_0-gemv',
   q4_K: 'q4k-gemv',
-  q6_K: 'q6k-gemv',
+  // Repacked at load into structure-of-arrays rows, which stream in whole sectors.
+  q6_K: 'q6k-soa-gemv',
 };
 
 /** The embedding-row kernel for each token_embd type. */
