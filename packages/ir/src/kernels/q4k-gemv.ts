@@ -71,10 +71,9 @@ function row({ b, rows, lane, sumBase }: RowStep): void {
     quarter: and(lane, BLOCK_LANES - 1),
     laneBlock: shr(lane, 2),
   });
-  const { pair, half, fullSteps } = b.let({
+  const { pair, half } = b.let({
     pair: shr(quarter, 1),
     half: and(quarter, 1),
-    fullSteps: div(blocks, STEP_BLOCKS),
   });
   // Scale and min bytes 2k, 2k + 1 (k < 2) sit in words 1-2 at bit 16k, 6 bits each; those of 2k + 4
   // and 2k + 5 are the nibbles of word 3 at bit 16k under the top bits of 2k's.
@@ -102,45 +101,38 @@ function row({ b, rows, lane, sumBase }: RowStep): void {
     }),
   }); // prettier-ignore
   // A warp whose first row is past n_out has nothing to load (its totals stay 0).
-  b.if(rows[0]!.live, (live) =>
-    rowSteps(live, { rows, blocks, laneBlock, fullSteps, shift, pointersAt }),
-  );
+  b.if(rows[0]!.live, (live) => rowSteps(live, { rows, blocks, laneBlock, shift, pointersAt }));
 }
 
-/** The row's full steps, then its ragged last one. */
+/**
+ * The row's steps, one loop: in the last, lanes past the row's blocks read the last block (one
+ * request with its lane group's) and add nothing. One copy of the step keeps the WGSL small enough
+ * for lavapipe to compile quickly; the selects cost 5 instructions a step.
+ */
 function rowSteps(
   b: RowsBuilder,
   {
     rows,
     blocks,
     laneBlock,
-    fullSteps,
     shift,
     pointersAt,
   }: {
     readonly rows: RowStep['rows'];
     readonly blocks: Var<'u32'>;
     readonly laneBlock: Var<'u32'>;
-    readonly fullSteps: Var<'u32'>;
     readonly shift: Var<'u32'>;
     readonly pointersAt: (at: RowsBuilder, prefix: string, block: Expr<'u32'>) => StepPointers;
   },
 ): void {
   const next = pointersAt(b, 'next', laneBlock);
-  b.for('step', { start: 0, end: fullSteps }, (s) => {
-    step(s, '', next, rows, shift, undefined);
-    for (const name of X_NAMES) s.assign(next.x[name], add(next.x[name], X_STRIDES[name]));
-    for (const pointers of next.rows)
-      for (const pointer of [pointers.header, pointers.qs])
-        s.assign(pointer, add(pointer, W_STRIDE));
-  });
-  // The row's last blocks, fewer than a step: lanes past them read the last block and add nothing.
-  const { tailBlock } = b.let({ tailBlock: add(mul(fullSteps, STEP_BLOCKS), laneBlock) });
-  b.if(lt(mul(fullSteps, STEP_BLOCKS), blocks), (tail) => {
-    const last = pointersAt(tail, 'last', sub(blocks, 1));
-    const { inRow } = tail.let({ inRow: lt(tailBlock, blocks) });
+  const last = pointersAt(b, 'last', sub(blocks, 1));
+  const { block } = b.let({ block: laneBlock });
+  const steps = div(add(blocks, STEP_BLOCKS - 1), STEP_BLOCKS);
+  b.for('step', { start: 0, end: steps }, (s) => {
+    const { inRow } = s.let({ inRow: lt(block, blocks) });
     const pick = (name: string, now: Var<'u32'>, end: Var<'u32'>) =>
-      tail.let(`tail_${name}`, select(inRow, now, end));
+      s.let(`${name}_at`, select(inRow, now, end));
     const at: StepPointers = {
       x: Object.fromEntries(X_NAMES.map((name) => [name, pick(name, next.x[name], last.x[name])])) as XPointers<Var<'u32'>>, // prettier-ignore
       rows: next.rows.map((pointers, r) => ({
@@ -148,7 +140,12 @@ function rowSteps(
         qs: pick(`qs${r}`, pointers.qs, last.rows[r]!.qs),
       })),
     };
-    step(tail, '_tail', at, rows, shift, inRow);
+    step(s, '', at, rows, shift, inRow);
+    for (const name of X_NAMES) s.assign(next.x[name], add(next.x[name], X_STRIDES[name]));
+    for (const pointers of next.rows)
+      for (const pointer of [pointers.header, pointers.qs])
+        s.assign(pointer, add(pointer, W_STRIDE));
+    s.assign(block, add(block, STEP_BLOCKS));
   });
 }
 
