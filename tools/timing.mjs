@@ -1,6 +1,6 @@
 // Timed simulator runs for the benches: a shader's dispatches simulated with the timing model of a
 // GPU, its occupancy from ptxas's register count for that GPU's arch (cached per source and arch).
-import { assemblePtx } from '../packages/ptx/dist/ptxas.js';
+import { assemblePtx, entryRegisters } from '../packages/ptx/dist/ptxas.js';
 import { simulateShaderDispatches } from '../packages/ptx/dist/simulate.js';
 import { estimateSequence, sampleMismatch } from '../packages/ptx-sim/dist/index.js';
 
@@ -16,12 +16,7 @@ export function registersFor(source, gpu, entries) {
     registerCache.set(key, report);
   }
   const report = registerCache.get(key);
-  return Object.fromEntries(
-    entries.map((name) => [
-      name,
-      report.entries?.find((entry) => entry.name === name)?.registers ?? report.registers,
-    ]),
-  );
+  return Object.fromEntries(entries.map((name) => [name, entryRegisters(report, name)]));
 }
 
 /**

@@ -1,4 +1,4 @@
-import { assemblePtx } from '@forge/ptx/ptxas';
+import { assemblePtx, entryRegisters } from '@forge/ptx/ptxas';
 import {
   estimateSequence,
   findGpu,
@@ -22,27 +22,27 @@ export function gpuOption(text: string | undefined): GpuSpec | undefined {
   return spec;
 }
 
-/** --sample-blocks K: at least 2 (the first block and the last); only with --gpu. */
-export function sampleOption(
+/** A count option that only feeds an estimate: refused without --gpu, saying what it feeds. */
+function estimateCount(
+  option: string,
+  what: string,
   text: string | undefined,
   gpu: GpuSpec | undefined,
+  [min, max]: readonly [number, number],
 ): number | undefined {
   if (text === undefined) return undefined;
   if (gpu === undefined)
-    throw new UsageError('--sample-blocks: a sampled run only feeds an estimate; add --gpu NAME');
-  return countOption('--sample-blocks', text, 2, 2 ** 31 - 1);
+    throw new UsageError(`${option}: ${what} only feeds an estimate; add --gpu NAME`);
+  return countOption(option, text, min, max);
 }
 
+/** --sample-blocks K: at least 2 (the first block and the last); only with --gpu. */
+export const sampleOption = (text: string | undefined, gpu: GpuSpec | undefined) =>
+  estimateCount('--sample-blocks', 'a sampled run', text, gpu, [2, 2 ** 31 - 1]);
+
 /** --registers N: the registers a thread uses, in place of ptxas's count; only with --gpu. */
-export function registersOption(
-  text: string | undefined,
-  gpu: GpuSpec | undefined,
-): number | undefined {
-  if (text === undefined) return undefined;
-  if (gpu === undefined)
-    throw new UsageError('--registers: a register count only feeds an estimate; add --gpu NAME');
-  return countOption('--registers', text, 1, 255);
-}
+export const registersOption = (text: string | undefined, gpu: GpuSpec | undefined) =>
+  estimateCount('--registers', 'a register count', text, gpu, [1, 255]);
 
 /**
  * Registers a thread of each named entry uses on `gpu`, as ptxas reports them for its arch: the
@@ -60,12 +60,7 @@ export function ptxasRegisters(
       `--gpu: ptxas -arch=${gpu.arch} rejected the PTX, so its register count is unknown (${reason}); give --registers N`,
     );
   }
-  return Object.fromEntries(
-    entries.map((name) => [
-      name,
-      report.entries?.find((entry) => entry.name === name)?.registers ?? report.registers,
-    ]),
-  );
+  return Object.fromEntries(entries.map((name) => [name, entryRegisters(report, name)]));
 }
 
 /** The --json fields of one launch's estimate. */

@@ -3,6 +3,7 @@ import {
   PtxasMissingError,
   assemblePtx,
   assemblePtxAsync,
+  entryRegisters,
   ptxTargetArch,
   type PtxasResult,
 } from './ptxas.js';
@@ -13,6 +14,10 @@ const BROKEN =
 // A module that assembles on sm_80 and sm_90 (ptxas keeps a PTX 7.0 module for either).
 const VALID =
   '.version 7.0\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n\t.reg .b64 %rd<2>;\n\t.reg .b32 %r<2>;\n\tld.param.u64 %rd1, [p];\n\tmov.u32 %r1, %tid.x;\n\tst.global.u32 [%rd1], %r1;\n\tret;\n}\n';
+
+// A visible entry and a static one (`.entry` alone, as nvcc writes a static __global__) that keeps
+// 32 loaded values live: each gets its own register count.
+const TWO_ENTRIES = `${VALID}.entry wide(.param .u64 p)\n{\n\t.reg .b64 %rd<2>;\n\t.reg .f32 %f<33>;\n\tld.param.u64 %rd1, [p];\n\tmov.f32 %f0, 0f00000000;\n\tld.global.v4.f32 {%f1, %f2, %f3, %f4}, [%rd1+0];\n\tld.global.v4.f32 {%f5, %f6, %f7, %f8}, [%rd1+16];\n\tld.global.v4.f32 {%f9, %f10, %f11, %f12}, [%rd1+32];\n\tld.global.v4.f32 {%f13, %f14, %f15, %f16}, [%rd1+48];\n\tld.global.v4.f32 {%f17, %f18, %f19, %f20}, [%rd1+64];\n\tld.global.v4.f32 {%f21, %f22, %f23, %f24}, [%rd1+80];\n\tld.global.v4.f32 {%f25, %f26, %f27, %f28}, [%rd1+96];\n\tld.global.v4.f32 {%f29, %f30, %f31, %f32}, [%rd1+112];\n\tadd.f32 %f0, %f0, %f1;\n\tadd.f32 %f0, %f0, %f2;\n\tadd.f32 %f0, %f0, %f3;\n\tadd.f32 %f0, %f0, %f4;\n\tadd.f32 %f0, %f0, %f5;\n\tadd.f32 %f0, %f0, %f6;\n\tadd.f32 %f0, %f0, %f7;\n\tadd.f32 %f0, %f0, %f8;\n\tadd.f32 %f0, %f0, %f9;\n\tadd.f32 %f0, %f0, %f10;\n\tadd.f32 %f0, %f0, %f11;\n\tadd.f32 %f0, %f0, %f12;\n\tadd.f32 %f0, %f0, %f13;\n\tadd.f32 %f0, %f0, %f14;\n\tadd.f32 %f0, %f0, %f15;\n\tadd.f32 %f0, %f0, %f16;\n\tadd.f32 %f0, %f0, %f17;\n\tadd.f32 %f0, %f0, %f18;\n\tadd.f32 %f0, %f0, %f19;\n\tadd.f32 %f0, %f0, %f20;\n\tadd.f32 %f0, %f0, %f21;\n\tadd.f32 %f0, %f0, %f22;\n\tadd.f32 %f0, %f0, %f23;\n\tadd.f32 %f0, %f0, %f24;\n\tadd.f32 %f0, %f0, %f25;\n\tadd.f32 %f0, %f0, %f26;\n\tadd.f32 %f0, %f0, %f27;\n\tadd.f32 %f0, %f0, %f28;\n\tadd.f32 %f0, %f0, %f29;\n\tadd.f32 %f0, %f0, %f30;\n\tadd.f32 %f0, %f0, %f31;\n\tadd.f32 %f0, %f0, %f32;\n\tst.global.f32 [%rd1], %f0;\n\tret;\n}\n`;
 
 describe('assemblePtx', () => {
   const saved = process.env['PTXAS'];
@@ -57,6 +62,16 @@ describe('assemblePtx', () => {
   it('rejects with the install hint when ptxas is missing, without blocking', async () => {
     process.env['PTXAS'] = '/nonexistent/ptxas';
     await expect(assemblePtxAsync(BROKEN, 'sm_80')).rejects.toThrow(PtxasMissingError);
+  });
+
+  it('reports each entry of a module, static ones too, and entryRegisters picks its own', () => {
+    const result = assemblePtx(TWO_ENTRIES, 'sm_80');
+    expect(result.ok).toBe(true);
+    expect(result.entries?.map((entry) => entry.name)).toEqual(['k', 'wide']);
+    const [narrow, wide] = [entryRegisters(result, 'k'), entryRegisters(result, 'wide')];
+    expect(wide).toBeGreaterThan(narrow);
+    expect(result.registers).toBe(wide);
+    expect(entryRegisters(assemblePtx(VALID, 'sm_80'), 'k')).toBe(narrow);
   });
 
   it('reads the target arch of a module', () => {

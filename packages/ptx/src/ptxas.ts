@@ -146,7 +146,10 @@ function ptxasReport(output: string, ok: boolean, arch: string, source = ''): Pt
 
 /** Per-entry figures and their maxima, for a module of several entries (ptxas reports each). */
 function multiEntry(output: string, source: string): Partial<PtxasResult> {
-  const names = [...source.matchAll(/^\.visible \.entry (\w+)\(/gm)].map((match) => match[1] ?? '');
+  // Visible, weak and static (`.entry` alone, as nvcc writes a static __global__) entries alike.
+  const names = [...source.matchAll(/^\s*(?:\.(?:visible|weak)\s+)?\.entry\s+([\w$]+)\s*\(/gm)].map(
+    (match) => match[1] ?? '',
+  );
   if (names.length < 2) return {};
   const parts = output.split(/Compiling entry function '/).slice(1);
   const entries = names.map((name) =>
@@ -163,6 +166,11 @@ function multiEntry(output: string, source: string): Partial<PtxasResult> {
     stackBytes: most('stackBytes'),
     entries,
   };
+}
+
+/** Registers a thread of `entry` uses: its own figure in a module of several, else the module's. */
+export function entryRegisters(result: PtxasResult, entry: string): number {
+  return result.entries?.find((report) => report.name === entry)?.registers ?? result.registers;
 }
 
 /** The arch a PTX module targets, from its `.target` directive. */
