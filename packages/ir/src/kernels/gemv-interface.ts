@@ -8,8 +8,23 @@ import { gemvCatalogKernel, type GemvCatalogOptions } from './gemv-catalog.js';
 import { quantizeXTile, X_TILE } from './x-quantize.js';
 
 /**
- * The buffers and params every gemv kernel shares, so engines launch them alike, and the shared
- * memory of the integer-dot plan.
+ * The buffers and params of every quantized gemv kernel (W as u32 words): engines launch them
+ * alike.
+ */
+export const GEMV_BINDINGS = {
+  buffers: [
+    { group: 0, binding: 0, name: 'w', element: 'u32', access: 'read' },
+    { group: 0, binding: 1, name: 'x', element: 'f32', access: 'read' },
+    { group: 0, binding: 2, name: 'y', element: 'f32', access: 'read_write' },
+  ],
+  params: [
+    { name: 'n_in', type: 'u32' },
+    { name: 'n_out', type: 'u32' },
+  ],
+} as const;
+
+/**
+ * GEMV_BINDINGS and the shared memory of the integer-dot plan.
  *
  * Plan. A workgroup first quantizes an x tile (X_TILE values) into shared memory, once for all its
  * rows: x ≈ s·(256·h + l) with int8 h and l and one f32 scale s per 32 values (16 bits against
@@ -25,15 +40,7 @@ import { quantizeXTile, X_TILE } from './x-quantize.js';
 function gemvInterface(stagingWords: number) {
   const staging = `workgroupSize / ${WARP_SIZE} * ${stagingWords}`;
   return {
-    buffers: [
-      { group: 0, binding: 0, name: 'w', element: 'u32', access: 'read' },
-      { group: 0, binding: 1, name: 'x', element: 'f32', access: 'read' },
-      { group: 0, binding: 2, name: 'y', element: 'f32', access: 'read_write' },
-    ],
-    params: [
-      { name: 'n_in', type: 'u32' },
-      { name: 'n_out', type: 'u32' },
-    ],
+    ...GEMV_BINDINGS,
     shared: [
       { name: 'x_high', element: 'u32', length: `${X_TILE / 4}` },
       { name: 'x_low', element: 'u32', length: `${X_TILE / 4}` },

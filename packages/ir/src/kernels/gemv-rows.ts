@@ -5,6 +5,7 @@ import type { QuantType } from '../quant/formats.js';
 import type { KnobBounds } from '../spec.js';
 import type { CatalogKernel } from './catalog-kernel.js';
 import { gemvCatalogKernel, type GemvCatalogOptions } from './gemv-catalog.js';
+import { GEMV_BINDINGS } from './gemv-interface.js';
 import { quantizeXGroup, X_GROUP } from './x-quantize.js';
 
 // Plan, for a mat-vec bound by DRAM. Dispatch 1 quantizes x once for every row, into scratch: per
@@ -21,15 +22,7 @@ export const X_QUANT_GROUP_WORDS = 16;
 
 function rowsInterface() {
   return {
-    buffers: [
-      { group: 0, binding: 0, name: 'w', element: 'u32', access: 'read' },
-      { group: 0, binding: 1, name: 'x', element: 'f32', access: 'read' },
-      { group: 0, binding: 2, name: 'y', element: 'f32', access: 'read_write' },
-    ],
-    params: [
-      { name: 'n_in', type: 'u32' },
-      { name: 'n_out', type: 'u32' },
-    ],
+    ...GEMV_BINDINGS,
     shared: [],
     scratch: [
       { group: 0, binding: 3, name: 'x_quant', element: 'u32', length: `n_in / 2` },
