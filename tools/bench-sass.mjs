@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
+import { mapLimit } from './map-limit.mjs';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -345,20 +346,6 @@ export function goldenPtxFiles() {
   return manifest.entries
     .filter((entry) => entry.target.kind === 'ptx' && entry.target.arch === 'sm_80')
     .map((entry) => join(ROOT, 'golden', entry.file));
-}
-
-/** Runs `task` over `items`, `limit` at a time, results in order. */
-async function mapLimit(items, limit, task) {
-  const results = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await task(items[index]);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
 }
 
 const hex = (value) => value.toString(16).padStart(4, '0');

@@ -13,6 +13,7 @@ import { CATALOG } from '@forge/ir/kernels';
 import { PTX_ARCHS, emitPtx, ptxTarget } from '@forge/ptx';
 import { assemblePtxAsync } from '@forge/ptx/ptxas';
 import { mulberry32 } from './mulberry32.mjs';
+import { mapLimit } from './map-limit.mjs';
 
 /** The values a knob's bounds allow, ascending. */
 export function knobValues(bounds) {
@@ -121,16 +122,7 @@ const unique = (schedules) => [
  */
 export async function runSweep(cases, { concurrency = 2 } = {}) {
   await ready();
-  const results = new Array(cases.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < cases.length) {
-      const index = next++;
-      results[index] = await runCase(cases[index]);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, concurrency) }, worker));
-  return results;
+  return mapLimit(cases, concurrency, runCase);
 }
 
 async function runCase(testCase) {
