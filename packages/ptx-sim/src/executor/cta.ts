@@ -130,6 +130,8 @@ function runWarp(
 ): void {
   const { warp, simulation } = context;
   const { pc, status, size } = warp;
+  // Read once: a run is traced (timed) or not from start to end.
+  const trace = simulation.trace;
   // The lanes at the step's pc. After an instruction that leaves pcs and states alone they all sit
   // at the next pc, and so does no other lane while that is below `second`: the next step needs
   // no look at each lane (`resume`, -1: look).
@@ -204,7 +206,6 @@ function runWarp(
     if (simulation.steps > limit) {
       throw new StepLimitError(limit, instruction.location.line);
     }
-    const trace = simulation.trace;
     trace?.begin(warp.index, next);
     if (lanes.length > 0 || instruction.collective === true)
       instruction.execute(context, lanes, off);
