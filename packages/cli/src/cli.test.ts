@@ -654,8 +654,12 @@ describe('forge sim and the ptx-sim engine', () => {
     // 512 positions make two equal splits: each dispatch's sample stands for its grid.
     const sampled = await forge(...args, ...shape(512), '--sample-blocks', '3', '--json');
     expect(sampled.code).toBe(0);
-    const estimate = (JSON.parse(sampled.stdout) as { estimate: Record<string, number> }).estimate;
-    expect(estimate['seconds']).toBeCloseTo(report.estimate.seconds, 15);
+    const { estimate } = JSON.parse(sampled.stdout) as {
+      estimate: Record<string, number> & { dispatches: { seconds: number }[] };
+    };
+    expect(estimate.dispatches[0]?.seconds).toBeCloseTo(main?.seconds ?? 0, 15);
+    // The combine reads the partials from L2, where the sampled split pass left 3 of its 4 blocks'.
+    expect(Math.abs((estimate['seconds'] ?? 0) / report.estimate.seconds - 1)).toBeLessThan(0.01);
     // 4 + 8 workgroups, of which 3 + 3 ran.
     expect([estimate['sampledWorkgroups'], estimate['workgroups']]).toEqual([6, 12]);
     // 600 positions leave the last split shorter: its sample is refused.

@@ -35,6 +35,7 @@ export {
   type BufferTraffic,
 } from './executor/counters.js';
 export { StepLimitError } from './executor/cta.js';
+export { DEFAULT_L2_BYTES, L2Cache } from './executor/l2-cache.js';
 export { BUILD_INFO as PTX_SIM_PACKAGE } from './build-info.js';
 export { ISSUE_CLASSES, type IssueClass } from './executor/issue-class.js';
 export { GPUS, findGpu, type GpuSpec, type Latencies } from './timing/gpu.js';

@@ -7,6 +7,8 @@
  */
 import { evaluateSizeExpression, type GeneratedShader } from '@forge/ir';
 import {
+  DEFAULT_L2_BYTES,
+  L2Cache,
   parsePtx,
   simulate,
   type Counters,
@@ -18,7 +20,7 @@ import {
 /** Simulator settings for `simulateShader`; the launch itself comes from the shader. */
 export interface SimulateShaderOptions extends Omit<
   SimulateOptions,
-  'entry' | 'grid' | 'block' | 'args'
+  'entry' | 'grid' | 'block' | 'args' | 'l2'
 > {
   /**
    * PTX to run in place of `shader.source`, e.g. a golden file, with the shader's launch metadata.
@@ -79,6 +81,8 @@ export function simulateShaderDispatches(
   }
   const module = parsePtx(source);
   const dispatches = launch.dispatches ?? [launch];
+  // One L2 for the launch: a dispatch reads what the one before it wrote (x's scratch) from L2.
+  const l2 = new L2Cache(settings.l2Bytes ?? DEFAULT_L2_BYTES);
   return dispatches.map((dispatch) => {
     const [x, y, z] = dispatch.grid.map((axis) => evaluateSizeExpression(axis, sizes));
     return simulate(module, {
@@ -87,6 +91,7 @@ export function simulateShaderDispatches(
       grid: [x ?? 1, y ?? 1, z ?? 1],
       block: dispatch.workgroupSize,
       args,
+      l2,
     });
   });
 }

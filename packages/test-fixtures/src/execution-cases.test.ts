@@ -166,8 +166,10 @@ describe('EXECUTION_CASES', () => {
     // Rows whose last step is ragged (2304 values: 9 blocks, a step of 8 and 1).
     expect(gemv.some((c) => ((c.shape['n_in'] ?? 0) / 256) % 8 !== 0)).toBe(true);
     expectLargestGroupAndTwoTiles(gemv);
-    for (const { weightTraffic } of gemv) {
-      expect(weightTraffic?.maxReadRatio).toBe(1.02);
+    for (const { weightTraffic, shape } of gemv) {
+      // An odd n_out's last warp re-reads the last row for its second: one row more.
+      const nOut = shape['n_out'] ?? 1;
+      expect(weightTraffic?.maxReadRatio).toBeCloseTo((1.02 * (nOut + (nOut % 2))) / nOut, 12);
       expect(weightTraffic?.minSectorEfficiency).toBeGreaterThanOrEqual(0.64);
     }
   });

@@ -93,10 +93,12 @@ const Q4_K_BLOCK = 256;
  * q4k-gemv loads a block's 16-byte header and its two 64-byte runs of qs chunks in separate
  * requests whose sectors overlap (L1 serves the second touch), so 3/4 of the requested sectors'
  * bytes are used at best; a matrix of fewer than 8 blocks, which every lane group of a step reads,
- * less.
+ * less. A warp streams two rows: with n_out odd the last warp's second row re-reads the last row
+ * (from L1) and adds nothing.
  */
-function q4kTrafficBounds(blocks: number): WeightTrafficBounds {
-  return { maxReadRatio: 1.02, minSectorEfficiency: blocks >= 8 ? 0.74 : 0.64 };
+function q4kTrafficBounds(blocks: number, nOut: number): WeightTrafficBounds {
+  const rereadRows = (nOut + (nOut % 2)) / nOut;
+  return { maxReadRatio: 1.02 * rereadRows, minSectorEfficiency: blocks >= 8 ? 0.74 : 0.64 };
 }
 
 function q4kCase(nOut: number, nIn: number, options: GemvOptions = {}): ExecutionCase {
@@ -111,7 +113,7 @@ function q4kCase(nOut: number, nIn: number, options: GemvOptions = {}): Executio
     shape: { n_in: nIn, n_out: nOut },
     seed: seedFromString(name),
     magnitude,
-    weightTraffic: q4kTrafficBounds((nIn / Q4_K_BLOCK) * nOut),
+    weightTraffic: q4kTrafficBounds((nIn / Q4_K_BLOCK) * nOut, nOut),
     ...(options.engines === undefined ? {} : { engines: options.engines }),
   };
 }

@@ -128,7 +128,7 @@ function rowSteps(
   const next = pointersAt(b, 'next', laneBlock);
   const last = pointersAt(b, 'last', sub(blocks, 1));
   const { block } = b.let({ block: laneBlock });
-  const steps = div(add(blocks, STEP_BLOCKS - 1), STEP_BLOCKS);
+  const { steps } = b.let({ steps: div(add(blocks, STEP_BLOCKS - 1), STEP_BLOCKS) });
   b.for('step', { start: 0, end: steps }, (s) => {
     const { inRow } = s.let({ inRow: lt(block, blocks) });
     const pick = (name: string, now: Var<'u32'>, end: Var<'u32'>) =>
@@ -159,23 +159,12 @@ function step(
   inRow: Var<'bool'> | undefined,
 ): void {
   const offset = (base: Var<'u32'>, words: number) => (words === 0 ? base : add(base, words));
-  // Row 0 is live (the caller checks); a later row past n_out loads nothing: its loads would repeat
-  // row 0's requests.
-  const w = at.rows.map((pointers, r) => {
-    const load = (into: RowsBuilder, suffix: string) => ({
-      head: into.loadVector('w', pointers.header, vectorNames(`head${r}${tag}${suffix}_`)),
-      qs: [0, 16].map((words) => into.loadVector('w', offset(pointers.qs, words), vectorNames(`qs${r}${words}${tag}${suffix}_`))), // prettier-ignore
-    });
-    if (r === 0) return load(s, '');
-    const zero = (prefix: string) => vectorNames(prefix).map((name) => s.let(name, 0, 'u32'));
-    const kept = { head: zero(`head${r}${tag}_`), qs: [0, 16].map((words) => zero(`qs${r}${words}${tag}_`)) }; // prettier-ignore
-    s.if(rows[r]!.live, (inside) => {
-      const loaded = load(inside, '_loaded');
-      loaded.head.forEach((value, i) => inside.assign(kept.head[i]!, value));
-      loaded.qs.forEach((words, k) => words.forEach((value, i) => inside.assign(kept.qs[k]![i]!, value))); // prettier-ignore
-    });
-    return kept;
-  });
+  // Row 0 is live (the caller checks); a later row past n_out reads the last row (its pointer is
+  // clamped), the same sectors as row 0's from L1, and adds nothing.
+  const w = at.rows.map((pointers, r) => ({
+    head: s.loadVector('w', pointers.header, vectorNames(`head${r}${tag}_`)),
+    qs: [0, 16].map((words) => s.loadVector('w', offset(pointers.qs, words), vectorNames(`qs${r}${words}${tag}_`))), // prettier-ignore
+  }));
   // x of chunk j (4 groups on for j = 1), sub-block 2k + sub: x_high words, then x_low words.
   const x = [0, 1].map((j) =>
     [0, 1].map((sub) =>

@@ -11,9 +11,13 @@ describe('issueClassOf', () => {
     expect(of('fma.rn.f32')).toBe('fp32');
     expect(of('add.f32')).toBe('fp32');
     expect(of('add.u32')).toBe('int');
-    expect(of('mad.lo.s32')).toBe('int');
-    // dot4_i8's dp4a issues to the integer pipe.
-    expect(of('dp4a.s32.s32')).toBe('int');
+    // Integer multiplies and dot products issue to the FMA pipe (IMAD, IDP), not the ALU.
+    expect(of('mad.lo.s32')).toBe('imad');
+    expect(of('mul.wide.u32')).toBe('imad');
+    expect(of('mul.lo.u32')).toBe('imad');
+    expect(of('dp4a.s32.s32')).toBe('imad');
+    expect(of('mul.rn.f32')).toBe('fp32');
+    expect(of('mad.rn.f64')).toBe('fp64');
     // funnel_shift_right's shf too.
     expect(of('shf.r.clamp.b32')).toBe('int');
     // bit_select's lop3 too.

@@ -10,6 +10,7 @@ export type IssueClass =
   | 'fp16'
   | 'fp64'
   | 'int'
+  | 'imad'
   | 'sfu'
   | 'conversion'
   | 'bitcount'
@@ -20,7 +21,7 @@ export type IssueClass =
 
 /** Every issue class, in the order counters list them. */
 export const ISSUE_CLASSES: readonly IssueClass[] = [
-  'fp32', 'fp16', 'fp64', 'int', 'sfu', 'conversion', 'bitcount', 'shuffle', 'memory', 'tensor', 'control',
+  'fp32', 'fp16', 'fp64', 'int', 'imad', 'sfu', 'conversion', 'bitcount', 'shuffle', 'memory', 'tensor', 'control',
 ]; // prettier-ignore
 
 // MUFU: the special-function unit's opcodes (CUDA Programming Guide: "32-bit floating-point reciprocal, reciprocal square root, base-2 logarithm, base 2 exponential, sine, cosine").
@@ -41,6 +42,9 @@ const CONTROL = new Set([
   'nanosleep',
 ]);
 const HALF = new Set(['f16', 'f16x2', 'bf16', 'bf16x2']);
+// Integer multiply, multiply-add and dot product (IMAD, IDP) issue to the FMA pipe, not the ALU's
+// (NVIDIA's pipe descriptions for GA100 and GH100: "FMA pipe handles IMAD, IDP, and FP32").
+const INTEGER_MULTIPLY = new Set(['mul', 'mad', 'mul24', 'mad24', 'dp4a', 'dp2a']);
 
 /** The unit `instruction` issues to, from its opcode and type modifiers. */
 export function issueClassOf(instruction: Pick<Instruction, 'opcode' | 'modifiers'>): IssueClass {
@@ -53,6 +57,8 @@ export function issueClassOf(instruction: Pick<Instruction, 'opcode' | 'modifier
   if (BITCOUNT.has(opcode)) return 'bitcount';
   if (MEMORY.has(opcode)) return 'memory';
   if (CONTROL.has(opcode) || opcode.startsWith('bar')) return 'control';
+  const float = modifiers.some((modifier) => /^(f16|bf16|f32|f64|tf32)/.test(modifier));
+  if (INTEGER_MULTIPLY.has(opcode) && !float) return 'imad';
   if (FLOAT_PIPE.has(opcode)) {
     if (modifiers.some((modifier) => HALF.has(modifier))) return 'fp16';
     if (modifiers.includes('f64')) return 'fp64';

@@ -6,7 +6,7 @@ export const SECTOR_BYTES = 32;
 
 interface Line {
   /** The buffer the sector belongs to, charged when the sector goes to or comes from DRAM. */
-  readonly traffic: BufferTraffic;
+  traffic: BufferTraffic;
   dirty: boolean;
 }
 
@@ -21,6 +21,7 @@ export class L2Cache {
   // A Map iterates in insertion order, so re-inserting on every use keeps the LRU sector first.
   private readonly lines = new Map<number, Line>();
   private readonly capacity: number;
+  private layout: string | undefined;
 
   constructor(bytes: number) {
     this.capacity = Math.floor(bytes / SECTOR_BYTES);
@@ -42,12 +43,24 @@ export class L2Cache {
   write(sector: number, traffic: BufferTraffic): boolean {
     const line = this.lines.get(sector);
     if (line !== undefined) {
+      // The latest writer's counters pay the write-back (a line may come from an earlier dispatch).
+      line.traffic = traffic;
       line.dirty = true;
       this.touch(sector, line);
       return true;
     }
     this.insert(sector, { traffic, dirty: true });
     return false;
+  }
+
+  /**
+   * Binds the cache to a run's buffers (`layout`: their names and addresses). A later dispatch of
+   * the same launch finds the lines its predecessors left, as the GPU's L2 keeps them between
+   * kernels; under another layout the addresses mean other bytes, so the cache starts empty.
+   */
+  bind(layout: string): void {
+    if (this.layout !== layout) this.lines.clear();
+    this.layout = layout;
   }
 
   /** Writes every dirty sector back, as the end of a kernel's traffic. */

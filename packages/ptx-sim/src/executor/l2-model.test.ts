@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parsePtx } from '../parser/index.js';
 import { dramBytesRead, sectorEfficiency, type Counters } from './counters.js';
+import { L2Cache } from './l2-cache.js';
 import { simulate, type KernelArgument } from './simulate.js';
 
 const zeros = (bytes: number): KernelArgument => ({ kind: 'buffer', bytes: new Uint8Array(bytes) });
@@ -121,6 +122,28 @@ describe('the L2 model behind the DRAM counters', () => {
     expect(counters.buffers['out']?.dramBytesWritten).toBe(32);
     // Atomics never took part in the L1 request counters.
     expect(counters.buffers['out']?.sectorBytes).toBe(0);
+  });
+
+  it('carries an L2 from one dispatch to the next: what the first wrote, the second reads from L2', () => {
+    // Every thread copies src[tid] to out[tid]; the second dispatch reads out as its src.
+    const copy = kernel([
+      'add.s64 %rd6, %rd1, %rd3;',
+      'ld.global.f32 %f1, [%rd6];',
+      'add.s64 %rd7, %rd2, %rd3;',
+      'st.global.f32 [%rd7], %f1;',
+    ]);
+    const module = parsePtx(copy);
+    const data = zeros(4096);
+    const dispatch = (l2: L2Cache | undefined, args: Record<string, KernelArgument>) =>
+      simulate(module, { grid: [1, 1, 1], block: [1024, 1, 1], args, ...(l2 === undefined ? {} : { l2 }) }).counters; // prettier-ignore
+    const l2 = new L2Cache(1 << 20);
+    expect(dramBytesRead(dispatch(l2, { src: data, out: zeros(4096) }))).toBe(4096);
+    // The same buffers at the same addresses: src and out are both resident now.
+    expect(dramBytesRead(dispatch(l2, { src: data, out: zeros(4096) }))).toBe(0);
+    // Other buffers (another size) behind the same addresses: the cache starts empty.
+    expect(dramBytesRead(dispatch(l2, { src: zeros(8192), out: zeros(8192) }))).toBe(4096);
+    // Without a carried L2 every dispatch starts cold.
+    expect(dramBytesRead(dispatch(undefined, { src: data, out: zeros(4096) }))).toBe(4096);
   });
 
   it('rejects a negative L2 size', () => {

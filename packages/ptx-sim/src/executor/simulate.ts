@@ -55,6 +55,12 @@ export interface SimulateOptions {
   /** Capacity of the modeled L2 for the DRAM counters (default 4 MiB); 0 sends every access to DRAM. */
   readonly l2Bytes?: number;
   /**
+   * The L2 an earlier dispatch of the same launch ran on (`new L2Cache(bytes)` for the first):
+   * sectors it left, such as a scratch buffer it wrote, are hits here, as on the GPU. `l2Bytes` is
+   * then the given cache's.
+   */
+  readonly l2?: L2Cache;
+  /**
    * Bytes of dynamic shared memory (the launch's third `<<<…>>>` argument), which `.extern .shared`
    * arrays share; default 0, so an access to them is an out-of-bounds finding until it is given.
    */
@@ -261,12 +267,16 @@ export function simulate(module: PtxModule, options: SimulateOptions): Simulatio
     options.timing === undefined
       ? undefined
       : timingSetup(options.timing, entryName, program, total, threads);
+  const l2 = options.l2 ?? new L2Cache(l2Bytes);
+  l2.bind(
+    global.buffers.map(({ name, base, bytes }) => `${name}@${base}+${bytes.byteLength}`).join(),
+  );
   const state: SimulationState = {
     global,
     params,
     findings: new FindingLog(module.files),
     counters: emptyCounters(bufferNames),
-    l2: new L2Cache(l2Bytes),
+    l2,
     grid: options.grid,
     block: options.block,
     sanitize: options.sanitize !== false,

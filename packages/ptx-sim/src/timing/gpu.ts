@@ -61,7 +61,8 @@ export interface GpuSpec {
 
 // Rates shared by sm_80 and sm_90: CUDA C++ Programming Guide, "Arithmetic Instructions" table (results/clk/SM ÷ 32).
 const COMMON_RATES = {
-  int: 2, // 32-bit integer add, shift, compare, logic, multiply-add: 64 results
+  int: 2, // 32-bit integer add, shift, compare, logic (the ALU pipe): 64 results
+  imad: 2, // 32-bit integer multiply, multiply-add, dot product (the FMA pipe): 64 results
   fp16: 4, // half2 add/mul/fma: 256 results
   sfu: 0.5, // reciprocal, rsqrt, log2, exp2, sin, cos: 16 results
   conversion: 0.5, // conversions from and to 64-bit types and "all other": 16 results
@@ -77,6 +78,7 @@ const classLatencies = (fp64: number, tensor: number): Readonly<Record<IssueClas
   fp16: 4,
   fp64,
   int: 4,
+  imad: 4,
   sfu: 23,
   conversion: 6,
   bitcount: 6,

@@ -120,6 +120,29 @@ describe('timing model known answers', () => {
     expect(result.estimate?.bound).toBe('latency');
   });
 
+  it('integer logic (ALU) and integer dot products (the FMA pipe) issue side by side', () => {
+    // 32 warps of 512 independent instructions: ALU ops alone, or ALU ops and dp4a alternating.
+    const program = (mixed: boolean) => `${HEADER}.visible .entry pipes(.param .u64 out) {
+  .reg .b32 %r<16>; .reg .b64 %rd<3>;
+  mov.u32 %r1, %tid.x; mov.u32 %r2, 7;
+${Array.from({ length: 512 }, (_, index) => `  ${mixed && index % 2 === 1 ? 'dp4a.s32.s32' : 'and.b32'} %r${4 + (index % 8)}, %r1, %r2${mixed && index % 2 === 1 ? ', %r2' : ''};`).join('\n')}
+  ld.param.u64 %rd1, [out]; cvta.to.global.u64 %rd1, %rd1; st.global.u32 [%rd1], %r4;
+  ret;
+}`;
+    const issueCycles = (mixed: boolean) => {
+      const result = simulate(parsePtx(program(mixed)), {
+        grid: [1, 1, 1],
+        block: [1024, 1, 1],
+        args: { out: buffer(new Uint8Array(4)) },
+        timing: { gpu: H200, registers: 16 },
+      });
+      return (result.estimate?.limits.issueSeconds ?? 0) * H200.clockHz;
+    };
+    // 512 · 32 warp instructions at the ALU's 2 a clock, or at 4 a clock over both pipes.
+    expect(issueCycles(false)).toBeCloseTo((512 * 32) / 2, -2);
+    expect(issueCycles(true)).toBeCloseTo((512 * 32) / 4, -2);
+  });
+
   it('a streaming copy with 64 warps an SM is bound by DRAM bandwidth', () => {
     const blocks = H200.sms * 8;
     const iterations = 4;
