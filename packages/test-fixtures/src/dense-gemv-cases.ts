@@ -28,7 +28,7 @@ const f16 = (nOut: number, nIn: number, schedule: Readonly<Record<string, number
 /**
  * f32-gemv and f16-gemv: n_out 1, 15, 16, 17 and 256 against n_in 1 (f32), 2, 255 (f32) or 256,
  * 4096 and 11008; rows shorter than a sector (7, 6), rows whose x starts mid-vector (n_in 257, 258
- * for f32, 254 for f16: head, body and tail at every offset); the knobs' edges (32 and 1024
+ * for f32, 254 for f16: head, body and tail at every offset); the knobs' edges (32 and 512
  * threads, 1 and 4 vectors a step).
  */
 export const DENSE_GEMV_CASES: readonly ExecutionCase[] = [
@@ -40,10 +40,10 @@ export const DENSE_GEMV_CASES: readonly ExecutionCase[] = [
   f32(17, 11008),
   f32(17, 7),
   f32(256, 257),
-  f32(15, 258, { workgroupSize: 1024, vectors: 3 }),
+  f32(15, 258, { workgroupSize: 512, vectors: 3 }),
   f32(16, 255, { workgroupSize: 32, vectors: 1 }),
   f32(15, 4096, { vectors: 4 }),
-  f32(1, 4096, { workgroupSize: 1024, vectors: 2 }),
+  f32(1, 4096, { workgroupSize: 512, vectors: 2 }),
   f16(1, 2),
   f16(15, 256),
   f16(16, 4096),
@@ -52,5 +52,5 @@ export const DENSE_GEMV_CASES: readonly ExecutionCase[] = [
   f16(17, 11008),
   f16(3, 6),
   f16(16, 256, { workgroupSize: 32, vectors: 1 }),
-  f16(15, 4096, { workgroupSize: 1024, vectors: 4 }),
+  f16(15, 4096, { workgroupSize: 512, vectors: 4 }),
 ];

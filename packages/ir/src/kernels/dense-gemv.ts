@@ -72,21 +72,32 @@ function accumulate(
   first: Expr<'u32'>,
   words: readonly Expr[],
 ): void {
-  const { type, total, base, xVector } = row;
-  const values = words.flatMap((word) => wordValues(type, word));
+  const x = loadX(b, row, prefix, first, words.length);
+  const values = words.flatMap((word) => wordValues(row.type, word));
+  values.forEach((value, k) => b.assign(row.total, fma(value, x[k] ?? f32(0), row.total)));
+}
+
+/** The x values of `count` W words from word `first`: 16-byte loads when the row allows. */
+function loadX(
+  b: DenseBuilder,
+  row: Row,
+  prefix: string,
+  first: Expr<'u32'>,
+  count: number,
+): Expr<'f32'>[] {
+  const { type, base, xVector } = row;
+  const values = count * VALUES_PER_WORD[type];
   const column = b.let(`${prefix}_column`, mul(sub(first, base), VALUES_PER_WORD[type]));
   const xAt = (k: number) => (k === 0 ? column : add(column, k));
-  const x =
-    xVector && values.length >= VECTOR
-      ? Array.from({ length: values.length / VECTOR }, (_, v) =>
-          b.loadVector(
-            'x',
-            xAt(v * VECTOR),
-            Array.from({ length: VECTOR }, (_, k) => `${prefix}_x${v * VECTOR + k}`),
-          ),
-        ).flat()
-      : values.map((_, k) => b.load('x', xAt(k)));
-  values.forEach((value, k) => b.assign(total, fma(value, x[k] ?? f32(0), total)));
+  return xVector && values >= VECTOR
+    ? Array.from({ length: values / VECTOR }, (_, v) =>
+        b.loadVector(
+          'x',
+          xAt(v * VECTOR),
+          Array.from({ length: VECTOR }, (_, k) => `${prefix}_x${v * VECTOR + k}`),
+        ),
+      ).flat()
+    : Array.from({ length: values }, (_, k) => b.load('x', xAt(k)));
 }
 
 /** A lane's 16-byte W load at word `at`. */
@@ -100,7 +111,6 @@ function loadW(b: DenseBuilder, at: Expr<'u32'>, prefix: string): Var[] {
 
 /** Where a lane's body words lie: whole steps from `laneWord`, then single vectors. */
 interface BodySpan {
-  readonly vectors: Expr<'u32'>;
   readonly stepWords: Expr<'u32'>;
   readonly laneWord: Var<'u32'>;
   readonly fullSteps: Var<'u32'>;
@@ -109,22 +119,47 @@ interface BodySpan {
 }
 
 /**
- * A row's body: whole steps of `vectors` 16-byte loads a lane (a constant-trip loop the compilers
- * unroll, loads first), then the rest a vector at a time; locals suffixed `suffix`.
+ * A row's body: whole steps of `vectors` 16-byte loads a lane (all of a step's W loads issued, then
+ * its x loads, then the FMAs), then the rest a vector at a time; locals suffixed `suffix`.
  */
 function bodyLoops(b: DenseBuilder, row: Row, span: BodySpan, suffix: string): void {
-  const { vectors, stepWords, laneWord, fullSteps, restWord, restEnd } = span;
+  const { stepWords, laneWord, fullSteps, restWord, restEnd } = span;
   b.for(`step_${suffix}`, { start: 0, end: fullSteps }, (s, step) => {
     const stepWord = s.let(`step_word_${suffix}`, add(laneWord, mul(step, stepWords)));
-    s.for(`vector_${suffix}`, { start: 0, end: vectors }, (v, vector) => {
-      const at = v.let(`at_${suffix}`, add(stepWord, mul(vector, VECTOR * WARP_SIZE)));
-      accumulate(v, row, `step_${suffix}`, at, loadW(v, at, `w_${suffix}`));
+    switchVectors(s, (v, vectors, tag) => {
+      const at = (k: number) => (k === 0 ? stepWord : add(stepWord, k * VECTOR * WARP_SIZE));
+      const w = Array.from({ length: vectors }, (_, k) => loadW(v, at(k), `w_${suffix}${tag}${k}_`)); // prettier-ignore
+      const x = w.map((_, k) => loadX(v, row, `step_${suffix}${tag}${k}`, at(k), VECTOR));
+      w.forEach((words, k) =>
+        words
+          .flatMap((word) => wordValues(row.type, word))
+          .forEach((value, i) => v.assign(row.total, fma(value, x[k]![i] ?? f32(0), row.total))),
+      );
     });
   });
   const restRange = { start: restWord, end: restEnd, step: VECTOR * WARP_SIZE };
   b.for(`word_${suffix}`, restRange, (r, word) =>
     accumulate(r, row, `rest_${suffix}`, word, loadW(r, word, `rest_w_${suffix}`)),
   );
+}
+
+/**
+ * `build(n, tag)` for the bound `vectors` value n alone (binding folds the tests and prunes the
+ * other branches); `tag` keeps the variants' locals apart.
+ */
+function switchVectors(
+  b: DenseBuilder,
+  build: (block: DenseBuilder, vectors: number, tag: string) => void,
+): void {
+  const ladder = (block: DenseBuilder, n: number): void => {
+    if (n === MAX_VECTORS) return build(block, n, `_v${n}`);
+    block.if(
+      eq(block.schedule('vectors'), n),
+      (then) => build(then, n, `_v${n}`),
+      (otherwise) => ladder(otherwise, n + 1),
+    );
+  };
+  ladder(b, 1);
 }
 
 /**
@@ -184,7 +219,7 @@ function denseBody(b: DenseBuilder, type: DenseType): void {
       restWord: add(laneWord, mul(fullSteps, stepWords)),
       restEnd: select(live, bodyEnd, 0),
     });
-    const span = { vectors, stepWords, laneWord, fullSteps, restWord, restEnd };
+    const span = { stepWords, laneWord, fullSteps, restWord, restEnd };
     // The body's loops twice, so that neither tests x's alignment per vector.
     g.if(
       xAligned,
@@ -200,7 +235,9 @@ function denseBody(b: DenseBuilder, type: DenseType): void {
 export function denseGemvSpec(type: DenseType): KernelSpec {
   const id = `${type}-gemv`;
   const description = `y = W x, W [n_out][n_in] ${type === 'f32' ? 'f32' : 'f16 (u32 words of two halves)'} row-major, x and y f32; a warp per row, each W byte loaded once in 16-byte loads, f32 FMAs`;
-  const groupSizes = { min: 32, max: 1024, multipleOf: 32 };
+  // At most 512 threads: a step's loads all in flight need more than the 64 registers a thread
+  // gets at 1024 (ptxas spills from 672 on).
+  const groupSizes = { min: 32, max: 512, multipleOf: 32 };
   const vectorBounds = { min: 1, max: MAX_VECTORS };
   return defineKernel(
     {
@@ -216,7 +253,9 @@ export function denseGemvSpec(type: DenseType): KernelSpec {
         {
           name: 'vectors',
           description: '16-byte W loads a lane issues before their FMAs (memory in flight)',
-          default: 2,
+          // 64 bytes a lane in flight for f16 (its values need twice the x loads, fewer registers
+          // each), 32 for f32: each the fastest on the H200 timing model at 4096-14336 rows.
+          default: type === 'f16' ? 4 : 2,
           bounds: { ptx: vectorBounds, wgsl: vectorBounds },
         },
       ],

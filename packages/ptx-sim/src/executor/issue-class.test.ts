@@ -29,7 +29,10 @@ describe('issueClassOf', () => {
     expect(of('rsqrt.approx.f32')).toBe('sfu');
     expect(of('sqrt.approx.f32')).toBe('sfu');
     expect(of('sqrt.rn.f32')).toBe('fp32');
-    expect(of('cvt.rn.f32.f16')).toBe('conversion');
+    // ptxas writes f16 to f32 as HADD2.F32, an fp16 instruction; other conversions use the unit.
+    expect(of('cvt.f32.f16')).toBe('fp16');
+    expect(of('cvt.rn.f16.f32')).toBe('conversion');
+    expect(of('cvt.rn.f32.s32')).toBe('conversion');
     expect(of('popc.b32')).toBe('bitcount');
     expect(of('shfl.sync.bfly.b32')).toBe('shuffle');
     expect(of('ld.global.nc.v4.u32')).toBe('memory');

@@ -51,7 +51,8 @@ export function issueClassOf(instruction: Pick<Instruction, 'opcode' | 'modifier
   const { opcode, modifiers } = instruction;
   if (SFU.has(opcode) && !(opcode === 'sqrt' && !modifiers.includes('approx'))) return 'sfu';
   if (opcode === 'sqrt') return 'fp32';
-  if (opcode === 'cvt') return 'conversion';
+  // f16 to f32 is an fp16 add in SASS (ptxas 13.0 on sm_80/sm_90: HADD2.F32 R, -RZ, R.H0_H0).
+  if (opcode === 'cvt') return modifiers.join('.').endsWith('f32.f16') ? 'fp16' : 'conversion';
   if (opcode === 'shfl') return 'shuffle';
   if (opcode === 'mma' || opcode === 'wgmma') return 'tensor';
   if (BITCOUNT.has(opcode)) return 'bitcount';

@@ -70,9 +70,14 @@ export function estimateLaunch(launch: LaunchTrace): Estimate {
       length: stream.length,
     })),
   }));
-  // A sample's blocks did identical work: they repeat to fill the busiest SM's share.
+  // A sample's blocks did identical work: they repeat to fill the busiest SM's share. The first
+  // alone met data every block shares cold in L2, as the SM's first block does when the whole grid
+  // is traced; the others, which found it there, stand for the SM's later blocks.
+  const later = scheduled.length > 1 ? scheduled.slice(1) : scheduled;
   const blocks = launch.sampled
-    ? Array.from({ length: perSm }, (_, index) => scheduled[index % scheduled.length]!)
+    ? Array.from({ length: perSm }, (_, index) =>
+        index === 0 ? scheduled[0]! : later[(index - 1) % later.length]!,
+      )
     : scheduled;
   const share = (bytesPerSecond: number): number =>
     Math.min(bytesPerSecond / gpu.clockHz / occupancy.activeSms, gpu.smL2BytesPerClock);
