@@ -31,10 +31,23 @@ const RUNS = [f32Gemv, f16Gemv].flatMap((kernel) =>
 );
 
 describe('f32-gemv and f16-gemv at the ends of their PTX bounds', () => {
-  it('bounds 32 to 1024 threads and 1 to 4 vectors a step', () => {
-    expect([groups?.min, groups?.max]).toEqual([32, 1024]);
+  it('bounds 32 to 512 threads and 1 to 4 vectors a step', () => {
+    expect([groups?.min, groups?.max]).toEqual([32, 512]);
     expect(vectorCounts).toEqual([1, 2, 3, 4]);
-    expect(f16Gemv.spec.schedule).toEqual(f32Gemv.spec.schedule);
+    // The same knobs and bounds; f16 keeps 4 vectors in flight by default, f32 2.
+    const knobs = (kernel: typeof f32Gemv) =>
+      kernel.spec.schedule.map(({ name, bounds: range }) => ({ name, range }));
+    expect(knobs(f16Gemv)).toEqual(knobs(f32Gemv));
+    const defaults = (kernel: typeof f32Gemv) =>
+      kernel.spec.schedule.map((knob) => [knob.name, knob.default]);
+    expect(defaults(f16Gemv)).toEqual([
+      ['workgroupSize', 256],
+      ['vectors', 4],
+    ]);
+    expect(defaults(f32Gemv)).toEqual([
+      ['workgroupSize', 256],
+      ['vectors', 2],
+    ]);
   });
 
   it.each(RUNS)(
