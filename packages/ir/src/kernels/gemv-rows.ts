@@ -20,13 +20,19 @@ import { quantizeXGroup, X_GROUP } from './x-quantize.js';
 /** Words of quantized x a 32-value group: 8 x_high, then 8 x_low. */
 export const X_QUANT_GROUP_WORDS = 16;
 
-function rowsInterface() {
+function rowsInterface(factorsPerGroup = 5) {
   return {
     ...GEMV_BINDINGS,
     shared: [],
     scratch: [
       { group: 0, binding: 3, name: 'x_quant', element: 'u32', length: `n_in / 2` },
-      { group: 0, binding: 4, name: 'x_factors', element: 'f32', length: `n_in / 32 * 5` },
+      {
+        group: 0,
+        binding: 4,
+        name: 'x_factors',
+        element: 'f32',
+        length: `n_in / 32 * ${factorsPerGroup}`,
+      },
     ],
   } as const; // checked by defineKernel
 }
@@ -58,6 +64,11 @@ export interface RowsGemvKernel {
   readonly semanticVersion: number;
   readonly type: QuantType;
   readonly row: (step: RowStep) => void;
+  /**
+   * Whether the row step reads x's sums of 8 (blocks with mins do); without them x_factors holds
+   * the scales alone, and n_in need not be a multiple of 128 (the sums' 16-byte stores need it).
+   */
+  readonly xSums?: boolean;
 }
 
 /** Rows a warp streams together, sharing every x load: x moves through L1 once per two rows. */
@@ -74,12 +85,13 @@ export function rowsGemvKernel(
   options: Omit<GemvCatalogOptions, 'spec' | 'type' | 'tolerance'>,
 ): CatalogKernel {
   const { id, semanticVersion, type } = kernel;
+  const sums = kernel.xSums ?? true;
   const entryPoint = id.replaceAll('-', '_');
   const description = `y = dequant(W) x, W rows ${layout} (read as u32 words), x and y f32; x quantized once to 16 bits a value (two int8 halves, a scale per 32) in scratch, then a warp a row meets the weights in int8 dot products`;
   const spec = defineKernel(
     {
       ...{ id, semanticVersion, entryPoint, description },
-      ...rowsInterface(),
+      ...rowsInterface(sums ? 5 : 1),
       schedule: [
         {
           name: 'workgroupSize',
@@ -106,13 +118,13 @@ export function rowsGemvKernel(
         },
       ],
     },
-    (b) => quantizeBody(b as unknown as RowsBuilder),
+    (b) => quantizeBody(b as unknown as RowsBuilder, sums),
   );
   return gemvCatalogKernel({ spec, type, ...options, tolerance: 1e-6 });
 }
 
 /** Dispatch 1: a thread a 32-value group of x, its words and factors into scratch. */
-function quantizeBody(b: RowsBuilder): void {
+function quantizeBody(b: RowsBuilder, storeSums: boolean): void {
   const nIn = b.param('n_in');
   const { group } = b.let({ group: add(mul(b.workgroupId('x'), QUANTIZE_THREADS), b.localId()) });
   b.if(lt(group, div(nIn, X_GROUP)), (q) => {
@@ -137,6 +149,7 @@ function quantizeBody(b: RowsBuilder): void {
         q.storeVector('x_quant', add(quantWord, part + k), four);
       }
     q.store('x_factors', group, scale);
+    if (!storeSums) return;
     const { sumWord } = q.let({ sumWord: add(div(nIn, X_GROUP), mul(group, 4)) });
     q.storeVector('x_factors', sumWord, sums as [Var<'f32'>, Var<'f32'>, Var<'f32'>, Var<'f32'>]);
   });

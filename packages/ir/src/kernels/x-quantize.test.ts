@@ -1,4 +1,4 @@
-// The x tile quantization every gemv kernel shares, run on q8_0-gemv (one 32-value group a block).
+// The x quantization every gemv kernel shares, run on q8_0-gemv (one 32-value group a block).
 import { describe, expect, it } from 'vitest';
 import { interpret } from '../interpreter/run.js';
 import { quantize } from '../quant/formats.js';
