@@ -7,11 +7,14 @@ import type { ExecutionCase, WeightTrafficBounds } from './execution-cases.js';
  * block is 34 bytes, 2-byte aligned): 48 bytes per block, each vector alone in its 32-byte sector.
  * L1 serves the overlap of neighbouring lanes' windows, so DRAM still reads each weight byte once
  * (the suite's DRAM check). At the matrix's end at most two lanes ask for a clamped vector again and
- * 3 scalar words (28 bytes, 4 sectors each).
+ * 3 scalar words (28 bytes, 4 sectors each). With n_out odd the last warp's second row re-reads the
+ * last row (from L1) and adds nothing.
  */
-function q8_0TrafficBounds(blocks: number): WeightTrafficBounds {
+function q8_0TrafficBounds(nOut: number, nIn: number): WeightTrafficBounds {
+  const blocks = (nOut * nIn) / 32;
+  const rereadRows = (nOut + (nOut % 2)) / nOut;
   return {
-    maxReadRatio: (48 * blocks + 56) / (34 * blocks),
+    maxReadRatio: (rereadRows * (48 * blocks + 56)) / (34 * blocks),
     minSectorEfficiency: (48 * blocks) / (96 * blocks + 256),
   };
 }
@@ -36,7 +39,7 @@ function q8_0Case(nOut: number, nIn: number, options: GemvOptions = {}): Executi
     shape: { n_in: nIn, n_out: nOut },
     seed: seedFromString(name),
     magnitude,
-    weightTraffic: q8_0TrafficBounds((nOut * nIn) / 32),
+    weightTraffic: q8_0TrafficBounds(nOut, nIn),
     ...(options.engines === undefined ? {} : { engines: options.engines }),
   };
 }

@@ -34,8 +34,6 @@ const { blockBytes: BLOCK_BYTES } = QUANT_FORMATS.q8_0;
 /** Blocks a warp takes a step: one a lane, 1088 bytes, a whole number of 16-byte vectors. */
 const STEP_BLOCKS = WARP_SIZE;
 const STEP_WORDS = (STEP_BLOCKS * BLOCK_BYTES) / 4;
-/** Words of a lane's window: the three 16-byte vectors holding its block wherever it starts. */
-const WINDOW_WORDS = 12;
 /** Words of the window after its 2-word shift: the block's from the one holding d. */
 const SHIFTED_WORDS = 9;
 
@@ -146,7 +144,14 @@ function step(
   // The third vector of a window at the matrix's end is clamped to the last whole one (its words
   // then come from scalar loads).
   const thirds = at.windows.map((window, r) => s.let(`third${r}`, min(add(window, 8), lastVector)));
-  // x first: a later row's W loads sit in a branch whose copies into kept words wait for them.
+  // A lane's window: the three 16-byte vectors holding its block wherever it starts. Row 0 is live
+  // (the caller checks); a later row past n_out reads the last row (its pointer is clamped), the
+  // same sectors as row 0's from L1, and adds nothing.
+  const w = at.windows.map((window, r) =>
+    [window, add(window, 4), thirds[r]!].flatMap((index, k) =>
+      s.loadVector('w', index, vectorNames(`w${r}${k}_`)),
+    ),
+  );
   const [high, low] = [0, 8].map((part) =>
     [0, 4].flatMap(
       (k) =>
@@ -154,20 +159,6 @@ function step(
     ),
   ) as [Var<'u32'>[], Var<'u32'>[]];
   const scale = s.let('x_scale', s.load('x_factors', at.group));
-  // Row 0 is live (the caller checks); a later row past n_out loads nothing: its loads would repeat
-  // row 0's requests.
-  const w = at.windows.map((window, r) => {
-    const load = (into: RowsBuilder, suffix: string) =>
-      [window, add(window, 4), thirds[r]!].flatMap((index, k) =>
-        into.loadVector('w', index, vectorNames(`w${r}${k}${suffix}_`)),
-      );
-    if (r === 0) return load(s, '');
-    const kept = Array.from({ length: WINDOW_WORDS }, (_, i) => s.let(`w${r}_${i}`, 0, 'u32'));
-    s.if(rows[r]!.live, (inside) => {
-      load(inside, '_loaded').forEach((value, i) => inside.assign(kept[i]!, value));
-    });
-    return kept;
-  });
   rows.forEach(({ total, live }, r) => {
     s.if(and(live, at.inRow), (inside) => {
       const tail = [8, 9, 10].map((i) => inside.let(`tail${r}_${i}`, w[r]![i]!));
