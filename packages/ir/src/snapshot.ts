@@ -4,7 +4,7 @@ import { seal } from './sealed.js';
 
 /**
  * Most JSON values a spec may hold, counting a shared sub-object once per place it is used (as it
- * would be emitted). The largest catalog kernel (q6k-soa-gemv) has about 5,300; a DAG that expands
+ * would be emitted). The largest catalog kernel (sdpa-decode) has about 18,000; a DAG that expands
  * past this would make checking and emission exponential (a 14-level `max(e, e)` chain is 1.2 MB
  * of PTX that Dawn takes minutes to turn into a pipeline), so it is rejected before either runs.
  */

@@ -204,13 +204,14 @@ export const Q6K_SOA_GEMV_CASES: readonly ExecutionCase[] = [
   // Subnormal f16 d and large ones.
   q6kSoaCase(64, 512, { magnitude: 1e-3 }),
   q6kSoaCase(64, 512, { magnitude: 1e3 }),
-  // Steps of 8 blocks: 1, 3 and 7 blocks leave lanes idle; 4608 ends in a 2-block x tile; ragged
-  // last workgroups. (Workgroup sizes within the PTX bounds, 32 to 256, so each case runs on every
-  // engine.)
-  q6kSoaCase(200, 256, { schedule: { workgroupSize: 64, rowsPerWarp: 6 } }),
+  // Steps of 8 blocks: 1, 3 and 7 blocks leave lanes idle, 9 and 18 end in a ragged step; ragged
+  // last workgroups; odd n_out leaves a warp's second row past it. (Workgroup sizes within the PTX
+  // bounds, 32 to 256, so each case runs on every engine.)
+  q6kSoaCase(200, 256, { schedule: { workgroupSize: 64 } }),
   q6kSoaCase(100, 768, { schedule: { workgroupSize: 192 } }),
-  q6kSoaCase(5, 4608, { schedule: { rowsPerWarp: 4 } }),
+  q6kSoaCase(5, 4608, { schedule: { workgroupSize: 96 } }),
   q6kSoaCase(7, 1792, { schedule: { workgroupSize: 32 } }),
-  // 61 of the 64 warp rows are past n_out: they run every step on the last row and store nothing.
-  q6kSoaCase(3, 512, { schedule: { workgroupSize: 256, rowsPerWarp: 8 } }),
+  q6kSoaCase(7, 2304, { schedule: { workgroupSize: 64 } }),
+  // 13 of the 16 warp row pairs are past n_out: they run every step on the last row and store nothing.
+  q6kSoaCase(3, 512, { schedule: { workgroupSize: 256 } }),
 ];

@@ -19,7 +19,7 @@ describeGemv({
 
 describe('q6k-soa-gemv', () => {
   it('takes workgroups of 1 to 8 warps on both targets, naming the knob beyond', () => {
-    // No staging: ~72-78 registers a thread at every size once dot4I8 is one op (sweep:schedules).
+    // ~115 registers a thread keep a step's loads in flight: at most 256 threads (sweep:schedules).
     for (const target of ['ptx', 'wgsl'] as const) {
       for (const workgroupSize of [16, 96 + 1, 288, 384, 1024])
         expect(() => resolveSchedule(kernel.spec, target, { workgroupSize })).toThrow(

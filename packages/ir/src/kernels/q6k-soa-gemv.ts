@@ -1,181 +1,308 @@
-import type { Expr, VarExpr as Var } from '../body.js';
+import { type Expr, type VarExpr as Var } from '../body.js';
 import {
   add,
   and,
-  bitcast,
   bitSelect,
   convert,
   div,
   dot4I8,
   fma,
   lt,
+  min,
   mul,
-  or,
   shl,
   shr,
+  sub,
+  u32,
+  unpackHalf,
 } from '../expressions.js';
-import { select, sub, u32, unpackHalf, xor } from '../expressions.js';
 import { QUANT_FORMATS } from '../quant/formats.js';
 import { repack, unpack } from '../quant/repack.js';
 import { packWords } from '../quant/words.js';
 import { randomQ6kBlocks } from './gemv-catalog.js';
-import { SECTOR_WORDS, gemvKernel, type GemvBuilder, type GemvStep } from './gemv-interface.js';
+import { SECTOR_WORDS } from './gemv-interface.js';
+import {
+  rowsGemvKernel,
+  X_QUANT_GROUP_WORDS,
+  type RowStep,
+  type RowsBuilder,
+} from './gemv-rows.js';
 import { four, vectorNames } from './locals.js';
 
-const { blockSize: BLOCK, blockBytes: BLOCK_BYTES } = QUANT_FORMATS.q6_K;
-/** Words per block of each repacked array: ql 128 bytes, qh 64, scales 16 (d is 2 bytes). */
+const { blockSize: BLOCK_VALUES, blockBytes: BLOCK_BYTES } = QUANT_FORMATS.q6_K;
+/** Words a block of each repacked array (quant/LAYOUTS.md): ql 128 bytes, qh 64, scales 16. */
 const [QL_WORDS, QH_WORDS, SCALE_WORDS] = [32, 16, 4];
-/** Blocks a warp takes a step: four lanes a block. */
-const STEP_BLOCKS = 8;
-/** Bytes of 4·(q − 32): the 4-bit low part at bits 2-5 (these), the 2-bit high part at bits 6-7. */
-const LOW_BITS = 0x3c3c3c3c;
-/** The high parts j = 0, 2 (bits 0-1, 4-5 of each byte) and j = 1, 3 (bits 2-3, 6-7). */
+/** Lanes a block: a lane takes 64 of its values, so a step is 8 blocks of the row. */
+const BLOCK_LANES = 4;
+const STEP_BLOCKS = 32 / BLOCK_LANES;
+/** x_quant words of a block (8 groups of 16). */
+const X_BLOCK_WORDS = 8 * X_QUANT_GROUP_WORDS;
+/** A value byte: the ql nibble at bits 0-3 (these), the 2-bit qh part at bits 4-5, bits 6-7 zero. */
+const NIBBLES = 0x0f0f0f0f;
+/** The qh parts of j = 0, 2 (bits 0-1, 4-5 of each byte) and of j = 1, 3 (bits 2-3, 6-7). */
 const [EVEN_PARTS, ODD_PARTS] = [0x33333333, 0xcccccccc];
-/** Flips each 2-bit high part h to h ^ 2, so that at bits 6-7 of a byte it reads 64·(h − 2). */
-const HIGH_FLIP = 0xaaaaaaaa;
 
-// Bandwidth plan (layout in quant/LAYOUTS.md): a step is 8 consecutive blocks of a row; lane t
-// takes block k = t/4, half n = (t/2) % 2 and l0 = 16·(t % 2) of it: 16-byte loads of ql[64n + l0
-// ..+16] (values j = 0, 1 of the half), ql[64n + 32 + l0 ..] (j = 2, 3) and qh[32n + l0 ..], i.e.
-// values 128n + 32j + l0 + 0..15 for j = 0..3. Every ql and qh byte is loaded once and each warp
-// load is whole sectors (lane pairs fill one). The lane's scales sc[8n + l0/16 + 2j] lie in the
-// block's scale words 2n, 2n + 1 (one 8-byte load); its d is half a word of the step's 4 d words.
-// Decoding builds bytes 4·(q − 32) = 4·low + 64·(h − 2), int8 without a carry between bytes, so a
-// group's dot products give Σ (q − 32)·x directly: per j, 4 words meet x_high and x_low in 8 dot4.
+// Bandwidth plan (layout in quant/LAYOUTS.md): a warp streams two rows, 8 blocks (1680 bytes) of
+// each a step. Lane l takes block l / 4, half n = (l / 2) % 2 and l0 = 16·(l % 2) of it: 16-byte
+// loads of ql[64n + l0 ..], ql[64n + 32 + l0 ..] and qh[32n + l0 ..] (values 128n + 32j + l0 + 0..15,
+// j = 0..3: every ql and qh byte once, each warp load whole sectors), 8 bytes of scales (its 4
+// sub-blocks' int8 scales sc[8n + 2j + l0 / 16]) and the word holding its block's f16 d. All of a
+// step's loads, then its 13 x loads from scratch (L1), are issued before any is used. Lane values
+// of j are half of x group 8·block + 4n + j. Each value byte q = low + 16·high (0..63, two
+// instructions a word from ql and qh parts masked once a word) meets x_high and x_low in 8 dot4I8
+// a sub-block; Σ (q − 32)·x is then its x scale times that exact i32 sum, less 32 times the f32
+// sum of its 16 x values (two sums of 8, shared by both rows), times the sub-block's scale (a
+// dot4I8 picks the int8 out of its word) and d. Integer instructions are the issue-bound pipe
+// (half rate), so the f32 side takes what it can. The last step's lanes past the row load its
+// last block again and add nothing; a second row past n_out loads nothing.
 
-function laneSetup(b: GemvBuilder, lane: Var<'u32'>) {
-  const { nb } = b.let({ nb: div(b.param('n_in'), BLOCK) });
-  // Row stride 32·⌈210·nb/32⌉ bytes, in words; ql, qh, scales and d one after another.
-  const { rowWords } = b.let({ rowWords: mul(div(add(mul(nb, BLOCK_BYTES), 31), 32), 8) });
-  const { pairIndex, side, laneBlock } = b.let({
-    pairIndex: shr(lane, 1), // 2k + n
-    side: and(lane, 1), // l0 / 16
+/** Words of x a lane loads a step: x_high and x_low of each group j, its scales and sums of 8. */
+interface XWords {
+  readonly words: readonly (readonly (readonly Var<'u32'>[])[])[];
+  readonly scales: readonly Var<'f32'>[];
+  /** −32 · Σ x over the lane's 16 values of each group. */
+  readonly offsets: readonly Var<'f32'>[];
+}
+
+/** One row's words of a step: ql (j even, j odd), qh, scale words and the d word. */
+interface RowWords {
+  readonly low: readonly (readonly Var<'u32'>[])[];
+  readonly high: readonly Var<'u32'>[];
+  readonly scales: readonly Var<'u32'>[];
+  readonly d: Var<'u32'>;
+}
+
+/** Per lane and warp, what every step shares: its first words, strides counted in blocks. */
+interface Lanes {
+  readonly blocks: Var<'u32'>;
+  readonly laneBlock: Var<'u32'>;
+  /** x_quant word, x_factors scale and sum indices of block 0's values of the lane. */
+  readonly x: { readonly quant: Var<'u32'>; readonly scale: Var<'u32'>; readonly sum: Var<'u32'> };
+  /** Row 0's ql, qh, scale and d words of block 0, and the words from row 0 to row 1. */
+  readonly w: { readonly ql: Var<'u32'>; readonly qh: Var<'u32'>; readonly scales: Var<'u32'>; readonly d: Var<'u32'> }; // prettier-ignore
+  readonly rowDelta: Var<'u32'>;
+  /** dot4I8 operands that pick scale byte l0 / 16 (j even) or l0 / 16 + 2 (j odd) of a word. */
+  readonly scalePicks: readonly [Var<'u32'>, Var<'u32'>];
+  /** Where the block's d sits in its word (odd blocks: the high half). */
+  readonly dShift: Var<'u32'>;
+}
+
+function row({ b, rows, lane, sumBase }: RowStep): void {
+  const nIn = b.param('n_in');
+  const { blocks, quarter, laneBlock } = b.let({
+    blocks: div(nIn, BLOCK_VALUES),
+    quarter: and(lane, BLOCK_LANES - 1),
     laneBlock: shr(lane, 2),
   });
-  const { subWords } = b.let({ subWords: mul(side, 4) });
-  return {
-    rowWords,
+  const { half, side } = b.let({ half: shr(quarter, 1), side: and(quarter, 1) });
+  // Rows of 32·⌈210·nb / 32⌉ bytes, in words; ql, qh, scales and d arrays one after another.
+  const { rowWords, sideWords, sideBytes } = b.let({
+    rowWords: mul(div(add(mul(blocks, BLOCK_BYTES), 31), 32), 8),
+    sideWords: mul(side, 4),
+    sideBytes: mul(side, 8),
+  });
+  const [first, second] = rows.map(({ row: index }, r) => b.let(`row_start${r}`, mul(index, rowWords))) as [Var<'u32'>, Var<'u32'>]; // prettier-ignore
+  const lanes: Lanes = {
+    blocks,
     laneBlock,
-    ...b.let({
-      qlLane: add(mul(pairIndex, 16), subWords),
-      qhLane: add(add(mul(nb, QL_WORDS), mul(pairIndex, 8)), subWords),
-      // Lane t loads scale word t of the step (word 2n + l0/16 of block k): each once.
-      scaleLane: add(mul(nb, QL_WORDS + QH_WORDS), lane),
-      evenLane: sub(lane, side),
-      oddLane: or(lane, 1),
-      // Lanes 0-3 load the step's 4 d words (blocks 2t, 2t + 1); the rest none (first block 2^32-1).
-      dLane: add(mul(nb, QL_WORDS + QH_WORDS + SCALE_WORDS), lane),
-      dFirstBlock: select(lt(lane, STEP_BLOCKS / 2), mul(lane, 2), 0xffffffff),
-      dSource: shr(laneBlock, 1),
-      dShift: mul(and(laneBlock, 1), 16),
-      xLane: add(mul(pairIndex, 32), subWords),
-      xScaleLane: mul(pairIndex, 4),
-      // Moves scale byte l0/16 (j even) or l0/16 + 2 (j odd) of a scale word to the top byte.
-      scaleShiftEven: sub(24, mul(side, 8)),
-      scaleShiftOdd: sub(8, mul(side, 8)),
-    }),
+    x: {
+      quant: b.let('lane_quant', add(mul(half, 4 * X_QUANT_GROUP_WORDS), sideWords)),
+      scale: b.let('lane_scale', mul(half, 4)),
+      sum: b.let('lane_sum', add(sumBase, add(mul(half, 16), mul(side, 2)))),
+    },
+    w: {
+      ql: b.let('lane_ql', add(first, add(mul(half, 16), sideWords))),
+      qh: b.let('lane_qh', add(first, add(mul(blocks, QL_WORDS), add(mul(half, 8), sideWords)))),
+      scales: b.let('lane_scales', add(first, add(mul(blocks, QL_WORDS + QH_WORDS), mul(half, 2)))),
+      d: b.let('lane_d', add(first, mul(blocks, QL_WORDS + QH_WORDS + SCALE_WORDS))),
+    },
+    rowDelta: b.let('row_delta', sub(second, first)),
+    scalePicks: [
+      b.let('scale_pick_even', shl(u32(1), sideBytes)),
+      b.let('scale_pick_odd', shl(u32(1 << 16), sideBytes)),
+    ],
+    dShift: b.let('d_shift', mul(and(laneBlock, 1), 16)),
   };
+  // A warp whose first row is past n_out has nothing to load (its totals stay 0).
+  b.if(rows[0]!.live, (live) => rowSteps(live, rows, lanes));
 }
-type Lanes = ReturnType<typeof laneSetup>;
 
 /**
- * The 4 words of 4·(q − 32) bytes of value group j from ql words `low` and the flipped qh words'
- * parts of j's parity (`parts`: the other parity cleared, so bits 0-1 of a byte shift in as 0).
+ * The rows' steps, one loop: each step's words from its block, which in the last step's lanes
+ * past the row is the row's last block (one request with its lane group's; they add nothing).
+ * One copy of the step keeps the WGSL small.
+ */
+function rowSteps(b: RowsBuilder, rows: RowStep['rows'], lanes: Lanes): void {
+  const { blocks, x, w, rowDelta } = lanes;
+  const { block, lastBlock, steps } = b.let({
+    block: lanes.laneBlock,
+    lastBlock: sub(blocks, 1),
+    steps: div(add(blocks, STEP_BLOCKS - 1), STEP_BLOCKS),
+  });
+  // Row 1's words live across steps: a step past n_out loads none (and adds nothing).
+  const kept = loadRow(b, '1');
+  // Each step's words from its block clamped to the row: as many instructions as carrying each
+  // pointer and selecting it in the last step, in fewer registers.
+  b.for('step', { start: 0, end: steps }, (s) => {
+    const { inRow, at } = s.let({ inRow: lt(block, blocks), at: min(block, lastBlock) });
+    const { at32 } = s.let({ at32: mul(at, 32) });
+    const pointers = s.let({
+      quant: add(mul(at, X_BLOCK_WORDS), x.quant),
+      scale: add(mul(at, 8), x.scale),
+      sum: add(at32, x.sum),
+      ql: add(at32, w.ql),
+      qh: add(mul(at, QH_WORDS), w.qh),
+      scales: add(mul(at, SCALE_WORDS), w.scales),
+      d: add(shr(at, 1), w.d),
+    });
+    step(s, { pointers, rowDelta, rows, lanes, inRow, kept });
+    s.assign(block, add(block, STEP_BLOCKS));
+  });
+}
+
+/** Declares a row's words of a step: loaded from W at `at`, or 0 without it. */
+function loadRow(b: RowsBuilder, tag: string, at?: RowPointers): RowWords {
+  const vector = (array: 'ql' | 'qh', words: number, names: readonly string[]) =>
+    at === undefined
+      ? names.map((name) => b.let(name, 0, 'u32'))
+      : b.loadVector('w', words === 0 ? at[array] : add(at[array], words), names as [string, string, string, string]); // prettier-ignore
+  return {
+    low: [0, 8].map((words) => vector('ql', words, vectorNames(`ql${tag}_${words}_`))),
+    high: vector('qh', 0, vectorNames(`qh${tag}_`)),
+    scales:
+      at === undefined
+        ? [0, 1].map((i) => b.let(`scales${tag}_${i}`, 0, 'u32'))
+        : b.loadVector('w', at.scales, [`scales${tag}_0`, `scales${tag}_1`]),
+    d: b.let(`d_word${tag}`, at === undefined ? u32(0) : b.load('w', at.d)),
+  };
+}
+
+/** Row 0's ql, qh, scale and d words of a step (row 1's lie rowDelta words on). */
+interface RowPointers {
+  readonly ql: Var<'u32'>;
+  readonly qh: Var<'u32'>;
+  readonly scales: Var<'u32'>;
+  readonly d: Var<'u32'>;
+}
+
+/**
+ * A step's loads, all issued before any is used, then each row's values into its total. Row 0 is
+ * live (the caller checks); row 1 past n_out loads nothing, or the last row's requests would
+ * repeat.
+ */
+function step(
+  s: RowsBuilder,
+  {
+    pointers,
+    rowDelta,
+    rows,
+    lanes,
+    inRow,
+    kept,
+  }: {
+    readonly pointers: RowPointers & { readonly quant: Var<'u32'>; readonly scale: Var<'u32'>; readonly sum: Var<'u32'> }; // prettier-ignore
+    readonly rowDelta: Var<'u32'>;
+    readonly rows: RowStep['rows'];
+    readonly lanes: Lanes;
+    readonly inRow: Var<'bool'>;
+    readonly kept: RowWords;
+  },
+): void {
+  const offset = (base: Var<'u32'>, words: number) => (words === 0 ? base : add(base, words));
+  const x = pointers;
+  const first = loadRow(s, '0', pointers);
+  const words = [0, 1, 2, 3].map((j) =>
+    [0, 8].map((part) => {
+      const name = `x${j}${part === 0 ? 'h' : 'l'}_`;
+      return s.loadVector('x_quant', offset(x.quant, j * X_QUANT_GROUP_WORDS + part), vectorNames(name)); // prettier-ignore
+    }),
+  );
+  const scales = s.loadVector('x_factors', x.scale, vectorNames('x_scale'));
+  const sums = [0, 1, 2, 3].map((j) => s.loadVector('x_factors', offset(x.sum, 4 * j), [`x_sum${j}a`, `x_sum${j}b`])); // prettier-ignore
+  // Row 1's copies wait for its words: after every load of the step is issued.
+  s.if(rows[1]!.live, (live) => {
+    const at = {
+      ql: live.let('ql_second', add(pointers.ql, rowDelta)),
+      qh: live.let('qh_second', add(pointers.qh, rowDelta)),
+      scales: live.let('scales_second', add(pointers.scales, rowDelta)),
+      d: live.let('d_second', add(pointers.d, rowDelta)),
+    };
+    const loaded = loadRow(live, '1_loaded', at);
+    const pairs = [
+      ...kept.low.flatMap((words, k) =>
+        words.map((word, i) => [word, loaded.low[k]![i]!] as const),
+      ),
+      ...kept.high.map((word, i) => [word, loaded.high[i]!] as const),
+      ...kept.scales.map((word, i) => [word, loaded.scales[i]!] as const),
+      [kept.d, loaded.d] as const,
+    ];
+    for (const [into, value] of pairs) live.assign(into, value);
+  });
+  const w = [first, kept];
+  const offsets = sums.map(([a, b], j) => s.let(`x_offset${j}`, mul(add(a!, b!), -32)));
+  rows.forEach(({ total, live }, r) => {
+    const xWords = { words, scales, offsets };
+    s.if(and(live, inRow), (inside) => blockValues(inside, `${r}`, w[r]!, xWords, lanes, total));
+  });
+}
+
+/**
+ * The 4 words of value bytes q of group j from ql words `low` (j's nibbles) and qh `parts` of j's
+ * parity (the other parity cleared, so nothing shifts into bits 6-7).
  */
 function groupWords(j: number, low: readonly Expr<'u32'>[], parts: readonly Expr<'u32'>[]) {
-  // Low 4 bits: ql bits 0-3 (j < 2) or 4-7, to bits 2-5; high 2 bits 2j, 2j+1 to bits 6-7 (the
-  // other part of the parity lands at bits 2-3, where the low part is selected instead).
-  const lowPart = (word: Expr<'u32'>) => (j < 2 ? shl(word, 2) : shr(word, 2));
-  const highPart = (word: Expr<'u32'>) => (j === 3 ? word : shl(word, 6 - 2 * j));
-  return four((i) => bitSelect(LOW_BITS, lowPart(low[i]!), highPart(parts[i]!)));
+  // Nibble: ql bits 0-3 (j < 2) or 4-7, to bits 0-3; high part: qh bits 2j, 2j + 1 to bits 4-5.
+  const lowPart = (word: Expr<'u32'>) => (j < 2 ? word : shr(word, 4));
+  const highPart = (word: Expr<'u32'>) =>
+    j === 2 ? word : j === 3 ? shr(word, 2) : shl(word, 4 - 2 * j);
+  return four((i) => bitSelect(NIBBLES, lowPart(low[i]!), highPart(parts[i]!)));
 }
 
-/** The lane's scale words 2n, 2n + 1 and its block's d word: each loaded once, then shuffled. */
-function meta(step: GemvStep<Lanes>, rowStart: Var<'u32'>, onBlock: Var<'bool'>) {
-  const { b, lanes, live, rowBlock, blocksLeft } = step;
-  const { scaleLane, evenLane, oddLane, dLane, dFirstBlock, dSource } = lanes;
-  const { scaleOwn, dOwn } = b.let({ scaleOwn: u32(0), dOwn: u32(0) });
-  b.if(onBlock, (load) => {
-    const at = add(add(rowStart, mul(rowBlock, SCALE_WORDS)), scaleLane);
-    load.assign(scaleOwn, load.load('w', at));
-  });
-  b.if(and(live, lt(dFirstBlock, blocksLeft)), (load) =>
-    load.assign(dOwn, load.load('w', add(add(rowStart, shr(rowBlock, 1)), dLane))),
-  );
-  // Shuffles outside the guards: every lane takes part.
-  const scales = [
-    b.shuffle('idx', 'scales_even', scaleOwn, evenLane),
-    b.shuffle('idx', 'scales_odd', scaleOwn, oddLane),
-  ] as const;
-  return { scales, dWord: b.shuffle('idx', 'd_pair', dOwn, dSource) };
-}
-
-function step(context: GemvStep<Lanes>) {
-  const { b, total, row, live, lanes, rowBlock, tileBlock, blocksLeft } = context;
-  const { rowWords, laneBlock, qlLane, qhLane, dShift } = lanes;
-  const { xLane, xScaleLane, scaleShiftEven, scaleShiftOdd } = lanes;
-  const { rowStart, onBlock } = b.let({
-    rowStart: mul(row, rowWords),
-    onBlock: and(live, lt(laneBlock, blocksLeft)),
-  });
-  const { scales, dWord } = meta(context, rowStart, onBlock);
-  b.if(onBlock, (q) => {
-    const { qlWord, qhWord } = q.let({
-      qlWord: add(add(rowStart, mul(rowBlock, QL_WORDS)), qlLane),
-      qhWord: add(add(rowStart, mul(rowBlock, QH_WORDS)), qhLane),
-    });
-    const lowA = q.loadVector('w', qlWord, vectorNames('ql_a'));
-    const lowB = q.loadVector('w', add(qlWord, SECTOR_WORDS), vectorNames('ql_b'));
-    const rawHigh = q.loadVector('w', qhWord, vectorNames('qh_raw'));
-    const high = four((i) => q.let(`qh${i}`, xor(rawHigh[i], HIGH_FLIP)));
-    const { xWord } = q.let({ xWord: add(mul(tileBlock, 64), xLane) });
-    const xScale = q.loadVector('x_scale', add(mul(tileBlock, 8), xScaleLane), vectorNames('xs'));
-    // Group j's Σ 4·(q − 32)·x in f32, times its scale: sc_j · x_scale · (256·Σ q·h + Σ q·l).
-    const parity = (name: string, mask: number) =>
-      four((i) => q.let(`${name}${i}`, and(high[i], mask)));
-    let parts: readonly Var<'u32'>[] = [];
-    const group = (j: number) => {
-      // Odd parts replace the even ones once j = 0, 2 are done.
-      if (j < 2) parts = j === 0 ? parity('qh_even', EVEN_PARTS) : parity('qh_odd', ODD_PARTS);
-      const words = groupWords(j, j % 2 ? lowB : lowA, parts).map((w, i) => q.let(`q${j}_${i}`, w));
-      const xAt = j === 0 ? xWord : add(xWord, 8 * j);
-      const xHigh = q.loadVector('x_high', xAt, vectorNames(`xh${j}_`));
-      const xLow = q.loadVector('x_low', xAt, vectorNames(`xl${j}_`));
-      const sumHigh = words.reduce<Expr<'i32'> | number>((c, w, i) => dot4I8(w, xHigh[i]!, c), 0);
-      const dotHigh = q.let(`dot_high${j}`, shl(sumHigh as Expr<'i32'>, 8));
-      const dot = words.reduce<Expr<'i32'>>((c, w, i) => dot4I8(w, xLow[i]!, c), dotHigh);
-      // sc int8: its byte moved to the top, then an arithmetic shift back.
-      const top = shl(j < 2 ? scales[0] : scales[1], j % 2 ? scaleShiftOdd : scaleShiftEven);
-      const sc = convert('f32', shr(bitcast('i32', top), 24));
-      return [mul(sc, xScale[j]!), convert('f32', dot)] as const;
-    };
-    const { partial } = q.let({ partial: mul(...group(0)) });
-    for (const j of [2, 1, 3]) q.assign(partial, fma(...group(j), partial));
-    // d / 4: the bytes were 4·(q − 32).
-    const dValue = unpackHalf(shr(dWord, dShift), 0);
-    q.assign(total, fma(mul(dValue, 0.25), partial, total));
-  });
+/** Adds the lane's 64 values of one row (16 of each of 4 sub-blocks) into total. */
+function blockValues(
+  b: RowsBuilder,
+  tag: string,
+  { low, high, scales, d }: RowWords,
+  x: XWords,
+  { scalePicks, dShift }: Lanes,
+  total: Var<'f32'>,
+): void {
+  const name = (base: string) => `${base}${tag}`;
+  const parity = (label: string, mask: number) =>
+    high.map((word, i) => b.let(name(`${label}${i}_`), and(word, mask)));
+  // Groups 0 and 2 take the even parts, then 1 and 3 the odd ones (one parity live at a time).
+  let parts: readonly Var<'u32'>[] = [];
+  // Group j's sub-block scale and Σ (q − 32)·x, as f32.
+  const group = (j: number): readonly [Expr<'f32'>, Var<'f32'>] => {
+    if (j === 0 || j === 1) parts = parity(j === 0 ? 'qh_even' : 'qh_odd', j === 0 ? EVEN_PARTS : ODD_PARTS); // prettier-ignore
+    const words = groupWords(j, low[j % 2]!, parts).map((word, i) => b.let(name(`q${j}_${i}_`), word)); // prettier-ignore
+    const [xHigh, xLow] = x.words[j]! as [readonly Var<'u32'>[], readonly Var<'u32'>[]];
+    const sumHigh = words.reduce<Expr<'i32'> | number>((c, word, i) => dot4I8(word, xHigh[i]!, c), 0); // prettier-ignore
+    const dotHigh = b.let(name(`dot_high${j}_`), shl(sumHigh as Expr<'i32'>, 8));
+    const dot = words.reduce<Expr<'i32'>>((c, word, i) => dot4I8(word, xLow[i]!, c), dotHigh);
+    // Σ (q − 32)·x ≈ x scale · Σ q·(256·x_high + x_low) − 32 · Σ x.
+    const values = b.let(name(`values${j}_`), fma(x.scales[j]!, convert('f32', dot), x.offsets[j]!)); // prettier-ignore
+    return [convert('f32', dot4I8(scales[j >> 1]!, scalePicks[j % 2]!, 0)), values];
+  };
+  // Group by group into the block's partial, then d: the fma nesting WGSL devices and the
+  // interpreter round alike.
+  const partial = b.let(name('partial'), mul(...group(0)));
+  for (const j of [2, 1, 3]) b.assign(partial, fma(...group(j), partial));
+  b.assign(total, fma(unpackHalf(shr(d, dShift), 0), partial, total));
 }
 
 /**
  * Catalog kernel `q6k-soa-gemv`: q6k-gemv's product on rows repacked by `repack` (so every load is
  * aligned; `weights.fromNative` converts GGUF rows); `n_in` must be a multiple of 256.
  */
-export const q6kSoaGemv = gemvKernel(
-  {
-    id: 'q6k-soa-gemv',
-    semanticVersion: 2,
-    type: 'q6_K',
-    blocksPerStep: STEP_BLOCKS,
-    stagingWords: 0,
-    laneSetup,
-    step,
-  },
+export const q6kSoaGemv = rowsGemvKernel(
+  { id: 'q6k-soa-gemv', semanticVersion: 3, type: 'q6_K', row },
   'of Q6_K blocks repacked structure-of-arrays',
   {
     offsetHeadroom: 4 * SECTOR_WORDS,
     // Rows of 32·⌈210·nb/32⌉ bytes (LAYOUTS.md); plain arithmetic, safe on bad shapes.
-    layoutBytes: (nOut, nIn) => nOut * 32 * Math.ceil((BLOCK_BYTES * Math.floor(nIn / BLOCK)) / 32),
+    layoutBytes: (nOut, nIn) =>
+      nOut * 32 * Math.ceil((BLOCK_BYTES * Math.floor(nIn / BLOCK_VALUES)) / 32),
     toNative: (...rows) => unpack('q6_K', ...rows),
     fromNative: (...rows) => repack('q6_K', ...rows),
     // Random native blocks (see q6k-gemv), repacked.
