@@ -144,10 +144,10 @@ describe('golden PTX files', () => {
         'f32 param_eps',
       ]);
       expect(entry.registers.map((register) => `${register.name}<${register.count}>`)).toEqual([
-        '%p<6>',
-        '%r<20>',
-        '%f<26>',
-        '%rd<15>',
+        '%p<17>',
+        '%r<59>',
+        '%f<138>',
+        '%rd<47>',
       ]);
       const workgroupSize = entry.requiredThreads?.[0] ?? 0;
       const lineOf = (needle: string): number =>
@@ -166,12 +166,24 @@ describe('golden PTX files', () => {
         },
       ]);
       expect(labels(entry)).toEqual([
-        '$L_loop_2',
-        '$L_endloop_2',
-        '$L_endif_3',
-        '$L_endif_4',
-        '$L_loop_5',
-        '$L_endloop_5',
+        '$L_loop_3',
+        '$L_endloop_3',
+        '$L_else_2',
+        '$L_loop_4',
+        '$L_endloop_4',
+        '$L_endif_2',
+        '$L_endif_5',
+        '$L_endif_6',
+        '$L_loop_8',
+        '$L_endif_9',
+        '$L_endif_10',
+        '$L_endif_11',
+        '$L_endif_12',
+        '$L_endloop_8',
+        '$L_else_7',
+        '$L_loop_13',
+        '$L_endloop_13',
+        '$L_endif_7',
         '$L_endif_1',
       ]);
       expect(atLine(entry, lineOf('@!%p1 bra'))).toMatchObject({
@@ -184,16 +196,20 @@ describe('golden PTX files', () => {
         modifiers: ['u32'],
         operands: [reg('%r3'), { kind: 'symbol', name: 'shared_partial' }],
       });
-      expect(atLine(entry, lineOf('shfl.sync.bfly.b32 %f5'))).toMatchObject({
+      expect(atLine(entry, lineOf('ld.global.nc.v4.f32 {%f3,'))).toMatchObject({
+        opcode: 'ld',
+        modifiers: ['global', 'nc', 'v4', 'f32'],
+      });
+      expect(atLine(entry, lineOf('shfl.sync.bfly.b32 %f53'))).toMatchObject({
         opcode: 'shfl',
         modifiers: ['sync', 'bfly', 'b32'],
-        operands: [reg('%f5'), reg('%f4'), int(16n), int(31n), int(-1n)],
+        operands: [reg('%f53'), reg('%f52'), int(16n), int(31n), int(-1n)],
       });
-      expect(atLine(entry, lineOf('div.rn.f32 %f17'))).toMatchObject({
-        operands: [reg('%f17'), { kind: 'float', bits: 0x3f800000n, width: 32 }, reg('%f21')],
+      expect(atLine(entry, lineOf('div.rn.f32 %f65'))).toMatchObject({
+        operands: [reg('%f65'), { kind: 'float', bits: 0x3f800000n, width: 32 }, reg('%f69')],
       });
-      expect(atLine(entry, lineOf('mov.u32 %r8, %laneid'))).toMatchObject({
-        operands: [reg('%r8'), reg('%laneid')],
+      expect(atLine(entry, lineOf('mov.u32 %r27, %laneid'))).toMatchObject({
+        operands: [reg('%r27'), reg('%laneid')],
       });
       expect(atLine(entry, lineOf('bar.sync 0'))).toMatchObject({
         opcode: 'bar',
