@@ -142,7 +142,10 @@ describe('faults a GPU would not report', () => {
   it('a missing barrier between writing and reading workgroup memory is a race', () => {
     // Drop the barrier after the first warp-scratch read: the next exchange overwrites it too early.
     const dropBarrier = (source: string): string =>
-      source.replace(/(let forge_t1 = [^\n]*\n)\s*workgroupBarrier\(\);\n/, '$1');
+      source.replace(
+        /(let forge_t\d+ = [^\n]*forge_warp_scratch\[[^\n]*\n)\s*workgroupBarrier\(\);\n/,
+        '$1',
+      );
     expect(() => runCase('rmsnorm', 4, dropBarrier)).toThrow(
       /data race on forge_warp_scratch\[\d+\]: invocation \d+ overwrites what/,
     );
