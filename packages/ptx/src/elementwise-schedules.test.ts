@@ -33,7 +33,8 @@ describe('add, silu-mul and argmax at the bounds of workgroupSize', () => {
     const expected = [
       [addF32, 2, 1],
       [siluMul, 2, 1],
-      [argmax, 1, 0],
+      // argmax: four loads in flight a thread before it ranks any.
+      [argmax, 4, 0],
     ] as const;
     for (const [kernel, loads, stores] of expected) {
       const { source } = emitPtx(kernel.spec, {}, ptxTarget('sm_80'));

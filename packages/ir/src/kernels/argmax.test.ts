@@ -117,6 +117,18 @@ describe('argmax on the interpreter', () => {
     });
   });
 
+  it('folds more partials than the combine has threads, ties to the lowest index', () => {
+    // 32 threads of 16 elements a workgroup: 20,480 elements leave 40 partials for 32 threads.
+    const x = new Float32Array(20_480).fill(1);
+    expect(run(x, 32)).toEqual({ index: 0, value: 1 });
+    x[19_000] = 5;
+    x[12_345] = 5;
+    x[20_000] = 5;
+    expect(run(x, 32)).toEqual({ index: 12_345, value: 5 });
+    x[19_999] = Number.NaN;
+    expect(run(x, 32).index).toBe(19_999);
+  });
+
   it('finds a max past the first 2^16 elements at the largest workgroup', () => {
     const x = argmaxFamily('max-last', 70_001, new Rng(3), 1);
     expect(run(x, 1024)).toEqual({ index: 70_000, value: 2 });

@@ -1,6 +1,6 @@
 // Catalog kernel `argmax`: the index of the largest logit (greedy decoding's last step).
 import { WARP_SIZE, type Expr } from '../body.js';
-import { defineKernel } from '../builder.js';
+import { defineKernel, type BodyBuilder, type DeclaredBy } from '../builder.js';
 import { ValidationError } from '../errors.js';
 import {
   add,
@@ -12,8 +12,10 @@ import {
   i32,
   le,
   lt,
+  max,
   min,
   mul,
+  or,
   select,
   shr,
   sub,
@@ -44,44 +46,73 @@ export function argmaxRank(bits: Expr<'u32'>): Expr<'i32'> {
   );
 }
 
-// One workgroup: thread t scans the groups of four x[4g .. 4g + 3] for g = t, t + size, … (one
-// 16-byte load each), then x[4·⌊n/4⌋ + t] if that is below n, keeping the first of the highest
+/** Most workgroups of the scan, each leaving one (rank, index) partial for the combine. */
+export const ARGMAX_PARTS = 1024;
+/** 16-byte loads a thread issues before it ranks any of them. */
+const LOADS_IN_FLIGHT = 4;
+/** Elements a workgroup thread takes at most per pass of the scan (the grid is sized by it). */
+const PER_THREAD = 4 * LOADS_IN_FLIGHT;
+/** A rank below every real one (−inf ranks −0x7f800000): a masked element never wins. */
+const NO_RANK = -0x80000000;
+
+// Bandwidth plan. A vocabulary of logits (128256 at Llama 3: 501 KiB) is read once, so the scan
+// must keep many loads in flight on many SMs: one workgroup (semanticVersion 2) waited for 125
+// dependent round trips, 50.7 µs on the H200 model. Dispatch 1 runs min(ceil(n / (16 ·
+// workgroupSize)), 1024) workgroups; thread t of T issues its 16-byte loads of the groups of four
+// g, g + T, g + 2T, g + 3T (g from its global index, 4T a pass) before ranking any, so a thread
+// has 64 bytes in flight and a pass is one round trip. Each thread keeps the first of the highest
 // rank it sees (argmaxRank: strict `>` in increasing index order, so its lowest index), starting
-// from x[0] at index 0 — a real candidate, so threads past n need no sentinel and all −inf input
-// still gives 0. A warp takes the max of its lanes' ranks, then the lowest index among the lanes
-// holding it; warps meet in shared memory and fold the same way. Integer folds, exact and
-// order-free, so the result is deterministic: the lowest index of a NaN if there is one, else the
-// lowest index of a value equal (==) to the max, what argmaxIndex's float64 scan gives. Every lane
-// holds a real candidate, so a lane always holds the max rank and NO_INDEX never reaches the load
-// of `value`: x[index] read back, so −0 against +0 matches bit for bit and a NaN comes out as
-// stored (its payload too where the engine keeps float bits: GPUs and the PTX simulator do, the
-// JS interpreters set a signaling NaN's quiet bit).
-// Cost model, H200, n 32000 (`forge run argmax --target ptx-sim --gpu H200`): 2.20 µs at 256
-// threads, 2.77 at 1024, 7.62 at 32 (0.91, 1.38 and 2.55 with the float compare of semanticVersion
-// 1, which NaN broke); one SM, bound by integer issue: ranking an element takes a move out of the
-// float register and four integer ops, then a compare and a branch. Still small beside a decode
-// step's mat-vecs.
-const spec = defineKernel(
-  {
-    id: 'argmax',
-    semanticVersion: 2,
-    entryPoint: 'argmax',
-    description:
-      'index[0] = the lowest i < n with x[i] NaN if any x is NaN, else the lowest i with x[i] the largest of x (f32, n >= 1; -0 == +0), value[0] = x[index]; one workgroup',
+// from x[0] at index 0, a real candidate, so threads past n need no sentinel and all −inf input
+// still gives 0; loads past the last group re-read it and rank below everything. The n % 4 last
+// elements go to the grid's first threads. A warp takes the max of its lanes' ranks, then the
+// lowest index among the lanes holding it; warps meet in shared memory and fold the same way, and
+// the workgroup's (rank, index) goes to scratch. Dispatch 2, one workgroup, folds the partials
+// alike (higher rank, or equal rank and lower index) and reads x[index] back, so −0 against +0
+// matches bit for bit and a NaN comes out as stored (its payload too where the engine keeps float
+// bits: GPUs and the PTX simulator do; the JS interpreters set a signaling NaN's quiet bit).
+// Integer folds, exact and order-free: the lowest index of a NaN if there is one, else the lowest
+// index of a value equal (==) to the max, what argmaxIndex's float64 scan gives, on any grid.
+// H200 model (`forge run argmax --target ptx-sim --gpu H200 --shape n=128256`): 2.50 µs in 2
+// kernels (1.50 + 1.00, each at the model's per-kernel floor; 32 SMs scan, 1.1 round trips a warp)
+// against 50.7 µs for one workgroup; n 32000 2.47 µs.
+/** The shared arrays the warps fold through: a rank and an index a warp. */
+function foldArrays() {
+  return [
+    { name: 'warp_rank', element: 'i32', length: `workgroupSize / ${WARP_SIZE}` },
+    { name: 'warp_index', element: 'u32', length: `workgroupSize / ${WARP_SIZE}` },
+  ] as const;
+}
+
+function argmaxInterface() {
+  return {
     buffers: [
       { group: 0, binding: 0, name: 'x', element: 'f32', access: 'read' },
       { group: 0, binding: 1, name: 'index', element: 'u32', access: 'read_write' },
       { group: 0, binding: 2, name: 'value', element: 'f32', access: 'read_write' },
     ],
     params: [{ name: 'n', type: 'u32' }],
-    shared: [
-      { name: 'warp_rank', element: 'i32', length: `workgroupSize / ${WARP_SIZE}` },
-      { name: 'warp_index', element: 'u32', length: `workgroupSize / ${WARP_SIZE}` },
+    shared: foldArrays(),
+    scratch: [
+      { group: 0, binding: 3, name: 'part_rank', element: 'i32', length: `${ARGMAX_PARTS}` },
+      { group: 0, binding: 4, name: 'part_index', element: 'u32', length: `${ARGMAX_PARTS}` },
     ],
+  } as const; // checked by defineKernel
+}
+
+type ArgmaxBuilder = BodyBuilder<DeclaredBy<ReturnType<typeof argmaxInterface>>>;
+
+const spec = defineKernel(
+  {
+    id: 'argmax',
+    semanticVersion: 2,
+    entryPoint: 'argmax',
+    description:
+      'index[0] = the lowest i < n with x[i] NaN if any x is NaN, else the lowest i with x[i] the largest of x (f32, n >= 1; -0 == +0), value[0] = x[index]; workgroups scan, one folds their partials',
+    ...argmaxInterface(),
     schedule: [
       {
         name: 'workgroupSize',
-        description: 'threads of the one workgroup; a multiple of the 32-lane warp',
+        description: 'threads of a workgroup, in both dispatches; a multiple of the 32-lane warp',
         default: 256,
         bounds: {
           ptx: { min: 32, max: 1024, multipleOf: 32 },
@@ -89,55 +120,136 @@ const spec = defineKernel(
         },
       },
     ],
-    launch: { workgroupSize: 'workgroupSize', grid: ['1', '1', '1'] },
+    launch: {
+      workgroupSize: 'workgroupSize',
+      grid: [`min(ceil_div(n, workgroupSize * ${PER_THREAD}), ${ARGMAX_PARTS})`, '1', '1'],
+    },
+    stages: [
+      {
+        entryPoint: 'argmax_combine',
+        shared: foldArrays(),
+        launch: { workgroupSize: 'workgroupSize', grid: ['1', '1', '1'] },
+        // The stage's builder is typed loosely; its names are those argmaxInterface declares.
+        body: (b) => combineBody(b as unknown as ArgmaxBuilder),
+      },
+    ],
   },
-  (b) => {
-    const size = b.schedule('workgroupSize');
-    const n = b.param('n');
-    const { first } = b.let({ first: bitcast('u32', b.load('x', 0)) });
-    const { best, at, groups } = b.let({ best: argmaxRank(first), at: u32(0), groups: shr(n, 2) });
-    // Visits x[index] in increasing order per thread: the strict `>` keeps the first of the highest rank.
-    const visit = (block: typeof b, name: string, value: Expr<'f32'>, index: Expr<'u32'>) => {
-      const bits = block.let(`bits_${name}`, bitcast('u32', value));
-      const rank = block.let(`rank_${name}`, argmaxRank(bits));
-      block.if(gt(rank, best), (better) => {
-        better.assign(best, rank);
-        better.assign(at, index);
-      });
-    };
-    // Groups of four in one 16-byte load, then the n % 4 last elements, one a thread.
-    b.for('g', { start: b.localId(), end: groups, step: size }, (loop, g) => {
-      const { base } = loop.let({ base: mul(g, 4) });
-      const values = loop.loadVector('x', base, ['x0', 'x1', 'x2', 'x3']);
-      values.forEach((value, k) => visit(loop, `x${k}`, value, add(base, k)));
-    });
-    b.if(lt(b.localId(), and(n, 3)), (tail) => {
-      const { last } = tail.let({ last: add(mul(groups, 4), tail.localId()) });
-      visit(tail, 'last', tail.load('x', last), last);
-    });
-    const warpMax = b.reduce('max', 'warp_max', best);
-    const warpAt = b.reduce('min', 'warp_at', select(eq(best, warpMax), at, NO_INDEX));
-    b.if(eq(b.laneId(), 0), (lane0) => {
-      lane0.store('warp_rank', lane0.warpId(), warpMax);
-      lane0.store('warp_index', lane0.warpId(), warpAt);
-    });
-    b.barrier();
-    // Lanes past the warp count take warp 0's pair again: a real candidate, no sentinel needed.
-    const { lane } = b.let({
-      lane: select(lt(b.laneId(), div(size, WARP_SIZE)), b.laneId(), u32(0)),
-    });
-    const { groupBest, groupAt } = b.let({
-      groupBest: b.load('warp_rank', lane),
-      groupAt: b.load('warp_index', lane),
-    });
-    const allMax = b.reduce('max', 'all_max', groupBest);
-    const allAt = b.reduce('min', 'all_at', select(eq(groupBest, allMax), groupAt, NO_INDEX));
-    b.if(eq(b.localId(), 0), (first) => {
-      first.store('index', 0, allAt);
-      first.store('value', 0, first.load('x', allAt));
-    });
-  },
+  (b) => scanBody(b),
 );
+
+/** The workgroup's (rank, index): the max rank of its threads' `best`, the lowest `at` holding it. */
+function foldWorkgroup(
+  b: ArgmaxBuilder,
+  best: Expr<'i32'>,
+  at: Expr<'u32'>,
+): { rank: Expr<'i32'>; index: Expr<'u32'> } {
+  const warpMax = b.reduce('max', 'warp_max', best);
+  const warpAt = b.reduce('min', 'warp_at', select(eq(best, warpMax), at, NO_INDEX));
+  b.if(eq(b.laneId(), 0), (lane0) => {
+    lane0.store('warp_rank', lane0.warpId(), warpMax);
+    lane0.store('warp_index', lane0.warpId(), warpAt);
+  });
+  b.barrier();
+  // Lanes past the warp count take warp 0's pair again: a real candidate, no sentinel needed.
+  const { lane } = b.let({
+    lane: select(lt(b.laneId(), div(b.schedule('workgroupSize'), WARP_SIZE)), b.laneId(), u32(0)),
+  });
+  const { groupBest, groupAt } = b.let({
+    groupBest: b.load('warp_rank', lane),
+    groupAt: b.load('warp_index', lane),
+  });
+  const rank = b.reduce('max', 'all_max', groupBest);
+  const index = b.reduce('min', 'all_at', select(eq(groupBest, rank), groupAt, NO_INDEX));
+  return { rank, index };
+}
+
+/** Dispatch 1: each workgroup's threads scan their groups of four, LOADS_IN_FLIGHT loads at a time. */
+function scanBody(b: ArgmaxBuilder): void {
+  const size = b.schedule('workgroupSize');
+  const n = b.param('n');
+  const { first, groups, threads } = b.let({
+    first: bitcast('u32', b.load('x', 0)),
+    groups: shr(n, 2),
+    threads: mul(size, b.numWorkgroups('x')),
+  });
+  const { best, at, lastGroup, thread } = b.let({
+    best: argmaxRank(first),
+    at: u32(0),
+    lastGroup: sub(max(groups, 1), 1),
+    thread: add(mul(b.workgroupId('x'), size), b.localId()),
+  });
+  // Visits x[index] in increasing order per thread: the strict `>` keeps the first of the highest rank.
+  const visit = (
+    block: ArgmaxBuilder,
+    name: string,
+    value: Expr<'f32'>,
+    index: Expr<'u32'>,
+    live?: Expr<'bool'>,
+  ) => {
+    const bits = block.let(`bits_${name}`, bitcast('u32', value));
+    const ranked = argmaxRank(bits);
+    const rank = block.let(
+      `rank_${name}`,
+      live === undefined ? ranked : select(live, ranked, i32(NO_RANK)),
+    );
+    block.if(gt(rank, best), (better) => {
+      better.assign(best, rank);
+      better.assign(at, index);
+    });
+  };
+  const pass = mul(threads, LOADS_IN_FLIGHT);
+  b.for('g', { start: thread, end: groups, step: pass }, (loop, g) => {
+    // Every load of the pass is issued before the first rank; a group past the end re-reads the last.
+    const loads = Array.from({ length: LOADS_IN_FLIGHT }, (_, k) => {
+      const group = loop.let(`group${k}`, k === 0 ? g : add(g, mul(threads, k)));
+      const live = loop.let(`live${k}`, lt(group, groups));
+      const base = loop.let(`base${k}`, mul(min(group, lastGroup), 4));
+      const values = loop.loadVector('x', base, [`x${k}_0`, `x${k}_1`, `x${k}_2`, `x${k}_3`]);
+      return { live, base, values };
+    });
+    loads.forEach(({ live, base, values }, k) =>
+      values.forEach((value, j) => visit(loop, `x${k}_${j}`, value, add(base, j), live)),
+    );
+  });
+  b.if(lt(thread, and(n, 3)), (tail) => {
+    const { last } = tail.let({ last: add(mul(groups, 4), thread) });
+    visit(tail, 'last', tail.load('x', last), last);
+  });
+  const { rank, index } = foldWorkgroup(b, best, at);
+  b.if(eq(b.localId(), 0), (first) => {
+    first.store('part_rank', first.workgroupId('x'), rank);
+    first.store('part_index', first.workgroupId('x'), index);
+  });
+}
+
+/** Dispatch 2: one workgroup folds the scan's partials and reads the winner back from x. */
+function combineBody(b: ArgmaxBuilder): void {
+  const size = b.schedule('workgroupSize');
+  const n = b.param('n');
+  const { parts } = b.let({
+    parts: min(div(add(n, sub(mul(size, PER_THREAD), 1)), mul(size, PER_THREAD)), ARGMAX_PARTS),
+  });
+  // Partial 0 is a real candidate, so every thread starts from it.
+  const { best, at } = b.let({ best: b.load('part_rank', 0), at: b.load('part_index', 0) });
+  b.for('p', { start: b.localId(), end: parts, step: size }, (loop, p) => {
+    const { candidateRank, candidateAt } = loop.let({
+      candidateRank: loop.load('part_rank', p),
+      candidateAt: loop.load('part_index', p),
+    });
+    loop.if(
+      or(gt(candidateRank, best), and(eq(candidateRank, best), lt(candidateAt, at))),
+      (better) => {
+        better.assign(best, candidateRank);
+        better.assign(at, candidateAt);
+      },
+    );
+  });
+  const { index: winner } = foldWorkgroup(b, best, at);
+  b.if(eq(b.localId(), 0), (first) => {
+    first.store('index', 0, winner);
+    first.store('value', 0, first.load('x', winner));
+  });
+}
 
 /**
  * The index greedy decoding picks from `x` (its first `n`, all of it by default): the lowest i
