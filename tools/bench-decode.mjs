@@ -46,7 +46,8 @@ for (const [variant, kv] of [
 // and attn_v and ffn_down of the layers its use_more_bits picks), f16 KV cache; one token at
 // positions 1, 1024 and 8192. Each distinct launch (kernel, shape, schedule) is simulated once as
 // sm_90 PTX (4 sampled workgroups a dispatch, the whole grid where a sample's blocks differ) and
-// timed on the H200 model dispatch by dispatch; the token's time is the sum over the plan's
+// timed on the H200 model dispatch by dispatch (a mat-vec reusing the x its predecessor quantized
+// counts its row dispatch only); the token's time is the sum over the plan's
 // launches, then with every dispatch's launch gap on a stream and as one CUDA graph, beside the
 // weight-streaming bound (the weight bytes a token reads over the datasheet DRAM bandwidth).
 const SHAPE_LLAMA3_8B = {
@@ -68,7 +69,7 @@ const estimates = new Map();
 function launchEstimate(launch, position) {
   const kernel = kernels.getKernel(launch.kernel);
   const shape = llama.shapeAt(launch, position);
-  const key = `${launch.kernel} ${JSON.stringify(shape)} ${JSON.stringify(launch.schedule)}`;
+  const key = `${launch.kernel} ${JSON.stringify(shape)} ${JSON.stringify(launch.schedule)} ${launch.firstDispatch}`;
   if (estimates.has(key)) return estimates.get(key);
   const shaderKey = `${launch.kernel} ${JSON.stringify(launch.schedule)}`;
   if (!shaders.has(shaderKey))
@@ -81,7 +82,8 @@ function launchEstimate(launch, position) {
     seed: 7,
     magnitude: 1,
   });
-  const result = timeShader(shaders.get(shaderKey), buffers, llama.paramsAt(launch, position), gpu).sequence; // prettier-ignore
+  const { firstDispatch } = launch;
+  const result = timeShader(shaders.get(shaderKey), buffers, llama.paramsAt(launch, position), gpu, { firstDispatch }).sequence; // prettier-ignore
   estimates.set(key, result);
   return result;
 }

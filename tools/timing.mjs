@@ -22,14 +22,15 @@ export function registersFor(source, gpu, entries) {
 /**
  * Simulates `shader` timed on `gpu` (4 sampled workgroups a dispatch unless `sampleBlocks` says
  * otherwise; the whole grid when a sample's blocks did unequal work) and returns its dispatches
- * and their chain's estimate (`graph`: launched as a CUDA graph). Findings throw.
+ * and their chain's estimate (`graph`: launched as a CUDA graph) from `firstDispatch` on (the ones
+ * before it still run, for the scratch and L2 they leave, but are not counted). Findings throw.
  */
 export function timeShader(
   shader,
   buffers,
   params,
   gpu,
-  { sampleBlocks = 4, graph = false, source } = {},
+  { sampleBlocks = 4, graph = false, source, firstDispatch = 0 } = {},
 ) {
   const entries = (shader.launch.dispatches ?? [shader.launch]).map((part) => part.entryPoint);
   const timing = { gpu, registers: registersFor(source ?? shader.source, gpu, entries) };
@@ -47,7 +48,7 @@ export function timeShader(
   return {
     dispatches,
     sequence: estimateSequence(
-      dispatches.map((part) => part.estimate),
+      dispatches.slice(firstDispatch).map((part) => part.estimate),
       gpu,
       { graph },
     ),

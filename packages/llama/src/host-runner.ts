@@ -24,13 +24,23 @@ type LaunchRunner = (
 function interpreterRunner(launch: PlanLaunch): LaunchRunner {
   const { spec } = getKernel(launch.kernel);
   const schedule = resolveSchedule(spec, PTX_LIMITS, launch.schedule);
-  return (buffers, params) => void interpret(spec, { schedule, params, buffers });
+  const scratchNames = new Set((spec.scratch ?? []).map((scratch) => scratch.name));
+  const { firstDispatch } = launch;
+  return (buffers, params) => {
+    // Scratch the plan shares (quantized x) is passed as scratch; the interpreter allocates the rest.
+    const own = Object.entries(buffers).filter(([name]) => !scratchNames.has(name));
+    const scratch = Object.entries(buffers).filter(([name]) => scratchNames.has(name));
+    const options = { schedule, params, buffers: Object.fromEntries(own) };
+    if (scratch.length === 0) return void interpret(spec, options);
+    void interpret(spec, { ...options, scratch: Object.fromEntries(scratch), firstDispatch });
+  };
 }
 
 function simulatorRunner(launch: PlanLaunch, arch: string): LaunchRunner {
   const shader = emitPtx(getKernel(launch.kernel).spec, launch.schedule, ptxTarget(arch));
   return (buffers, params) => {
-    const findings = simulateShaderDispatches(shader, buffers, params).flatMap(
+    const { firstDispatch } = launch;
+    const findings = simulateShaderDispatches(shader, buffers, params, { firstDispatch }).flatMap(
       (result) => result.findings,
     );
     const [first] = findings;

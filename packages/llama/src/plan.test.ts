@@ -50,6 +50,30 @@ describe('buildDecodePlan', () => {
     );
   });
 
+  it('quantizes x once for the mat-vecs that read it in a row (q, k, v; gate, up)', async () => {
+    const plan = buildDecodePlan(await readLlamaModel(fixturePath('q')), { kv: 'f16' });
+    const launch = (label: string) => plan.launches.find((entry) => entry.label === label);
+    const shared = (label: string) => {
+      const found = launch(label);
+      return [found?.firstDispatch, found?.buffers['x_quant'], found?.buffers['x_factors']];
+    };
+    expect(shared('blk.0.attn_q')).toEqual([0, 'xn.x_quant', 'xn.x_factors']);
+    // q4k-gemv and q6k-soa-gemv quantize x by the same code: k and v skip their first dispatch.
+    expect(shared('blk.0.attn_k')).toEqual([1, 'xn.x_quant', 'xn.x_factors']);
+    expect(shared('blk.0.attn_v')).toEqual([1, 'xn.x_quant', 'xn.x_factors']);
+    expect(shared('blk.0.ffn_gate')?.[0]).toBe(0);
+    expect(shared('blk.0.ffn_up')?.[0]).toBe(1);
+    expect(shared('blk.0.ffn_down')).toEqual([0, 'act.x_quant', 'act.x_factors']);
+    // q8_0-gemv keeps no sums of 8, so its first dispatch differs and runs.
+    expect(launch('blk.1.attn_k')?.kernel).toBe('q8_0-gemv');
+    expect(shared('blk.1.attn_k')?.[0]).toBe(0);
+    expect(launch('blk.0.attn_norm')?.firstDispatch).toBe(0);
+    expect(plan.launches.filter((entry) => entry.firstDispatch === 1)).toHaveLength(4);
+    // Sized for the longest factors (n_in / 32 scales and 4 sums a group at n_embd 256).
+    const buffer = plan.buffers.find((candidate) => candidate.name === 'xn.x_factors');
+    expect(buffer).toMatchObject({ element: 'f32', length: (256 / 32) * 5, role: 'activation' });
+  });
+
   it('lists every launch in order: embedding, 15 a layer, output norm, output, argmax', async () => {
     const plan = buildDecodePlan(await readLlamaModel(fixturePath('f32')), { kv: 'f16' });
     expect(plan.launches).toHaveLength(1 + 15 * TINY_LLAMA_CONFIG.nLayer + 3);

@@ -1,6 +1,13 @@
 // One decode step as data: the buffers a model needs and the catalog kernel launches that turn a
 // token at a position into logits and the argmax token. Runners only execute this list.
-import { ELEMENT_BYTES, ForgeError, type ElementType, type Schedule } from '@forge/ir';
+import {
+  ELEMENT_BYTES,
+  ForgeError,
+  evaluateSizeExpression,
+  type ElementType,
+  type KernelSpec,
+  type Schedule,
+} from '@forge/ir';
 import { getKernel, type Shape } from '@forge/ir/kernels';
 import { ModelError, type LlamaModel, type TensorType } from './model.js';
 import { GET_ROWS_KERNELS, MATVEC_KERNELS } from './tensor-roles.js';
@@ -52,8 +59,17 @@ export interface PlanLaunch {
   /** Params other than the shape's own (rmsnorm's eps from the model). */
   readonly paramOverrides: Readonly<Record<string, number>>;
   readonly schedule: Schedule;
-  /** Kernel buffer name → plan buffer name. */
+  /**
+   * Kernel buffer name → plan buffer name; a scratch buffer is named too where launches share it
+   * (see `firstDispatch`), else the runner allocates it.
+   */
   readonly buffers: Readonly<Record<string, string>>;
+  /**
+   * The kernel's first dispatch to run: 0, or 1 where the launch before it ran the same first
+   * dispatch on the same x into the same scratch (x quantized once for q, k and v, and for gate
+   * and up), so only its later dispatches run.
+   */
+  readonly firstDispatch: number;
 }
 
 /** A whole decode step: allocate `buffers`, then per step write `token` and run `launches` in order. */
@@ -109,6 +125,8 @@ function powerOfTwoDividing(value: number, limit: number): number {
 class PlanBuilder {
   readonly buffers = new Map<string, PlanBuffer>();
   readonly launches: PlanLaunch[] = [];
+  /** The first dispatch of the last launch, as sharedScratch compares it (undefined: none to share). */
+  private previousFirstDispatch: string | undefined;
   constructor(
     readonly model: LlamaModel,
     /** Positions the cache holds: shapes are checked at the last one. */
@@ -176,6 +194,7 @@ class PlanBuilder {
         );
       }
     }
+    const shared = this.sharedScratch(kernel.spec, shape, buffers, schedule);
     this.launches.push({
       label,
       kernel: kernelId,
@@ -183,8 +202,45 @@ class PlanBuilder {
       positionOffsets,
       paramOverrides: extras.params ?? {},
       schedule,
-      buffers,
+      buffers: { ...buffers, ...shared?.buffers },
+      firstDispatch: shared?.firstDispatch ?? 0,
     });
+  }
+
+  /**
+   * A row-streaming mat-vec's first dispatch only quantizes x into scratch: its scratch becomes
+   * plan buffers named after x, and a launch right after one whose first dispatch is the same code
+   * on the same x and n_in reads them and skips its own.
+   */
+  private sharedScratch(
+    spec: KernelSpec,
+    shape: Shape,
+    buffers: Readonly<Record<string, string>>,
+    schedule: Schedule,
+  ): { buffers: Record<string, string>; firstDispatch: number } | undefined {
+    const x = buffers['x'];
+    // Its scratch x_quant marks the row-streaming mat-vec, whose first dispatch writes scratch only.
+    const quantizes = spec.scratch?.some((scratch) => scratch.name === 'x_quant') === true;
+    const key =
+      x === undefined || !quantizes
+        ? undefined
+        : JSON.stringify([spec.body, spec.launch, spec.scratch, spec.params, shape['n_in'], x]);
+    const reuse = key !== undefined && key === this.previousFirstDispatch;
+    this.previousFirstDispatch = key;
+    if (x === undefined || key === undefined) return undefined;
+    const sizes: Record<string, number> = { ...getKernel(spec.id).params(shape) };
+    for (const knob of spec.schedule) sizes[knob.name] = schedule[knob.name] ?? knob.default;
+    const names: Record<string, string> = {};
+    for (const scratch of spec.scratch ?? []) {
+      const name = `${x}.${scratch.name}`;
+      const length = evaluateSizeExpression(scratch.length, sizes);
+      // Kernels with and without x's sums of 8 keep the same words; the longer factors win.
+      const existing = this.buffers.get(name);
+      if (existing === undefined || existing.length < length)
+        this.buffers.set(name, { name, element: scratch.element, length, role: 'activation' });
+      names[scratch.name] = name;
+    }
+    return { buffers: names, firstDispatch: reuse ? 1 : 0 };
   }
 
   private roleOf(name: string): BufferRole {

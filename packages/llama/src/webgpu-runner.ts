@@ -148,6 +148,9 @@ export async function openWebGpuDecoder(
         );
         return params;
       }
+      // Scratch the plan shares (x quantized once for several mat-vecs) is a plan buffer.
+      const shared = binding.kind === 'scratch' ? launch.buffers[binding.name] : undefined;
+      if (shared !== undefined) return residentBuffer(shared);
       if (binding.kind === 'scratch') {
         // Sized for the last position, the largest any step needs.
         const scratch = shader.launch.scratch?.find((entry) => entry.name === binding.name);
@@ -194,6 +197,7 @@ export async function openWebGpuDecoder(
     const dispatches = shader.launch.dispatches ?? [shader.launch];
     // Dispatches of one pass run in order, each seeing the storage writes of those before it.
     dispatches.forEach((dispatch, index) => {
+      if (index < launch.firstDispatch) return;
       const [x, y, z] = launchGrid(shader, values, dispatch);
       pass.setPipeline(pipelines[index] as GPUComputePipeline);
       pass.dispatchWorkgroups(x, y, z);

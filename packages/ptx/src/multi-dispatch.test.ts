@@ -91,6 +91,19 @@ describe('emitPtx of a multi-dispatch kernel', () => {
     );
   });
 
+  it('starts at firstDispatch, reading the scratch an earlier launch left', () => {
+    const x = xs(300);
+    const y = new Float32Array(1);
+    const partials = Float32Array.of(1, 2, 4);
+    const results = simulateShaderDispatches(shader, { x, y, partials }, { n: 300 }, { firstDispatch: 1 }); // prettier-ignore
+    expect(results.map((result) => result.block[0])).toEqual([32]);
+    // Only the combine ran: it summed the partials it was given, not x.
+    expect(y[0]).toBe(7);
+    expect(() =>
+      simulateShaderDispatches(shader, { x, y, partials }, { n: 300 }, { firstDispatch: 2 }),
+    ).toThrow('firstDispatch: 2 is not a dispatch (0 to 1)');
+  });
+
   it('allocates scratch itself and sums the counters of the dispatches', () => {
     const y = new Float32Array(1);
     const result = simulateShader(shader, { x: xs(300), y }, { n: 300 });

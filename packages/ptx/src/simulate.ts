@@ -5,7 +5,7 @@
  *
  * @module @forge/ptx/simulate
  */
-import { evaluateSizeExpression, type GeneratedShader } from '@forge/ir';
+import { ValidationError, evaluateSizeExpression, type GeneratedShader } from '@forge/ir';
 import {
   DEFAULT_L2_BYTES,
   L2Cache,
@@ -26,6 +26,11 @@ export interface SimulateShaderOptions extends Omit<
    * PTX to run in place of `shader.source`, e.g. a golden file, with the shader's launch metadata.
    */
   readonly source?: string;
+  /**
+   * The first dispatch to run (0 when omitted); the ones before it are skipped, their scratch
+   * results already in `buffers` (a launch reusing another's quantized x).
+   */
+  readonly firstDispatch?: number;
 }
 
 /**
@@ -61,7 +66,7 @@ export function simulateShaderDispatches(
   params: Readonly<Record<string, number>>,
   options: SimulateShaderOptions = {},
 ): SimulationResult[] {
-  const { source = shader.source, ...settings } = options;
+  const { source = shader.source, firstDispatch = 0, ...settings } = options;
   const { launch } = shader;
   const sizes = { ...params, ...shader.schedule };
   const bound: Record<string, ArrayBufferView> = { ...buffers };
@@ -80,7 +85,12 @@ export function simulateShaderDispatches(
           };
   }
   const module = parsePtx(source);
-  const dispatches = launch.dispatches ?? [launch];
+  const all = launch.dispatches ?? [launch];
+  if (!Number.isInteger(firstDispatch) || firstDispatch < 0 || firstDispatch >= all.length)
+    throw new ValidationError([
+      { path: 'firstDispatch', message: `${firstDispatch} is not a dispatch (0 to ${all.length - 1})` },
+    ]);
+  const dispatches = all.slice(firstDispatch);
   // One L2 for the launch: a dispatch reads what the one before it wrote (x's scratch) from L2.
   const l2 = new L2Cache(settings.l2Bytes ?? DEFAULT_L2_BYTES);
   return dispatches.map((dispatch) => {

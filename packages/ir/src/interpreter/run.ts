@@ -32,6 +32,11 @@ export interface InterpretOptions {
    * before a write shows.
    */
   readonly scratch?: Readonly<Record<string, ElementArray>>;
+  /**
+   * The first dispatch of a multi-dispatch kernel to run (0 when omitted): the ones before it are
+   * skipped, their results already in `scratch` (a launch reusing another's quantized x).
+   */
+  readonly firstDispatch?: number;
 }
 
 /**
@@ -55,6 +60,10 @@ export function interpret(specInput: KernelSpec, options: InterpretOptions): Int
   // Read once into a snapshot but not validated: tests run invalid specs to see the faults.
   const spec = takeSnapshot(specInput) as KernelSpec;
   if (!isMultiDispatch(spec)) {
+    if ((options.firstDispatch ?? 0) !== 0)
+      throw new ValidationError([
+        { path: 'firstDispatch', message: 'a single-dispatch kernel has only dispatch 0' },
+      ]);
     if (options.dispatchGrids !== undefined)
       throw new ValidationError([
         { path: 'dispatchGrids', message: 'a single-dispatch kernel takes `grid`' },
@@ -66,6 +75,11 @@ export function interpret(specInput: KernelSpec, options: InterpretOptions): Int
       { path: 'grid', message: 'cannot override the grid of a multi-dispatch kernel' },
     ]);
   const views = kernelDispatches(spec);
+  const firstDispatch = options.firstDispatch ?? 0;
+  if (!Number.isInteger(firstDispatch) || firstDispatch < 0 || firstDispatch >= views.length)
+    throw new ValidationError([
+      { path: 'firstDispatch', message: `${firstDispatch} is not a dispatch (0 to ${views.length - 1})` },
+    ]);
   const sizes: Record<string, number> = { ...options.params };
   for (const knob of spec.schedule)
     sizes[knob.name] = options.schedule?.[knob.name] ?? knob.default;
@@ -78,6 +92,7 @@ export function interpret(specInput: KernelSpec, options: InterpretOptions): Int
   const buffers = { ...options.buffers, ...scratch };
   const total = { workgroups: 0, threads: 0, barriers: 0 };
   for (const [index, view] of views.entries()) {
+    if (index < firstDispatch) continue;
     const grid = options.dispatchGrids?.[index];
     const result = interpretDispatch(view, { ...options, buffers, ...(grid === undefined ? {} : { grid }) }); // prettier-ignore
     total.workgroups += result.workgroups;

@@ -100,6 +100,30 @@ describe('multi-dispatch kernels', () => {
     expect(y[0]).toBeNaN();
   });
 
+  it('starts at firstDispatch, on the scratch an earlier launch left', () => {
+    const y = new Float32Array(1);
+    const partials = Float32Array.of(1, 2, 4);
+    const result = interpret(TWO_STAGE_SUM, {
+      params: { n: 150 },
+      buffers: { x: xs(150), y },
+      scratch: { partials },
+      firstDispatch: 1,
+    });
+    // Only the combine ran, over the partials it was given.
+    expect(y[0]).toBe(7);
+    expect(result.workgroups).toBe(1);
+    for (const firstDispatch of [2, -1, 0.5])
+      expect(() =>
+        interpret(TWO_STAGE_SUM, { params: { n: 8 }, buffers: { x: xs(8), y }, firstDispatch }),
+      ).toThrow(`firstDispatch: ${firstDispatch} is not a dispatch (0 to 1)`);
+    // The first dispatch alone, as a single-dispatch kernel (checked before it runs).
+    const first = { ...TWO_STAGE_SUM, stages: undefined, scratch: undefined };
+    const options = { params: { n: 8 }, buffers: { x: xs(8), y }, firstDispatch: 1 };
+    expect(() => interpret(first as unknown as KernelSpec, options)).toThrow(
+      'a single-dispatch kernel has only dispatch 0',
+    );
+  });
+
   it('rejects a grid override for a sequence of dispatches', () => {
     expect(() =>
       interpret(TWO_STAGE_SUM, {
