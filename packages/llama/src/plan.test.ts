@@ -43,7 +43,7 @@ describe('buildDecodePlan', () => {
         'rope',
         'kv-store-f32',
         'sdpa-decode-f32',
-        'add',
+        'add-rmsnorm',
         'silu-mul',
         'argmax',
       ]),
@@ -74,9 +74,27 @@ describe('buildDecodePlan', () => {
     expect(buffer).toMatchObject({ element: 'f32', length: (256 / 32) * 5, role: 'activation' });
   });
 
-  it('lists every launch in order: embedding, 15 a layer, output norm, output, argmax', async () => {
+  it('lists every launch in order: embedding, 13 a layer, output norm, output, argmax', async () => {
     const plan = buildDecodePlan(await readLlamaModel(fixturePath('f32')), { kv: 'f16' });
-    expect(plan.launches).toHaveLength(1 + 15 * TINY_LLAMA_CONFIG.nLayer + 3);
+    expect(plan.launches).toHaveLength(1 + 13 * TINY_LLAMA_CONFIG.nLayer + 3);
+    // Each residual add runs in the launch of the norm after it.
+    const norms = plan.launches
+      .filter((launch) => launch.label.endsWith('norm'))
+      .map(({ label, kernel, buffers }) => [
+        label,
+        kernel,
+        buffers['a'],
+        buffers['b'],
+        buffers['s'],
+      ]);
+    expect(norms).toEqual([
+      ['blk.0.attn_norm', 'rmsnorm', undefined, undefined, undefined],
+      ['blk.0.ffn_norm', 'add-rmsnorm', 'x', 'attn_out', 'h'],
+      ['blk.1.attn_norm', 'add-rmsnorm', 'h', 'ffn_out', 'x'],
+      ['blk.1.ffn_norm', 'add-rmsnorm', 'x', 'attn_out', 'h'],
+      ['output_norm', 'add-rmsnorm', 'h', 'ffn_out', 'x'],
+    ]);
+    expect(plan.launches.some((launch) => launch.kernel === 'add')).toBe(false);
     expect(plan.launches.slice(0, 4).map((launch) => launch.label)).toEqual([
       'token_embd',
       'blk.0.attn_norm',

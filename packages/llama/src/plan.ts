@@ -301,16 +301,18 @@ export function buildDecodePlan(model: LlamaModel, options: DecodePlanOptions): 
     { n_vocab: p.nVocab, n_embd: p.nEmbd, n_rows: 1 },
     { table: 'token_embd.weight', ids: 'token', out: 'x' },
   );
+  // The residual add before a norm runs in the norm's launch (add-rmsnorm): s = a + b, y = norm(s).
+  let residual: { a: string; b: string; s: string } | undefined;
+  const norm = (label: string, weight: string, x: string) => {
+    const rows = { n_embd: p.nEmbd, rows: 1 };
+    if (residual === undefined) plan.launch(label, 'rmsnorm', rows, { x, w: weight, y: 'xn' }, eps);
+    else plan.launch(label, 'add-rmsnorm', rows, { ...residual, w: weight, y: 'xn' }, eps);
+    residual = undefined;
+  };
   for (let layer = 0; layer < p.nLayer; layer++) {
     const blk = `blk.${layer}`;
-    const rows = { n_embd: p.nEmbd, rows: 1 };
-    plan.launch(
-      `${blk}.attn_norm`,
-      'rmsnorm',
-      rows,
-      { x: 'x', w: `${blk}.attn_norm.weight`, y: 'xn' },
-      eps,
-    );
+    // x is the layer's input: the embedding row, or the last layer's h + ffn_out (written here).
+    norm(`${blk}.attn_norm`, `${blk}.attn_norm.weight`, 'x');
     matvec(`${blk}.attn_q`, `${blk}.attn_q.weight`, 'xn', 'q', p.nEmbd, qDim);
     matvec(`${blk}.attn_k`, `${blk}.attn_k.weight`, 'xn', 'k', p.nEmbd, kvDim);
     matvec(`${blk}.attn_v`, `${blk}.attn_v.weight`, 'xn', 'v', p.nEmbd, kvDim);
@@ -347,27 +349,17 @@ export function buildDecodePlan(model: LlamaModel, options: DecodePlanOptions): 
       attentionSchedule,
     );
     matvec(`${blk}.attn_output`, `${blk}.attn_output.weight`, 'attn', 'attn_out', qDim, p.nEmbd);
-    plan.launch(`${blk}.attn_residual`, 'add', { n: p.nEmbd }, { a: 'x', b: 'attn_out', y: 'h' });
-    plan.launch(
-      `${blk}.ffn_norm`,
-      'rmsnorm',
-      rows,
-      { x: 'h', w: `${blk}.ffn_norm.weight`, y: 'xn' },
-      eps,
-    );
+    // h = x + attn_out, with the FFN's norm.
+    residual = { a: 'x', b: 'attn_out', s: 'h' };
+    norm(`${blk}.ffn_norm`, `${blk}.ffn_norm.weight`, 'h');
     matvec(`${blk}.ffn_gate`, `${blk}.ffn_gate.weight`, 'xn', 'gate', p.nEmbd, p.nFf);
     matvec(`${blk}.ffn_up`, `${blk}.ffn_up.weight`, 'xn', 'up', p.nEmbd, p.nFf);
     plan.launch(`${blk}.ffn_act`, 'silu-mul', { n: p.nFf }, { gate: 'gate', up: 'up', y: 'act' });
     matvec(`${blk}.ffn_down`, `${blk}.ffn_down.weight`, 'act', 'ffn_out', p.nFf, p.nEmbd);
-    plan.launch(`${blk}.ffn_residual`, 'add', { n: p.nEmbd }, { a: 'h', b: 'ffn_out', y: 'x' });
+    // x = h + ffn_out, with the next norm (the next layer's, or the output's).
+    residual = { a: 'h', b: 'ffn_out', s: 'x' };
   }
-  plan.launch(
-    'output_norm',
-    'rmsnorm',
-    { n_embd: p.nEmbd, rows: 1 },
-    { x: 'x', w: 'output_norm.weight', y: 'xn' },
-    eps,
-  );
+  norm('output_norm', 'output_norm.weight', 'x');
   const output = model.tensors.has('output.weight') ? 'output.weight' : 'token_embd.weight';
   matvec('output', output, 'xn', 'logits', p.nEmbd, p.nVocab);
   plan.launch(

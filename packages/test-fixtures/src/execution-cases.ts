@@ -59,15 +59,21 @@ function affineCase(n: number, schedule: Readonly<Record<string, number>> = {}):
 function rmsnormCase(
   nEmbd: number,
   magnitude: number,
-  options: { schedule?: Readonly<Record<string, number>>; rows?: number; zeroRows?: number[] } = {},
+  options: {
+    schedule?: Readonly<Record<string, number>>;
+    rows?: number;
+    zeroRows?: number[];
+    kernelId?: 'rmsnorm' | 'add-rmsnorm';
+  } = {},
 ): ExecutionCase {
+  const kernelId = options.kernelId ?? 'rmsnorm';
   const schedule = options.schedule ?? {};
   const rows = options.rows ?? 3;
   const zero = options.zeroRows === undefined ? '' : ` zero-rows=${options.zeroRows.join('+')}`;
-  const name = `rmsnorm rows=${rows} n_embd=${nEmbd} |x|<=${magnitudeLabel(magnitude)}${zero} schedule=${scheduleLabel(schedule)}`;
+  const name = `${kernelId} rows=${rows} n_embd=${nEmbd} |x|<=${magnitudeLabel(magnitude)}${zero} schedule=${scheduleLabel(schedule)}`;
   return {
     name,
-    kernelId: 'rmsnorm',
+    kernelId,
     schedule,
     shape: { rows, n_embd: nEmbd },
     seed: seedFromString(name),
@@ -97,6 +103,13 @@ export const EXECUTION_CASES: readonly ExecutionCase[] = [
   rmsnormCase(32, 1, { schedule: { workgroupSize: 1024 } }),
   rmsnormCase(5000, 1, { schedule: { workgroupSize: 1024 } }),
   rmsnormCase(4096, 1, { schedule: { workgroupSize: 1024 }, zeroRows: [0, 2] }),
+  // The residual add fused with the norm after it: the vec4 and scalar paths, the knob's edges.
+  ...[1, 7, 4096, 5000].flatMap((nEmbd) =>
+    [1e-3, 1e3].map((magnitude) => rmsnormCase(nEmbd, magnitude, { kernelId: 'add-rmsnorm' })),
+  ),
+  rmsnormCase(4096, 1, { kernelId: 'add-rmsnorm', rows: 1 }),
+  rmsnormCase(7, 1, { kernelId: 'add-rmsnorm', schedule: { workgroupSize: 32 } }),
+  rmsnormCase(5000, 1, { kernelId: 'add-rmsnorm', schedule: { workgroupSize: 1024 } }),
   ...Q8_0_GEMV_CASES,
   ...Q4K_GEMV_CASES,
   ...Q6K_GEMV_CASES,

@@ -11,7 +11,7 @@ import { q4kSoaWmma } from './q4k-soa-wmma-catalog.js';
 import { q6kGemv } from './q6k-gemv.js';
 import { q6kSoaGemv } from './q6k-soa-gemv.js';
 import { q8_0Gemv } from './q8-0-gemv.js';
-import { rmsnorm } from './rmsnorm.js';
+import { addRmsnorm, rmsnorm } from './rmsnorm.js';
 import { rope } from './rope.js';
 import { sdpaDecode, sdpaDecodeF32 } from './sdpa-decode.js';
 import { wmmaGemv } from './wmma-gemv-catalog.js';
@@ -42,6 +42,7 @@ export const CATALOG: ReadonlyMap<string, CatalogKernel> = new Map(
     f16Gemv,
     kvStore,
     kvStoreF32,
+    addRmsnorm,
   ].map((kernel) => [kernel.spec.id, kernel]),
 );
 

@@ -8,7 +8,7 @@
 export * from './catalog-kernel.js';
 export * from './catalog.js';
 export { affineF32 } from './affine-f32.js';
-export { rmsnorm } from './rmsnorm.js';
+export { addRmsnorm, rmsnorm } from './rmsnorm.js';
 export { q8_0Gemv } from './q8-0-gemv.js';
 export { q4kGemv } from './q4k-gemv.js';
 export { q6kGemv } from './q6k-gemv.js';

@@ -15,19 +15,31 @@ import {
   sqrt,
   sub,
 } from '../expressions.js';
-import type { CatalogKernel } from './catalog-kernel.js';
+import type { CatalogKernel, Shape } from './catalog-kernel.js';
 import { four } from './locals.js';
+
+type Four<T> = readonly [T, T, T, T];
 
 /** Values a vector load moves, and vec4s a thread loads a step before using any (16 values). */
 const VECTOR = 4;
 const UNROLL = 4;
 
-function rmsnormInterface() {
+/** Where a row's values come from: x itself, or the residual sum a + b (stored to s as well). */
+type RmsnormInput = 'x' | 'residual';
+
+function rmsnormInterface(input: RmsnormInput) {
+  const x = { group: 0, binding: 0, name: 'x', element: 'f32', access: 'read' } as const;
+  const residual = [
+    { group: 0, binding: 0, name: 'a', element: 'f32', access: 'read' },
+    { group: 0, binding: 1, name: 'b', element: 'f32', access: 'read' },
+    { group: 0, binding: 4, name: 's', element: 'f32', access: 'read_write' },
+  ] as const;
   return {
     buffers: [
-      { group: 0, binding: 0, name: 'x', element: 'f32', access: 'read' },
-      { group: 0, binding: 1, name: 'w', element: 'f32', access: 'read' },
-      { group: 0, binding: 2, name: 'y', element: 'f32', access: 'read_write' },
+      ...(input === 'x' ? [x] : residual.slice(0, 2)),
+      { group: 0, binding: input === 'x' ? 1 : 2, name: 'w', element: 'f32', access: 'read' },
+      { group: 0, binding: input === 'x' ? 2 : 3, name: 'y', element: 'f32', access: 'read_write' },
+      ...(input === 'x' ? [] : residual.slice(2)),
     ],
     params: [
       { name: 'n_embd', type: 'u32' },
@@ -37,111 +49,158 @@ function rmsnormInterface() {
     shared: [{ name: 'partial', element: 'f32', length: `workgroupSize / ${WARP_SIZE}` }],
   } as const; // checked by defineKernel
 }
-type RmsnormBuilder = BodyBuilder<DeclaredBy<ReturnType<typeof rmsnormInterface>>>;
+// Typed with every name either kernel declares; each body uses only its own (defineKernel checks).
+type RmsnormBuilder = BodyBuilder<
+  DeclaredBy<{
+    buffers: [...ReturnType<typeof rmsnormInterface>['buffers'], ...ResidualBuffers];
+    params: ReturnType<typeof rmsnormInterface>['params'];
+    shared: ReturnType<typeof rmsnormInterface>['shared'];
+  }>
+>;
+type ResidualBuffers = [
+  { name: 'a'; element: 'f32'; group: 0; binding: 0; access: 'read' },
+  { name: 'b'; element: 'f32'; group: 0; binding: 1; access: 'read' },
+  { name: 's'; element: 'f32'; group: 0; binding: 4; access: 'read_write' },
+];
 
-const spec = defineKernel(
-  {
-    id: 'rmsnorm',
-    semanticVersion: 2,
-    entryPoint: 'rmsnorm',
-    description:
-      'y[r,i] = x[r,i] * w[i] / sqrt(mean_i x[r,i]^2 + eps), one workgroup per row, 16 values a thread in flight',
-    ...rmsnormInterface(),
-    schedule: [
-      {
-        name: 'workgroupSize',
-        description: 'threads per row; a multiple of the 32-lane warp',
-        default: 256,
-        bounds: {
-          ptx: { min: 32, max: 1024, multipleOf: 32 },
-          wgsl: { min: 32, max: 1024, multipleOf: 32 },
+function rmsnormSpec(input: RmsnormInput) {
+  const residual = input === 'residual';
+  return defineKernel(
+    {
+      id: residual ? 'add-rmsnorm' : 'rmsnorm',
+      semanticVersion: residual ? 1 : 2,
+      entryPoint: residual ? 'add_rmsnorm' : 'rmsnorm',
+      description: residual
+        ? 's[r,i] = a[r,i] + b[r,i] (the residual add), y[r,i] = s[r,i] * w[i] / sqrt(mean_i s[r,i]^2 + eps), one workgroup per row, 16 values a thread in flight'
+        : 'y[r,i] = x[r,i] * w[i] / sqrt(mean_i x[r,i]^2 + eps), one workgroup per row, 16 values a thread in flight',
+      ...rmsnormInterface(input),
+      schedule: [
+        {
+          name: 'workgroupSize',
+          description: 'threads per row; a multiple of the 32-lane warp',
+          default: 256,
+          bounds: {
+            ptx: { min: 32, max: 1024, multipleOf: 32 },
+            wgsl: { min: 32, max: 1024, multipleOf: 32 },
+          },
         },
-      },
-    ],
-    launch: { workgroupSize: 'workgroupSize', grid: ['rows', '1', '1'] },
-  },
-  (b) => {
-    const size = b.schedule('workgroupSize');
-    const nEmbd = b.param('n_embd');
-    const { row } = b.let({ row: b.workgroupId('x') });
-    // The guard is workgroup-uniform, so the barrier inside it is reached by all threads or none.
-    b.if(lt(row, b.param('rows')), (body) => {
-      const { base, sum, vectorRows } = body.let({
-        base: mul(row, nEmbd),
-        sum: f32(0),
-        // Rows of a multiple of 4 values start on 16-byte boundaries: x, w and y move in vec4s.
-        vectorRows: eq(and(nEmbd, VECTOR - 1), 0),
-      });
-      const { first } = body.let({ first: mul(body.localId(), VECTOR) });
-      const stride = mul(size, VECTOR * UNROLL);
-      body.if(
-        vectorRows,
-        (vector) =>
-          vector.for('i', { start: first, end: nEmbd, step: stride }, (loop, i) => {
-            const xs = vectorsAt(loop, 'x', size, nEmbd, i, (at, u) =>
-              loop.loadVector(
-                'x',
-                add(base, at),
-                four((k) => `x${u}_${k}`),
-              ),
-            );
-            for (const { live, values } of xs)
-              for (const value of values) {
-                const kept = select(live, value, f32(0));
-                loop.assign(sum, fma(kept, kept, sum));
-              }
-          }),
-        (scalar) =>
-          scalar.for('i_scalar', { start: scalar.localId(), end: nEmbd, step: size }, (loop, i) => {
-            const { value } = loop.let({ value: loop.load('x', add(base, i)) });
-            loop.assign(sum, fma(value, value, sum));
-          }),
-      );
-      const warpSum = body.reduce('add', 'warp_sum', sum);
-      body.if(eq(body.laneId(), 0), (lane0) => lane0.store('partial', lane0.warpId(), warpSum));
-      body.barrier();
-      // Every warp folds the per-warp partials itself, so no second barrier is needed.
-      const { part } = body.let({ part: f32(0) });
-      body.if(lt(body.laneId(), div(size, WARP_SIZE)), (reader) =>
-        reader.assign(part, reader.load('partial', reader.laneId())),
-      );
-      const total = body.reduce('add', 'total', part);
-      const mean = div(total, convert('f32', nEmbd));
-      const { invRms: scale } = body.let({
-        invRms: div(1, sqrt(add(mean, body.param('eps')))),
-      });
-      body.if(
-        vectorRows,
-        (vector) =>
-          vector.for('j', { start: first, end: nEmbd, step: stride }, (loop, j) => {
-            const loaded = vectorsAt(loop, 'y', size, nEmbd, j, (at, u) => ({
-              x: loop.loadVector(
-                'x',
-                add(base, at),
-                four((k) => `y_x${u}_${k}`),
-              ),
-              w: loop.loadVector(
-                'w',
-                at,
-                four((k) => `y_w${u}_${k}`),
-              ),
-            }));
-            loaded.forEach(({ live, at, values: { x, w } }) =>
-              loop.if(live, (store) => {
-                const y = x.map((value, k) => mul(mul(value, scale), w[k]!));
-                store.storeVector('y', add(base, at), y as [Expr<'f32'>, Expr<'f32'>, Expr<'f32'>, Expr<'f32'>]); // prettier-ignore
-              }),
-            );
-          }),
-        (scalar) =>
-          scalar.for('j_scalar', { start: scalar.localId(), end: nEmbd, step: size }, (loop, j) => {
-            const index = add(base, j);
-            loop.store('y', index, mul(mul(loop.load('x', index), scale), loop.load('w', j)));
-          }),
-      );
+      ],
+      launch: { workgroupSize: 'workgroupSize', grid: ['rows', '1', '1'] },
+    },
+    (b) => rmsnormBody(b as unknown as RmsnormBuilder, input),
+  );
+}
+
+/**
+ * Loads a vec4 of the row's inputs at `at` (x, or a and b) and returns how to get its values where
+ * they are used: x's as loaded, or a + b bound on the builder of the use.
+ */
+function loadValues(b: RmsnormBuilder, input: RmsnormInput, at: Expr<'u32'>, prefix: string) {
+  if (input === 'x') {
+    const x = b.loadVector(
+      'x',
+      at,
+      four((k) => `${prefix}${k}`),
+    );
+    return (): Four<Expr<'f32'>> => x;
+  }
+  const a = b.loadVector(
+    'a',
+    at,
+    four((k) => `${prefix}a${k}`),
+  );
+  const other = b.loadVector(
+    'b',
+    at,
+    four((k) => `${prefix}b${k}`),
+  );
+  return (use: RmsnormBuilder): Four<Expr<'f32'>> =>
+    four((k) => use.let(`${prefix}${k}`, add(a[k], other[k])));
+}
+
+function rmsnormBody(b: RmsnormBuilder, input: RmsnormInput): void {
+  const size = b.schedule('workgroupSize');
+  const nEmbd = b.param('n_embd');
+  const { row } = b.let({ row: b.workgroupId('x') });
+  // The guard is workgroup-uniform, so the barrier inside it is reached by all threads or none.
+  b.if(lt(row, b.param('rows')), (body) => {
+    const { base, sum, vectorRows } = body.let({
+      base: mul(row, nEmbd),
+      sum: f32(0),
+      // Rows of a multiple of 4 values start on 16-byte boundaries: x, w and y move in vec4s.
+      vectorRows: eq(and(nEmbd, VECTOR - 1), 0),
     });
-  },
-);
+    const { first } = body.let({ first: mul(body.localId(), VECTOR) });
+    const stride = mul(size, VECTOR * UNROLL);
+    const scalarValue = (loop: RmsnormBuilder, index: Expr<'u32'>): Expr<'f32'> =>
+      input === 'x' ? loop.load('x', index) : add(loop.load('a', index), loop.load('b', index));
+    body.if(
+      vectorRows,
+      (vector) =>
+        vector.for('i', { start: first, end: nEmbd, step: stride }, (loop, i) => {
+          const xs = vectorsAt(loop, 'x', size, nEmbd, i, (at, u) =>
+            loadValues(loop, input, add(base, at), `x${u}_`),
+          );
+          for (const { live, at, values } of xs) {
+            const vector = values(loop);
+            // The residual sum goes out once, by the thread that owns it.
+            if (input === 'residual')
+              loop.if(live, (store) => store.storeVector('s', add(base, at), vector));
+            for (const value of vector) {
+              const kept = select(live, value, f32(0));
+              loop.assign(sum, fma(kept, kept, sum));
+            }
+          }
+        }),
+      (scalar) =>
+        scalar.for('i_scalar', { start: scalar.localId(), end: nEmbd, step: size }, (loop, i) => {
+          const { value } = loop.let({ value: scalarValue(loop, add(base, i)) });
+          if (input === 'residual') loop.store('s', add(base, i), value);
+          loop.assign(sum, fma(value, value, sum));
+        }),
+    );
+    const warpSum = body.reduce('add', 'warp_sum', sum);
+    body.if(eq(body.laneId(), 0), (lane0) => lane0.store('partial', lane0.warpId(), warpSum));
+    body.barrier();
+    // Every warp folds the per-warp partials itself, so no second barrier is needed.
+    const { part } = body.let({ part: f32(0) });
+    body.if(lt(body.laneId(), div(size, WARP_SIZE)), (reader) =>
+      reader.assign(part, reader.load('partial', reader.laneId())),
+    );
+    const total = body.reduce('add', 'total', part);
+    const mean = div(total, convert('f32', nEmbd));
+    const { invRms: scale } = body.let({
+      invRms: div(1, sqrt(add(mean, body.param('eps')))),
+    });
+    // The second pass reads its inputs again (from cache) rather than s, which other threads wrote.
+    body.if(
+      vectorRows,
+      (vector) =>
+        vector.for('j', { start: first, end: nEmbd, step: stride }, (loop, j) => {
+          const loaded = vectorsAt(loop, 'y', size, nEmbd, j, (at, u) => ({
+            x: loadValues(loop, input, add(base, at), `y_x${u}_`),
+            w: loop.loadVector(
+              'w',
+              at,
+              four((k) => `y_w${u}_${k}`),
+            ),
+          }));
+          loaded.forEach(({ live, at, values: { x, w } }) => {
+            const vector = x(loop);
+            loop.if(live, (store) => {
+              const y = four((k) => mul(mul(vector[k], scale), w[k]));
+              store.storeVector('y', add(base, at), y);
+            });
+          });
+        }),
+      (scalar) =>
+        scalar.for('j_scalar', { start: scalar.localId(), end: nEmbd, step: size }, (loop, j) => {
+          const index = add(base, j);
+          loop.store('y', index, mul(mul(scalarValue(loop, index), scale), loop.load('w', j)));
+        }),
+    );
+  });
+}
 
 /**
  * The UNROLL vec4s of a step from value `start`, 4·size apart: each loaded by `load` at its
@@ -164,35 +223,71 @@ function vectorsAt<T>(
   });
 }
 
+/** y = x · w / sqrt(mean(x²) + eps) a row of n values, in float64. */
+function normalizeRows(
+  x: ArrayLike<number>,
+  w: ArrayLike<number>,
+  n: number,
+  rows: number,
+  eps: number,
+) {
+  const y = new Float64Array(n * rows);
+  for (let r = 0; r < rows; r++) {
+    let squares = 0;
+    for (let i = 0; i < n; i++) squares += (x[r * n + i] ?? 0) ** 2;
+    const denominator = Math.sqrt(squares / n + eps);
+    for (let i = 0; i < n; i++) y[r * n + i] = ((x[r * n + i] ?? 0) * (w[i] ?? 0)) / denominator;
+  }
+  return y;
+}
+
+const rowsShape = {
+  shapeNames: ['n_embd', 'rows'],
+  defaultShape: { n_embd: 4096, rows: 3 },
+  params: (shape: Shape) => ({
+    n_embd: shape['n_embd'] ?? 0,
+    rows: shape['rows'] ?? 0,
+    eps: 1e-6,
+  }),
+  tolerance: 1e-10,
+} as const;
+const rowValues = (shape: Shape): number => (shape['n_embd'] ?? 0) * (shape['rows'] ?? 0);
+
 /**
  * Catalog kernel `rmsnorm`: y[r,i] = x[r,i] * w[i] / sqrt(mean_i x[r,i]^2 + eps) over `rows` rows
  * of `n_embd` f32, one workgroup per row (eps is 1e-6 in the catalog's params).
  */
 export const rmsnorm: CatalogKernel = {
-  spec,
-  shapeNames: ['n_embd', 'rows'],
-  defaultShape: { n_embd: 4096, rows: 3 },
-  params: (shape) => ({ n_embd: shape['n_embd'] ?? 0, rows: shape['rows'] ?? 0, eps: 1e-6 }),
-  bufferLengths: (shape) => {
-    const n = shape['n_embd'] ?? 0;
-    return { x: n * (shape['rows'] ?? 0), w: n, y: n * (shape['rows'] ?? 0) };
-  },
+  spec: rmsnormSpec('x'),
+  ...rowsShape,
+  bufferLengths: (shape) => ({ x: rowValues(shape), w: shape['n_embd'] ?? 0, y: rowValues(shape) }),
   outputs: ['y'],
   reference(inputs, params) {
-    const x = inputs['x'] ?? [];
-    const w = inputs['w'] ?? [];
-    const n = params['n_embd'] ?? 0;
-    const rows = params['rows'] ?? 0;
-    const y = new Float64Array(n * rows);
-    for (let r = 0; r < rows; r++) {
-      let squares = 0;
-      for (let i = 0; i < n; i++) squares += (x[r * n + i] ?? 0) ** 2;
-      const denominator = Math.sqrt(squares / n + (params['eps'] ?? 0));
-      for (let i = 0; i < n; i++) y[r * n + i] = ((x[r * n + i] ?? 0) * (w[i] ?? 0)) / denominator;
-    }
-    return { y };
+    const [n, rows] = [params['n_embd'] ?? 0, params['rows'] ?? 0];
+    return { y: normalizeRows(inputs['x'] ?? [], inputs['w'] ?? [], n, rows, params['eps'] ?? 0) };
   },
-  tolerance: 1e-10,
   // Pins a non-default workgroup size, so a schedule-dependent change shows in a golden diff.
   goldenSchedules: { ptx: [{ workgroupSize: 128 }] },
+};
+
+/**
+ * Catalog kernel `add-rmsnorm`: the residual add and the next RMSNorm in one launch, s = a + b and
+ * y = rmsnorm(s) · w (a decode step's attn/ffn residual with the norm after it), one workgroup a row.
+ */
+export const addRmsnorm: CatalogKernel = {
+  spec: rmsnormSpec('residual'),
+  ...rowsShape,
+  bufferLengths: (shape) => {
+    const values = rowValues(shape);
+    return { a: values, b: values, w: shape['n_embd'] ?? 0, y: values, s: values };
+  },
+  outputs: ['s', 'y'],
+  reference(inputs, params) {
+    const [a, b] = [inputs['a'] ?? [], inputs['b'] ?? []];
+    const [n, rows] = [params['n_embd'] ?? 0, params['rows'] ?? 0];
+    const s = Float64Array.from({ length: n * rows }, (_, i) =>
+      (a[i] ?? 0) + (b[i] ?? 0),
+    );
+    return { s, y: normalizeRows(s, inputs['w'] ?? [], n, rows, params['eps'] ?? 0) };
+  },
 };
