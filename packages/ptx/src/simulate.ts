@@ -88,7 +88,10 @@ export function simulateShaderDispatches(
   const all = launch.dispatches ?? [launch];
   if (!Number.isInteger(firstDispatch) || firstDispatch < 0 || firstDispatch >= all.length)
     throw new ValidationError([
-      { path: 'firstDispatch', message: `${firstDispatch} is not a dispatch (0 to ${all.length - 1})` },
+      {
+        path: 'firstDispatch',
+        message: `${firstDispatch} is not a dispatch (0 to ${all.length - 1})`,
+      },
     ]);
   const dispatches = all.slice(firstDispatch);
   // One L2 for the launch: a dispatch reads what the one before it wrote (x's scratch) from L2.

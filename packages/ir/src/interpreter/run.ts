@@ -78,7 +78,10 @@ export function interpret(specInput: KernelSpec, options: InterpretOptions): Int
   const firstDispatch = options.firstDispatch ?? 0;
   if (!Number.isInteger(firstDispatch) || firstDispatch < 0 || firstDispatch >= views.length)
     throw new ValidationError([
-      { path: 'firstDispatch', message: `${firstDispatch} is not a dispatch (0 to ${views.length - 1})` },
+      {
+        path: 'firstDispatch',
+        message: `${firstDispatch} is not a dispatch (0 to ${views.length - 1})`,
+      },
     ]);
   const sizes: Record<string, number> = { ...options.params };
   for (const knob of spec.schedule)

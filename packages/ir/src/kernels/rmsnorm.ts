@@ -285,9 +285,7 @@ export const addRmsnorm: CatalogKernel = {
   reference(inputs, params) {
     const [a, b] = [inputs['a'] ?? [], inputs['b'] ?? []];
     const [n, rows] = [params['n_embd'] ?? 0, params['rows'] ?? 0];
-    const s = Float64Array.from({ length: n * rows }, (_, i) =>
-      (a[i] ?? 0) + (b[i] ?? 0),
-    );
+    const s = Float64Array.from({ length: n * rows }, (_, i) => (a[i] ?? 0) + (b[i] ?? 0));
     return { s, y: normalizeRows(s, inputs['w'] ?? [], n, rows, params['eps'] ?? 0) };
   },
 };
