@@ -64,6 +64,10 @@ const SHAPE_LLAMA3_8B = {
   contextLength: 8193,
 };
 const gpu = GPUS.H200;
+// llama.cpp's kernels for the same step, when `--ggml DIR` (or FORGE_GGML_PTX) gives their PTX.
+const ggmlBench = await import('./bench-ggml.mjs');
+const ggmlDirectory = ggmlBench.ggmlPtxDirectory();
+const ggml = ggmlDirectory === undefined ? undefined : ggmlBench.loadGgml(ggmlDirectory);
 const shaders = new Map();
 const estimates = new Map();
 function launchEstimate(launch, position) {
@@ -139,6 +143,16 @@ function typeOf(name, layers) {
       .join(', ');
     console.log(
       `  position ${String(position).padStart(4)}: kernels ${ms(total)} (${((bound / total) * 100).toFixed(0)}% of the bound), ${dispatches} dispatches; stream ${ms(stream)} = ${(1 / stream).toFixed(0)} tokens/s (${((bound / stream) * 100).toFixed(0)}% of the bound), CUDA graph ${ms(graph)} = ${(1 / graph).toFixed(0)} tokens/s (${((bound / graph) * 100).toFixed(0)}%); by kernel: ${shares}`,
+    );
+    if (ggml === undefined) continue;
+    // The same step on llama.cpp's kernels (tools/bench-ggml.mjs ggmlDecodeStep), modeled alike.
+    const forgeSeconds = (kernel, shape) =>
+      launchEstimate({ kernel, shape, positionOffsets: {}, paramOverrides: {}, schedule: {}, buffers: {}, firstDispatch: 0 }, position).seconds; // prettier-ignore
+    const theirs = ggmlBench.ggmlDecodeStep(ggml, gpu, plan, position, forgeSeconds);
+    const theirGraph = theirs.seconds + theirs.dispatches * gpu.graphLaunchSeconds;
+    const theirStream = theirs.seconds + theirs.dispatches * gpu.launchSeconds;
+    console.log(
+      `    ggml's kernels: ${ms(theirs.seconds)}, ${theirs.dispatches} dispatches; stream ${ms(theirStream)} = ${(1 / theirStream).toFixed(0)} tokens/s, CUDA graph ${ms(theirGraph)} = ${(1 / theirGraph).toFixed(0)} tokens/s; Forge ${(theirGraph / graph).toFixed(2)}× as fast as a graph (${(theirStream / stream).toFixed(2)}× on a stream)`,
     );
   }
 }

@@ -267,11 +267,12 @@ export function printGgmlGemv(ggml, log = console.log) {
  * flash_attn_ext_vec<128, 1, f16, f16> and flash_attn_combine_results<128> as launch_fattn runs them
  * for one token over an f16 cache: Q a permuted [head_dim, 1, n_head] view, K and V token-major
  * cache views (every KV head of a position in one row, Forge's layout), a zero f16 mask (every
- * position visible), no sinks, no KV_max scan (one token, one sequence).
+ * position visible), no sinks, no KV_max scan (one token, one sequence); 32/8 heads of 128 over
+ * `nKv` positions.
  */
-export function attentionChain(ggml, gpu) {
+export function attentionChain(ggml, gpu, nKv = 4096) {
   const arch = gpu.arch;
-  const [nHead, nKvHead, headDim, nKv] = [32, 8, 128, 4096];
+  const [nHead, nKvHead, headDim] = [32, 8, 128];
   const shape = { n_head: nHead, n_kv_head: nKvHead, head_dim: headDim, n_kv: nKv, max_ctx: nKv, window: 0 }; // prettier-ignore
   const kernel = kernels.getKernel('sdpa-decode');
   const params = kernel.params(shape);
@@ -335,6 +336,59 @@ export function attentionChain(ggml, gpu) {
   }
   const { nmse } = kernels.compareWithReference(kernel, inputs, params, { out });
   return { estimates, parallelBlocks, nmse, races, sampled: attend.sample !== undefined };
+}
+
+/** Forge's mat-vec kernels by the mmvq instantiation llama.cpp runs for the same tensor type. */
+const MMVQ_FOR = {
+  'q4k-gemv': 'q4k-gemv',
+  'q6k-gemv': 'q6k-gemv',
+  'q6k-soa-gemv': 'q6k-gemv',
+  'q8_0-gemv': 'q8_0-gemv',
+};
+
+/**
+ * A decode plan's step as llama.cpp's CUDA backend runs it, on `gpu`: every mat-vec as its own
+ * quantize_q8_1 + mul_mat_vec_q, attention as flash_attn_ext_vec (+ combine) over llama.cpp's KV
+ * view (the used positions padded to 256), and for the kernels whose ggml PTX is not compiled here
+ * Forge's own times (`forgeSeconds(kernel, shape)`) at llama.cpp's launch count: the residual add
+ * and the norm apart (add-rmsnorm is two launches), rope and the cache writes once for q and k,
+ * once for k and v (two launches each), and no argmax (llama.cpp samples on the host). Returns the
+ * kernels' seconds and the dispatch count.
+ */
+export function ggmlDecodeStep(ggml, gpu, plan, position, forgeSeconds) {
+  let seconds = 0;
+  let dispatches = 0;
+  const cache = (ggml.stepCache ??= new Map());
+  const memo = (key, compute) => {
+    if (!cache.has(key)) cache.set(key, compute());
+    return cache.get(key);
+  };
+  for (const launch of plan.launches) {
+    const shape = { ...launch.shape };
+    for (const [field, offset] of Object.entries(launch.positionOffsets))
+      shape[field] = position + offset;
+    const mmvq = MMVQ_FOR[launch.kernel];
+    if (mmvq !== undefined) {
+      const matvec = { n_out: shape.n_out, n_in: shape.n_in };
+      const chain = memo(`${gpu.name} ${mmvq} ${matvec.n_out}x${matvec.n_in}`, () =>
+        mmvqChain(ggml, gpu, mmvq, matvec),
+      );
+      seconds += chain.quantize.seconds + chain.mmvq.seconds;
+      dispatches += 2;
+    } else if (launch.kernel === 'sdpa-decode') {
+      const nKv = Math.max(256, Math.ceil(shape.n_kv / 256) * 256);
+      const chain = memo(`${gpu.name} fattn ${nKv}`, () => attentionChain(ggml, gpu, nKv));
+      seconds += chain.estimates.reduce((sum, estimate) => sum + estimate.seconds, 0);
+      dispatches += chain.estimates.length;
+    } else if (launch.kernel === 'add-rmsnorm') {
+      seconds += forgeSeconds('add', { n: shape.n_embd }) + forgeSeconds('rmsnorm', shape);
+      dispatches += 2;
+    } else if (launch.kernel !== 'argmax') {
+      seconds += forgeSeconds(launch.kernel, shape);
+      dispatches += launch.kernel === 'rope' || launch.kernel.startsWith('kv-store') ? 2 : 1;
+    }
+  }
+  return { seconds, dispatches };
 }
 
 /** ggml's decode-attention lines: fattn-vec + combine per GPU. */

@@ -38,13 +38,14 @@ describe('subgroup kernels at every subgroup size lavapipe runs', () => {
       });
       const report = JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as ChildReport;
       expect([report.subgroupMinSize, report.subgroupMaxSize]).toEqual([size, size]);
-      // rmsnorm, the mat-vecs, decode attention, argmax, the tensor-core Q4_K mat-vec: 11 kernels.
+      // rmsnorm and add-rmsnorm, the mat-vecs, decode attention, argmax, the tensor-core Q4_K mat-vec.
       expect(report.results.length).toBeGreaterThanOrEqual(11);
       for (const { name, nmse, tolerance } of report.results) {
         expect(nmse, name).not.toBeNull();
         expect(nmse ?? Infinity, name).toBeLessThanOrEqual(tolerance);
       }
     },
-    180_000,
+    // lavapipe compiles every subgroup kernel with its cache off: about 100-150 s alone on 2 cores.
+    300_000,
   );
 });
