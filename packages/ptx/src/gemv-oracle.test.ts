@@ -156,7 +156,8 @@ for (const {
           param_n_out: { kind: 'scalar', value: 64 },
         } as const;
         const module = parsePtx(group.shader.source);
-        const quantize = simulate(module, { entry, grid: [1, 1, 1], block: [128, 1, 1], args });
+        // The quantizing dispatch: a warp a workgroup, a thread a 32-value group (16 groups here).
+        const quantize = simulate(module, { entry, grid: [1, 1, 1], block: [32, 1, 1], args });
         const rows = simulate(module, { entry: `${entry}_rows`, grid: [grid, 1, 1], block: [128, 1, 1], args }); // prettier-ignore
         expect([...quantize.findings, ...rows.findings]).toEqual([]);
         const exact = new Float32Array(bytes(`${oracle}_64x512.y.f32`).buffer);
