@@ -623,7 +623,17 @@ describe('forge sim and the ptx-sim engine', () => {
         '--shape',
         value,
       ]);
-    const args = ['run', 'sdpa-decode', '--target', 'ptx-sim', '--gpu', 'H200'];
+    // Two splits: a split takes 128 positions by default, so 512 would make four.
+    const args = [
+      'run',
+      'sdpa-decode',
+      '--target',
+      'ptx-sim',
+      '--gpu',
+      'H200',
+      '--schedule',
+      'splits=2',
+    ];
     const whole = await forge(...args, ...shape(512), '--json');
     expect(whole.code).toBe(0);
     const report = JSON.parse(whole.stdout) as {

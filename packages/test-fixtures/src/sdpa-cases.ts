@@ -52,7 +52,7 @@ const F32 = 'sdpa-decode-f32';
  * Decode attention: the issue's n_kv at 8/2 heads of 128; every head ratio and head_dim; windows
  * (one position, mid-tile, wider than n_kv); the adversarial families (with a window too); the
  * f32 cache; 1 and 6 warps (6 is WGSL's largest); 1, 2, 4 and 64 splits (a split
- * takes ≥ 256 positions, so most of 64 are empty); `heads` 1 (MHA), 2 (a group of 7 in 4 passes)
+ * takes ≥ 32 positions a warp, so most of 64 are empty); `heads` 1 (MHA), 2 (a group of 7 in 4 passes)
  * and 8 (a group of 8 in one workgroup).
  * 4096 positions only on WebGPU (the simulator takes ~8 s per arch for it).
  */

@@ -5,6 +5,7 @@ import {
   add,
   and,
   div,
+  eq,
   exp2,
   fma,
   gt,
@@ -19,10 +20,9 @@ import {
   unpackHalf,
   xor,
 } from '../expressions.js';
-import { four } from './locals.js';
 import {
   ALL_HEADS,
-  forHead,
+  SDPA_DEFAULT_HEADS,
   headsKnob,
   ladderHeads,
   loadHeads,
@@ -40,12 +40,9 @@ export const u32Param = (b: SdpaBuilder, name: string): Expr<'u32'> => b.param(n
 export const windowCuts = (nKv: Expr<'u32'>, window: Expr<'u32'>): Expr<'bool'> =>
   and(gt(window, 0), gt(nKv, window));
 
-/** Positions a warp takes a tile: one a lane for the scores. */
-export const SDPA_TILE = WARP_SIZE;
-/** Words of a position's row a chunk stages (64 halves or 32 f32), one 128-byte line. */
-export const SDPA_CHUNK_WORDS = 32;
-/** Staged K words a warp holds: a chunk of its tile's 32 positions. */
-export const SDPA_STAGE_WORDS = SDPA_TILE * SDPA_CHUNK_WORDS;
+import { SDPA_CHUNK_WORDS, SDPA_STAGE_WORDS, SDPA_TILE, stageChunk } from './sdpa-stage.js';
+
+export { SDPA_CHUNK_WORDS, SDPA_STAGE_WORDS, SDPA_TILE } from './sdpa-stage.js';
 /** q's row stride in shared memory: the largest head_dim. */
 export const SDPA_Q_STRIDE = 256;
 /**
@@ -160,73 +157,39 @@ export function attendRange(b: SdpaBuilder, range: SdpaRange, state: SdpaState):
     });
     const { visible } = loop.let({ visible: lt(position, end) });
     const scores = ALL_HEADS.map((h) => loop.let(`s${h}`, 0, 'f32'));
+    const staging = { tileStart, live, laneRow, lanePiece, stageBase };
     loop.for('chunk', { start: 0, end: chunks }, (inner, chunk) => {
-      stageChunk(inner, range, { tileStart, live, chunk, laneRow, lanePiece, stageBase });
+      stageChunk(inner, range, { ...staging, chunk }, 'k');
       inner.if(live, (compute) =>
         dotChunk(compute, cache, { chunk, scores, stageBase, lane, swizzle }),
       );
       inner.barrier();
     });
     foldTile(loop, { visible, scores, state, probBase, lane });
-    loop.barrier();
-    loop.if(live, (compute) => addValues(compute, range, { tileStart, probBase, state }));
-  });
-}
-
-interface StageAt {
-  readonly tileStart: Var<'u32'>;
-  readonly live: Var<'bool'>;
-  readonly chunk: Var<'u32'>;
-  readonly laneRow: Var<'u32'>;
-  readonly lanePiece: Var<'u32'>;
-  readonly stageBase: Var<'u32'>;
-}
-
-/**
- * Copies chunk `chunk` of the tile's K rows into the warp's stage: 8 loads of 16 bytes a lane, 4
- * positions of 128 contiguous bytes each a load (whole sectors). Slots of positions past the end
- * or words past the head get zeros, so the dots never meet stale or poisoned words.
- */
-function stageChunk(b: SdpaBuilder, range: SdpaRange, at: StageAt): void {
-  const { headWords, rowWords, headBase, end } = range;
-  const { tileStart, live, chunk, laneRow, lanePiece, stageBase } = at;
-  b.if(live, (copy) => {
-    const { pieceWord } = copy.let({
-      pieceWord: add(shl(chunk, 5), shl(lanePiece, 2)),
-    });
-    const { pieceLive, source } = copy.let({
-      pieceLive: lt(pieceWord, headWords),
-      source: add(add(mul(add(tileStart, laneRow), rowWords), headBase), pieceWord),
-    });
-    // Load k copies positions 4k + laneRow; p mod 8 = 4(k mod 2) + laneRow.
-    copy.for('stage_load', { start: 0, end: SDPA_TILE / 4 }, (loop, k) => {
-      const { stageRow } = loop.let({ stageRow: add(shl(k, 2), laneRow) });
-      const { slot, inRange } = loop.let({
-        slot: add(
-          add(stageBase, shl(stageRow, 5)),
-          xor(shl(lanePiece, 2), shl(and(stageRow, 7), 2)),
-        ),
-        inRange: and(pieceLive, lt(add(tileStart, stageRow), end)),
+    // V comes through the stage too, a chunk at a time: its loads are in flight together.
+    const perColumn = SDPA_LANE_DIMS / valuesPerWord(cache);
+    loop.for('v_chunk', { start: 0, end: chunks }, (inner, chunk) => {
+      stageChunk(inner, range, { ...staging, chunk }, 'v');
+      inner.if(live, (compute) => {
+        const pv = compute.let({
+          column: perColumn === 1 ? chunk : shr(chunk, 1),
+          count: sub(min(add(tileStart, SDPA_TILE), end), tileStart),
+          // The lane's word of position 0's staged row; rows follow every 32 words.
+          laneSlot: add(
+            stageBase,
+            cache === 'f16' ? lane : and(shl(lane, 1), SDPA_CHUNK_WORDS - 1),
+          ),
+          probAt: probBase,
+        });
+        // Each column's accumulators are registers: code per column, the chunk's alone runs.
+        for (let c = 0; c < SDPA_COLUMNS; c++)
+          compute.if(eq(pv.column, c), (block) =>
+            addValues(block, range, { ...pv, state, chunk, c }),
+          );
       });
-      loop.if(
-        inRange,
-        (load) => {
-          const words = load.loadVector(
-            'k',
-            add(source, mul(rowWords, shl(k, 2))),
-            [0, 1, 2, 3].map((i) => `kw${i}`),
-          );
-          load.storeVector(
-            'k_stage',
-            slot,
-            four((i) => words[i]!),
-          );
-        },
-        (zero) => zero.storeVector('k_stage', slot, [0, 0, 0, 0]),
-      );
+      inner.barrier();
     });
   });
-  b.barrier();
 }
 
 interface DotAt {
@@ -252,29 +215,43 @@ function dotChunk(b: SdpaBuilder, cache: SdpaCache, at: DotAt): void {
       add(rowSlot, xor(swizzle, piece)),
       [0, 1, 2, 3].map((i) => `ks${i}`),
     );
-    const keys = words.flatMap((word, i) => wordValues(loop, cache, word, `key${i}`));
     const { qPiece } = loop.let({
       qPiece: add(qChunk, perWord === 1 ? piece : mul(piece, perWord)),
     });
-    for (const h of ALL_HEADS) {
-      forHead(loop, h, (head) => {
-        for (let v = 0; v < keys.length; v += 4) {
+    const values = 4 * perWord;
+    const queries: Var<'f32'>[][] = [];
+    // Every head's q loads first, then the FMAs key by key across the heads: independent chains.
+    ladderHeads(
+      loop,
+      (head, h) => {
+        const loaded: Var<'f32'>[] = [];
+        for (let v = 0; v < values; v += 4) {
           // One constant offset from qPiece, so PTX folds it into the load's address.
           const offset = h * SDPA_Q_STRIDE + v;
-          const queries = head.loadVector(
-            'q_scaled',
-            offset === 0 ? qPiece : add(qPiece, offset),
-            [0, 1, 2, 3].map((i) => `q${h}_${v + i}`),
+          const names = [0, 1, 2, 3].map((i) => `q${h}_${v + i}`);
+          loaded.push(
+            ...(head.loadVector(
+              'q_scaled',
+              offset === 0 ? qPiece : add(qPiece, offset),
+              names,
+            ) as Var<'f32'>[]),
           );
-          queries.forEach((query, i) => {
-            const key = keys[v + i];
-            const score = scores[h];
-            if (key !== undefined && score !== undefined)
-              head.assign(score, fma(query, key, score));
-          });
         }
-      });
-    }
+        queries[h] = loaded;
+      },
+      (block, n) => {
+        const tag = n === SDPA_DEFAULT_HEADS ? '' : `_x${n}`;
+        const keys = words.flatMap((word, i) => wordValues(block, cache, word, `key${i}${tag}`));
+        keys.forEach((key, v) =>
+          ALL_HEADS.slice(0, n).forEach((h) => {
+            const query = queries[h]?.[v];
+            const score = scores[h];
+            if (query !== undefined && score !== undefined)
+              block.assign(score, fma(query, key, score));
+          }),
+        );
+      },
+    );
   });
 }
 
@@ -316,54 +293,58 @@ function foldTile(b: SdpaBuilder, at: FoldAt): void {
   );
 }
 
-/** The lane's two V values of column c: one f16 word unpacked, or two f32 words in one load. */
-function columnValues(
-  b: SdpaBuilder,
-  cache: SdpaCache,
-  vRow: Var<'u32'>,
-  c: number,
-  tag: string,
-): Var<'f32'>[] {
-  const wordsPerColumn = (SDPA_LANE_DIMS * WARP_SIZE) / valuesPerWord(cache);
-  const at = c === 0 ? vRow : add(vRow, c * wordsPerColumn);
-  const name = `val${c}${tag}`;
-  if (cache === 'f32') return b.loadVector('v', at, [`${name}_0`, `${name}_1`]) as Var<'f32'>[];
-  // A local first, so that both halves come from one load.
-  return wordValues(b, cache, b.let(`v_word${c}${tag}`, b.load('v', at)), name);
-}
-
 interface AddAt {
-  readonly tileStart: Var<'u32'>;
-  readonly probBase: Var<'u32'>;
   readonly state: SdpaState;
+  readonly chunk: Var<'u32'>;
+  /** Visible positions of the tile, and the running slots of the lane's V word and the heads' p. */
+  readonly count: Var<'u32'>;
+  readonly laneSlot: Var<'u32'>;
+  readonly probAt: Var<'u32'>;
+  /** The output column the chunk's dims are in. */
+  readonly c: number;
 }
 
-/** acc_h += p_h(t) · V[t] over the tile's visible positions, dims 64c + 2·lane + e a lane. */
+/**
+ * acc_h[c] += p_h(t) · V[t] over the tile's visible positions, from the staged chunk: f16 lane l
+ * owns word l (dims 2l, 2l + 1 of the column); f32 lanes 0–15 own words 2l, 2l + 1 of an even
+ * chunk and lanes 16–31 of an odd one (a column is two f32 chunks).
+ */
 function addValues(b: SdpaBuilder, range: SdpaRange, at: AddAt): void {
-  const { cache, lane, rowWords, headBase, end } = range;
-  const { tileStart, probBase, state } = at;
+  const { cache, lane } = range;
+  const { chunk, count, laneSlot, probAt, state, c } = at;
   const heads = headsKnob(b);
-  // The loop walks the tile's probs rows; V's row advances by rowWords a position.
-  const { probEnd, vRow } = b.let({
-    probEnd: add(probBase, mul(sub(min(add(tileStart, SDPA_TILE), end), tileStart), heads)),
-    // The lane's first word: its dim pair is one f16 word, or two f32 words.
-    vRow: add(add(mul(tileStart, rowWords), headBase), cache === 'f16' ? lane : shl(lane, 1)),
-  });
-  b.for('prob_at', { start: probBase, end: probEnd, step: heads }, (loop, probAt) => {
-    // The heads' p in one broadcast (two at 8 heads), then each V word once for all of them.
-    switchHeads(loop, (block, n, tag) => {
-      const names = ALL_HEADS.slice(0, n).map((h) => `pv${h}${tag}`);
+  const mine = cache === 'f16' ? undefined : eq(shr(lane, 4), and(chunk, 1));
+  const suffix = c === 0 ? '' : `_c${c}`;
+  b.for(`pv_at${suffix}`, { start: 0, end: count }, (loop) => {
+    const slot = laneSlot;
+    const tag = (variant: string): string => `${variant}${suffix}`;
+    // The heads' p in one broadcast (two at 8 heads), then the staged V word once for all of them.
+    switchHeads(loop, (block, n, variant) => {
+      const names = ALL_HEADS.slice(0, n).map((h) => `pv${h}${tag(variant)}`);
       const probs = loadHeads(block, 'probs', probAt, names);
-      forLaneColumns(block, range, (inside, c) => {
-        const values = columnValues(inside, cache, vRow, c, tag);
+      const values: Var<'f32'>[] =
+        cache === 'f16'
+          ? wordValues(
+              block,
+              cache,
+              block.let(`v_word${tag(variant)}`, block.load('k_stage', slot)),
+              `val${tag(variant)}`,
+            )
+          : (block.loadVector('k_stage', slot, [
+              `val${tag(variant)}_0`,
+              `val${tag(variant)}_1`,
+            ]) as Var<'f32'>[]);
+      const accumulate = (inside: SdpaBuilder): void =>
         probs.forEach((prob, h) =>
           values.forEach((value, e) => {
             const target = state.acc[h]?.[c]?.[e];
             if (target !== undefined) inside.assign(target, fma(prob, value, target));
           }),
         );
-      });
+      if (mine === undefined) accumulate(block);
+      else block.if(mine, accumulate);
     });
-    loop.assign(vRow, add(vRow, rowWords));
+    loop.assign(laneSlot, add(laneSlot, SDPA_CHUNK_WORDS));
+    loop.assign(probAt, add(probAt, heads));
   });
 }

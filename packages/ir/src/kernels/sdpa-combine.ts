@@ -1,7 +1,7 @@
 // The second dispatch of decode attention: merges the splits' partial softmaxes of each query head.
 import type { Expr } from '../body.js';
 import type { StageDeclaration } from '../builder.js';
-import { add, div, exp2, fma, lt, max, mul, select, shl, shr, sub } from '../expressions.js';
+import { add, div, exp2, fma, lt, max, min, mul, select, shl, shr, sub } from '../expressions.js';
 import { SDPA_NO_SCORE, u32Param, windowCuts, type SdpaBuilder } from './sdpa-attend.js';
 
 /** Threads of a combine workgroup: one warp, a lane per dim of 32 of one query head. */
@@ -26,13 +26,28 @@ export function partialAt(
   };
 }
 
-/** Fewest positions a split takes: below it the per-workgroup work outweighs the range's. */
-export const SDPA_MIN_SPLIT = 256;
+/** Splits the combine loads before it sums them. */
+const COMBINE_LOADS = 8;
 
-/** Positions a split takes: ceil(visible / splits) rounded up to whole tiles, at least SDPA_MIN_SPLIT. */
-export function splitSpanOf(visible: Expr<'u32'>, splits: Expr<'u32'>): Expr<'u32'> {
+/**
+ * Fewest positions a split takes: a tile (32) a warp, twice that at 8 heads, whose workgroups'
+ * q staging and fold cost twice as much; below it that per-workgroup work outweighs the range's.
+ * 128 at the default schedule (4 warps, 4 heads), so 32/8 heads at n_kv 4096 fill 256 workgroups.
+ */
+export const SDPA_MIN_SPLIT = `warps * 8 * max(heads, 4)`;
+
+/** SDPA_MIN_SPLIT as a body expression. */
+export const minSplitOf = (b: SdpaBuilder): Expr<'u32'> =>
+  mul(mul(b.schedule('warps'), 8), max(b.schedule('heads'), 4));
+
+/** Positions a split takes: ceil(visible / splits) rounded up to whole tiles, at least the minimum. */
+export function splitSpanOf(
+  visible: Expr<'u32'>,
+  splits: Expr<'u32'>,
+  least: Expr<'u32'>,
+): Expr<'u32'> {
   const even = shl(shr(add(div(add(visible, sub(splits, 1)), splits), 31), 5), 5);
-  return max(even, SDPA_MIN_SPLIT);
+  return max(even, least);
 }
 
 /** Most splits the combine weighs: the `splits` knob's largest value (a weight a split in shared). */
@@ -54,37 +69,54 @@ function combineBody(b: SdpaBuilder): void {
   const { head, lane } = b.let({ head: b.workgroupId(), lane: b.laneId() });
   const { d } = b.let({ d: add(mul(b.workgroupId('y'), SDPA_COMBINE_THREADS), lane) });
   const { visible } = b.let({ visible: select(windowCuts(nKv, window), window, nKv) });
-  const { span } = b.let({ span: splitSpanOf(visible, splits) });
+  const { span } = b.let({ span: splitSpanOf(visible, splits, minSplitOf(b)) });
   // The splits that had positions (the rest stored nothing): never more than `splits`.
   const { used } = b.let({ used: div(add(visible, sub(span, 1)), span) });
   const { firstRow } = b.let({ firstRow: mul(head, splits) });
-  const statsOf = (loop: SdpaBuilder, s: Expr<'u32'>, name: string): Expr<'f32'>[] =>
-    loop.loadVector('partials', partialAt(nHead, splits, headDim, add(firstRow, s)).stats, [
-      `${name}_m`,
-      `${name}_l`,
-    ]) as Expr<'f32'>[];
-  const laneMost = b.let('lane_most', SDPA_NO_SCORE, 'f32');
-  b.for('s_max', { start: lane, end: used, step: SDPA_COMBINE_THREADS }, (loop, s) => {
-    const [m] = statsOf(loop, s, 'max');
-    loop.assign(laneMost, max(laneMost, m!));
+  // Lane s's splits s, s + 32, …: every stats load first (a split past `used` reads split 0's).
+  const laneSplits = Array.from({ length: SDPA_MAX_SPLITS / SDPA_COMBINE_THREADS }, (_, k) => {
+    const s = b.let(`lane_split${k}`, k === 0 ? lane : add(lane, k * SDPA_COMBINE_THREADS));
+    const inUse = b.let(`lane_used${k}`, lt(s, used));
+    const where = partialAt(nHead, splits, headDim, add(firstRow, select(inUse, s, 0))).stats;
+    const [m, l] = b.loadVector('partials', where, [`stat${k}_m`, `stat${k}_l`]);
+    return { s, used: inUse, m: m as Expr<'f32'>, l: l as Expr<'f32'> };
   });
+  const laneMost = b.let('lane_most', SDPA_NO_SCORE, 'f32');
+  for (const split of laneSplits)
+    b.assign(laneMost, select(split.used, max(laneMost, split.m), laneMost));
   const most = b.reduce('max', 'most', laneMost);
   const laneTotal = b.let('lane_total', 0, 'f32');
-  b.for('s_weigh', { start: lane, end: used, step: SDPA_COMBINE_THREADS }, (loop, s) => {
-    const [m, l] = statsOf(loop, s, 'weigh');
-    const { weight } = loop.let({ weight: exp2(sub(m!, most)) });
-    loop.store('weights', s, weight);
-    loop.assign(laneTotal, fma(l!, weight, laneTotal));
-  });
+  laneSplits.forEach((split, k) =>
+    b.if(split.used, (weigh) => {
+      const weight = weigh.let(`weight${k}`, exp2(sub(split.m, most)));
+      weigh.store('weights', split.s, weight);
+      weigh.assign(laneTotal, fma(split.l, weight, laneTotal));
+    }),
+  );
   const total = b.reduce('add', 'total', laneTotal);
   b.barrier();
   b.if(lt(d, headDim), (inside) => {
     const acc = inside.let('acc', 0, 'f32');
-    const { at } = inside.let({ at: add(partialAt(nHead, splits, headDim, firstRow).acc, d) });
-    inside.for('s_acc', { start: 0, end: used }, (loop, s) => {
-      const value = loop.load('partials', at) as Expr<'f32'>;
-      loop.assign(acc, fma(value, loop.load('weights', s) as Expr<'f32'>, acc));
-      loop.assign(at, add(at, headDim));
+    const { at, last } = inside.let({
+      at: add(partialAt(nHead, splits, headDim, firstRow).acc, d),
+      last: sub(used, 1),
+    });
+    // COMBINE_LOADS splits' values and weights loaded, then summed in split order.
+    inside.for('s_acc', { start: 0, end: used, step: COMBINE_LOADS }, (loop, first) => {
+      const reads = Array.from({ length: COMBINE_LOADS }, (_, u) => {
+        const s = loop.let(`acc_split${u}`, u === 0 ? first : add(first, u));
+        const from = loop.let(`acc_from${u}`, min(s, last));
+        return {
+          s,
+          value: loop.let(`acc_value${u}`, loop.load('partials', add(at, mul(from, headDim)))),
+          weight: loop.let(`acc_weight${u}`, loop.load('weights', from)),
+        };
+      });
+      for (const { s, value, weight } of reads)
+        loop.assign(
+          acc,
+          select(lt(s, used), fma(value as Expr<'f32'>, weight as Expr<'f32'>, acc), acc),
+        );
     });
     inside.store('out', add(mul(head, headDim), d), div(acc, total));
   });

@@ -117,7 +117,7 @@ describe('sdpa-decode on the interpreter', () => {
     expect(nmseOf({ n_head: 6, n_kv_head: 1, head_dim: 32, n_kv: 40 })).toBeLessThanOrEqual(1e-10);
   });
 
-  // A split takes at least 256 positions, so short ranges leave the later splits empty.
+  // A split takes at least a tile a warp (128 positions by default): later splits may be empty.
   it.each([1, 4, 8])('merges %i splits, some of them empty', (splits) => {
     for (const [nKv, window] of [
       [1, 0],

@@ -1,7 +1,7 @@
 // Catalog kernels `sdpa-decode` (f16 K/V) and `sdpa-decode-f32`: attention of one new token.
-import { WARP_SIZE, type Expr } from '../body.js';
+import { WARP_SIZE, type Expr, type VarExpr as Var } from '../body.js';
 import { defineKernel, type KernelDeclarations, type StageDeclaration } from '../builder.js';
-import { add, and, div, f32, lt, min, mul, rem, select, shr, sub } from '../expressions.js';
+import { add, and, div, f32, lt, min, mul, rem, select, shl, shr, sub } from '../expressions.js';
 import type { KernelSpec } from '../spec.js';
 import type { CatalogKernel } from './catalog-kernel.js';
 import {
@@ -22,6 +22,7 @@ import {
   SDPA_MIN_SPLIT,
   SDPA_PARTIALS_LENGTH,
   sdpaCombineStage,
+  minSplitOf,
   splitSpanOf,
 } from './sdpa-combine.js';
 import { foldWarps, writePartial } from './sdpa-finish.js';
@@ -30,34 +31,43 @@ import type { SdpaCache } from './sdpa-shape.js';
 
 // Bandwidth plan. Decode attention reads the cache once and does little arithmetic per byte, so
 // the kernel is built to load each K and V byte once, in whole sectors, and spend few instructions
-// per byte. A workgroup takes one KV head and up to `heads` (a knob: 1, 2, 4 or 8; default 4) of
-// its query heads: a GQA group of `heads` or fewer shares every K/V load, a larger one takes more
-// workgroups; heads above the group only cost registers and FMAs on zero q, so MHA wants 1 and a
-// group of 8 wants 8. Its warps take interleaved tiles of 32 positions of the range [start, n_kv):
+// per byte; at decode sizes it is latency that binds, so every DRAM load a warp needs next is in
+// flight before the first is used. A workgroup takes one KV head and up to `heads` (a knob: 1, 2,
+// 4 or 8; default 4) of its query heads: a GQA group of `heads` or fewer shares every K/V load, a
+// larger one takes more workgroups; heads above the group only cost registers and FMAs on zero q,
+// so MHA wants 1 and a group of 8 wants 8. q is staged first (16-byte loads, all issued before
+// any store). The warps take interleaved tiles of 32 positions of the range [start, n_kv):
 //  - QK: the warp stages K a chunk at a time (32 words = 128 bytes of each position's row) into
-//    shared memory, 16-byte loads, 4 positions a load, so every request is whole sectors; lane p
-//    then dots position p with the heads' q (pre-scaled by scale·log2e, broadcast from shared),
-//    unpacking each K word once for all the heads. Staged rows are swizzled by 16-byte piece so the
-//    lanes' row reads hit distinct banks.
+//    shared memory, 16-byte loads, 4 positions a load, so every request is whole sectors; a whole
+//    tile and chunk issues its 8 loads before its 8 stores (one round trip a chunk, 4 KB in
+//    flight a warp). Lane p then dots position p with the heads' q (pre-scaled by scale·log2e,
+//    broadcast from shared), unpacking each K word once for all the heads. Staged K rows are
+//    swizzled by 16-byte piece so the lanes' row reads hit distinct banks.
 //  - softmax: per head the warp max of the 32 scores, the rescale exp2(m_old − m_new) of the sum and
 //    accumulators, p = exp2(s − m_new); masked lanes (past n_kv) take a finite sentinel score and
 //    p = 0, so no −inf − (−inf) arises. Each lane keeps its own share of the sum (one reduction at
 //    the end) and writes its p to shared for the PV step.
-//  - PV: lane l owns dims 64c + 2l and 64c + 2l + 1 of the head (one f16 word or two f32 a lane,
-//    so each warp load is 128 or 256 contiguous bytes); per visible position it reads the
-//    heads' p in one broadcast (two at 8 heads) and adds p·v to its accumulators.
-// At the end the warps' (m, l, acc) fold through shared memory into the workgroup's (M, L, acc).
+//  - PV: V goes through the same stage a chunk at a time (8 loads in flight, no swizzle: every
+//    lane reads one row); lane l owns dims 64c + 2l and 64c + 2l + 1 of the head (one f16 word or
+//    two f32 a lane); per visible position it reads the heads' p in one broadcast (two at 8 heads)
+//    and its staged V word(s), and adds p·v to column c's accumulators (code per column).
+// At the end the warps' (m, l, acc) fold through shared memory into the workgroup's (M, L, acc),
+// a column at a time through column 0's registers.
 // Split (FlashDecoding): the visible range is cut into `splits` chunks of whole tiles, one per
 // grid row y, so few heads still fill the GPU; each workgroup stores its (M, L, acc) in scratch and
-// a second dispatch, `combine`, merges a query head's splits and writes out = acc* / L*.
-// Measured on the simulator (sm_80, 8/2 heads, n_kv 256-4096, f16): 0.19-0.22 warp instructions
-// per visible K+V byte at head_dim 128, 0.23-0.27 at 64; K and V read once, 100% sector efficiency.
-// At n_kv 1024, head_dim 128: 16/2 heads 0.44 at heads=4, 0.33 at heads=8 (its FMAs alone are 0.125);
-// 8/8 heads 0.22 at heads=4, 0.15 at heads=1.
+// a second dispatch, `combine`, merges a query head's splits (all stats loads, then 8 splits'
+// values a round trip) and writes out = acc* / L*.
 // The default of 32 splits is fixed (a knob's default cannot depend on the shape), so n_kv decides
-// how many are used: a split takes at least 256 positions, so the grid has min(splits, ceil(n_kv /
-// 256)) rows (1 at n_kv 256, 4 at 1024, 16 at 4096: 32/8 heads then fill 128 workgroups, 8/2 heads
-// 64 from n_kv 8192 on); under a window the rows past the visible range exit at once.
+// how many are used: a split takes at least a tile a warp (twice that at 8 heads, whose q staging
+// and fold cost twice as much): 128 positions by default, so the grid has min(splits, ceil(n_kv /
+// 128)) rows (2 at n_kv 256, 8 at 1024, 32 from 4096: 32/8 heads then fill 256 workgroups, 8/2
+// heads 64); under a window the rows past the visible range exit at once.
+// K and V are read once, in ≥ 95% efficient sectors; 16/2 heads at heads=8, n_kv 1024: 0.33 warp
+// instructions per K+V byte. H200 timing model, 32/8 heads, head_dim 128, default schedule (main +
+// combine): n_kv 256 9.89 + 0.90 µs, 1024 10.3 + 1.02, 4096 12.4 + 2.58 (25% of DRAM bandwidth,
+// 8 warps/SM, 128 registers; was 70.8 + 5.73), 32768 74.3 + 2.66 (37%); 8/2 heads at 4096 10.3 +
+// 2.02 µs. Still latency-bound: one tile a warp, 8 warps an SM; the dots' and PV's shared loads
+// and FMA chains are the longest waits.
 
 /**
  * Warps per workgroup, powers of two (the schedule sweep assembles every in-bounds schedule, and
@@ -90,7 +100,7 @@ function declarations(cache: SdpaCache): KernelDeclarations & {
   const entryPoint = cache === 'f16' ? 'sdpa_decode' : 'sdpa_decode_f32';
   return {
     id: cache === 'f16' ? 'sdpa-decode' : 'sdpa-decode-f32',
-    semanticVersion: 4,
+    semanticVersion: 5,
     entryPoint,
     description:
       `out[j] = softmax(scale * q[j] . K[t]) . V[t] over the visible positions t; query head j ` +
@@ -187,7 +197,9 @@ function body(b: SdpaBuilder, cache: SdpaCache): void {
   });
   // Split y's chunk of whole tiles; splits past the range are empty and store nothing (the
   // combine reads only the `used` ones).
-  const { splitSpan } = b.let({ splitSpan: splitSpanOf(sub(nKv, visibleStart), splits) });
+  const { splitSpan } = b.let({
+    splitSpan: splitSpanOf(sub(nKv, visibleStart), splits, minSplitOf(b)),
+  });
   const { start } = b.let({ start: min(nKv, add(visibleStart, mul(split, splitSpan))) });
   const { end } = b.let({ end: min(nKv, add(start, splitSpan)) });
   b.if(lt(start, end), (work) => {
@@ -220,23 +232,39 @@ interface QueryAt {
   readonly qScale: Expr<'f32'>;
 }
 
+/** 16-byte q loads a thread issues before it stores any: the default schedule's q in one round trip. */
+const Q_LOADS = 2;
+
 /** q_scaled[h][d] = q[firstHead + h][d] · scale · log2e, zero past head_dim and past the group. */
 function stageQueries(b: SdpaBuilder, at: QueryAt): void {
   const { warps, headDim, firstHead, headsHere, qScale } = at;
+  const { pieces } = b.let({ pieces: mul(warps, WARP_SIZE * 4) });
   const total = mul(headsKnob(b), SDPA_Q_STRIDE);
-  b.for('qi', { start: b.localId(), end: total, step: mul(warps, WARP_SIZE) }, (loop, i) => {
-    const { qHead, qDim } = loop.let({
-      qHead: shr(i, Math.log2(SDPA_Q_STRIDE)),
-      qDim: and(i, SDPA_Q_STRIDE - 1),
+  const step = mul(pieces, Q_LOADS);
+  b.for('qi', { start: shl(b.localId(), 2), end: total, step }, (loop, first) => {
+    // Every load first (pieces past the range or the group read q[0..4]), then the stores.
+    const reads = Array.from({ length: Q_LOADS }, (_, u) => {
+      const i = loop.let(`q_slot${u}`, u === 0 ? first : add(first, mul(pieces, u)));
+      const qHead = shr(i, Math.log2(SDPA_Q_STRIDE));
+      const qDim = and(i, SDPA_Q_STRIDE - 1);
+      const wanted = loop.let(`q_wanted${u}`, and(lt(qHead, headsHere), lt(qDim, headDim)));
+      const index = select(wanted, add(mul(add(firstHead, qHead), headDim), qDim), 0);
+      const names = [0, 1, 2, 3].map((k) => `q_value${u}_${k}`);
+      return { i, wanted, values: loop.loadVector('q', index, names) as Var<'f32'>[] };
     });
-    loop.if(
-      and(lt(qHead, headsHere), lt(qDim, headDim)),
-      (read) => {
-        const value = read.load('q', add(mul(add(firstHead, qHead), headDim), qDim));
-        read.store('q_scaled', i, mul(value as Expr<'f32'>, qScale));
-      },
-      (zero) => zero.store('q_scaled', i, 0),
-    );
+    for (const { i, wanted, values } of reads)
+      loop.if(lt(i, total), (store) =>
+        store.storeVector(
+          'q_scaled',
+          i,
+          values.map((value) => select(wanted, mul(value, qScale), 0)) as [
+            Expr<'f32'>,
+            Expr<'f32'>,
+            Expr<'f32'>,
+            Expr<'f32'>,
+          ],
+        ),
+      );
   });
   b.barrier();
 }

@@ -2,10 +2,9 @@
 import { WARP_SIZE, type Expr, type VarExpr as Var } from '../body.js';
 import { add, and, eq, exp2, lt, max, mul, select, shl, shr, sub } from '../expressions.js';
 import {
-  SDPA_LANE_DIMS,
+  SDPA_COLUMNS,
   SDPA_NO_SCORE,
   SDPA_Q_STRIDE,
-  forLaneColumns,
   type SdpaBuilder,
   type SdpaRange,
   type SdpaState,
@@ -90,30 +89,39 @@ export function foldWarps(b: SdpaBuilder, range: SdpaRange, state: SdpaState): S
     });
   });
   const factor = heads.map((h) => b.let(`factor${h}`, exp2(sub(state.m[h]!, most[h]!))));
-  // The lane's first dim of column c (64 dims a column, 2 a lane), and its slot in head h's row.
-  const dim = (c: number): Expr<'u32'> =>
-    c === 0 ? shl(lane, 1) : add(shl(lane, 1), c * SDPA_LANE_DIMS * WARP_SIZE);
-  const slot = (h: number, c: number): Expr<'u32'> =>
-    h === 0 ? dim(c) : add(dim(c), h * SDPA_Q_STRIDE);
-  const share = (h: number, c: number, e: number): Expr<'f32'> =>
-    mul(state.acc[h]![c]![e]!, factor[h]!);
+  const share = (h: number, e: number): Expr<'f32'> => mul(state.acc[h]![0]![e]!, factor[h]!);
   b.for('w_add', { start: 0, end: warps }, (loop, w) => {
     loop.barrier();
+    // Column by column through column 0's registers (the acc is not read after the fold).
     loop.if(eq(warp, w), (mine) =>
-      forLaneColumns(mine, range, (inside, c) =>
-        heads.forEach((h) =>
-          forHead(inside, h, (head) => {
-            const at = head.let(`sum_slot${h}_${c}`, slot(h, c));
-            const earlier = readShares(head, at, `prev${h}_${c}`);
-            const values = earlier.map((prev, e) => add(select(eq(w, 0), 0, prev), share(h, c, e)));
-            writeShares(head, at, values);
-          }),
-        ),
-      ),
+      mine.for('fold_column', { start: 0, end: shr(add(range.pairs, 31), 5) }, (columns, c) => {
+        const { dim } = columns.let({ dim: add(shl(lane, 1), shl(c, 6)) });
+        columns.if(lt(add(lane, shl(c, 5)), range.pairs), (inside) =>
+          heads.forEach((h) =>
+            forHead(inside, h, (head) => {
+              const at = head.let(`sum_slot${h}`, h === 0 ? dim : add(dim, h * SDPA_Q_STRIDE));
+              const earlier = readShares(head, at, `prev${h}`);
+              const values = earlier.map((prev, e) => add(select(eq(w, 0), 0, prev), share(h, e)));
+              writeShares(head, at, values);
+            }),
+          ),
+        );
+        shiftColumns(columns, state);
+      }),
     );
   });
   b.barrier();
   return { most, total };
+}
+
+/** acc[h][c] ← acc[h][c + 1]: column 0's registers take the next column's dims. */
+function shiftColumns(b: SdpaBuilder, state: SdpaState): void {
+  for (const h of ALL_HEADS)
+    forHead(b, h, (head) => {
+      const columns = state.acc[h]!;
+      for (let c = 0; c + 1 < SDPA_COLUMNS; c++)
+        columns[c]!.forEach((value, e) => head.assign(value, columns[c + 1]![e]!));
+    });
 }
 
 /** Where the pass's partial goes: split `split` of `splits` in scratch `partials`. */
@@ -152,14 +160,17 @@ export function writePartial(
     );
   });
   const rows = mul(headsKnob(b), SDPA_Q_STRIDE);
-  b.for('oi', { start: b.localId(), end: rows, step: mul(range.warps, WARP_SIZE) }, (loop, i) => {
+  // Two values a thread a trip (acc rows start at even words: head_dim and the stats are even).
+  const step = mul(range.warps, WARP_SIZE * 2);
+  b.for('oi', { start: shl(b.localId(), 1), end: rows, step }, (loop, i) => {
     const { outHead, outDim } = loop.let({
       outHead: shr(i, Math.log2(SDPA_Q_STRIDE)),
       outDim: and(i, SDPA_Q_STRIDE - 1),
     });
     loop.if(and(lt(outHead, headsHere), lt(outDim, headDim)), (write) => {
       const where = partialAt(nHead, splits, headDim, rowOf(outHead));
-      write.store('partials', add(where.acc, outDim), write.load('q_scaled', i) as Expr<'f32'>);
+      const values = write.loadVector('q_scaled', i, ['out_0', 'out_1']);
+      write.storeVector('partials', add(where.acc, outDim), [...values] as [Var, Var]);
     });
   });
 }
