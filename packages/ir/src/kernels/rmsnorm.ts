@@ -49,19 +49,8 @@ function rmsnormInterface(input: RmsnormInput) {
     shared: [{ name: 'partial', element: 'f32', length: `workgroupSize / ${WARP_SIZE}` }],
   } as const; // checked by defineKernel
 }
-// Typed with every name either kernel declares; each body uses only its own (defineKernel checks).
-type RmsnormBuilder = BodyBuilder<
-  DeclaredBy<{
-    buffers: [...ReturnType<typeof rmsnormInterface>['buffers'], ...ResidualBuffers];
-    params: ReturnType<typeof rmsnormInterface>['params'];
-    shared: ReturnType<typeof rmsnormInterface>['shared'];
-  }>
->;
-type ResidualBuffers = [
-  { name: 'a'; element: 'f32'; group: 0; binding: 0; access: 'read' },
-  { name: 'b'; element: 'f32'; group: 0; binding: 1; access: 'read' },
-  { name: 's'; element: 'f32'; group: 0; binding: 4; access: 'read_write' },
-];
+// Its buffers' type holds both kernels' names; each body uses only its own (defineKernel checks).
+type RmsnormBuilder = BodyBuilder<DeclaredBy<ReturnType<typeof rmsnormInterface>>>;
 
 function rmsnormSpec(input: RmsnormInput) {
   const residual = input === 'residual';
@@ -87,7 +76,7 @@ function rmsnormSpec(input: RmsnormInput) {
       ],
       launch: { workgroupSize: 'workgroupSize', grid: ['rows', '1', '1'] },
     },
-    (b) => rmsnormBody(b as unknown as RmsnormBuilder, input),
+    (b) => rmsnormBody(b, input),
   );
 }
 
