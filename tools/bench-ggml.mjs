@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as kernels from '../packages/ir/dist/kernels/index.js';
+import { shapeAt } from '../packages/llama/dist/index.js';
 import {
   GPUS,
   estimateSequence,
@@ -364,9 +365,7 @@ export function ggmlDecodeStep(ggml, gpu, plan, position, forgeSeconds) {
     return cache.get(key);
   };
   for (const launch of plan.launches) {
-    const shape = { ...launch.shape };
-    for (const [field, offset] of Object.entries(launch.positionOffsets))
-      shape[field] = position + offset;
+    const shape = shapeAt(launch, position);
     const mmvq = MMVQ_FOR[launch.kernel];
     if (mmvq !== undefined) {
       const matvec = { n_out: shape.n_out, n_in: shape.n_in };

@@ -1,3 +1,4 @@
+import { ValidationError } from './errors.js';
 import { ownField } from './json-shape.js';
 import { memoizeSealed } from './sealed.js';
 import {
@@ -18,6 +19,17 @@ export function isMultiDispatch(spec: KernelSpec): boolean {
   return (
     (ownField(spec, 'scratch')?.length ?? 0) > 0 || (ownField(spec, 'stages')?.length ?? 0) > 0
   );
+}
+
+/**
+ * Throws a ValidationError at `firstDispatch` unless it is one of a launch's `count` dispatches (an
+ * engine starting a multi-dispatch kernel part way, on scratch an earlier launch left).
+ */
+export function checkFirstDispatch(firstDispatch: number, count: number): void {
+  if (!Number.isInteger(firstDispatch) || firstDispatch < 0 || firstDispatch >= count)
+    throw new ValidationError([
+      { path: 'firstDispatch', message: `${firstDispatch} is not a dispatch (0 to ${count - 1})` },
+    ]);
 }
 
 /** A scratch buffer as the single-dispatch view binds it: a read_write buffer. */

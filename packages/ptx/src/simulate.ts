@@ -5,7 +5,7 @@
  *
  * @module @forge/ptx/simulate
  */
-import { ValidationError, evaluateSizeExpression, type GeneratedShader } from '@forge/ir';
+import { checkFirstDispatch, evaluateSizeExpression, type GeneratedShader } from '@forge/ir';
 import {
   DEFAULT_L2_BYTES,
   L2Cache,
@@ -86,13 +86,7 @@ export function simulateShaderDispatches(
   }
   const module = parsePtx(source);
   const all = launch.dispatches ?? [launch];
-  if (!Number.isInteger(firstDispatch) || firstDispatch < 0 || firstDispatch >= all.length)
-    throw new ValidationError([
-      {
-        path: 'firstDispatch',
-        message: `${firstDispatch} is not a dispatch (0 to ${all.length - 1})`,
-      },
-    ]);
+  checkFirstDispatch(firstDispatch, all.length);
   const dispatches = all.slice(firstDispatch);
   // One L2 for the launch: a dispatch reads what the one before it wrote (x's scratch) from L2.
   const l2 = new L2Cache(settings.l2Bytes ?? DEFAULT_L2_BYTES);

@@ -2,7 +2,7 @@ import { ExecutionError, ValidationError } from '../errors.js';
 import { takeSnapshot } from '../snapshot.js';
 import { evaluateSizeExpression } from '../size-expression.js';
 import type { KernelSpec, Schedule } from '../spec.js';
-import { isMultiDispatch, kernelDispatches } from '../dispatch.js';
+import { checkFirstDispatch, isMultiDispatch, kernelDispatches } from '../dispatch.js';
 import type { Frame, Scope } from './compile-expr.js';
 import { compileBlock, type Block } from './compile-stmt.js';
 import { Memory, allocateElements, allocatePoisoned, type ElementArray } from './memory.js';
@@ -76,13 +76,7 @@ export function interpret(specInput: KernelSpec, options: InterpretOptions): Int
     ]);
   const views = kernelDispatches(spec);
   const firstDispatch = options.firstDispatch ?? 0;
-  if (!Number.isInteger(firstDispatch) || firstDispatch < 0 || firstDispatch >= views.length)
-    throw new ValidationError([
-      {
-        path: 'firstDispatch',
-        message: `${firstDispatch} is not a dispatch (0 to ${views.length - 1})`,
-      },
-    ]);
+  checkFirstDispatch(firstDispatch, views.length);
   const sizes: Record<string, number> = { ...options.params };
   for (const knob of spec.schedule)
     sizes[knob.name] = options.schedule?.[knob.name] ?? knob.default;
