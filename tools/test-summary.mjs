@@ -31,17 +31,24 @@ for (const packageDirectory of workspaces) {
       continue;
     }
     const result = JSON.parse(readFileSync(report, 'utf8'));
-    // Suites that fail to load count as failures even when they declared no tests.
+    // A suite that failed with no failed test (it did not load, or a hook threw or timed out and
+    // vitest skipped its tests) counts as one failure, so the line agrees with vitest's exit code.
     const brokenSuites = result.testResults.filter(
-      (suite) => suite.status === 'failed' && suite.assertionResults.length === 0,
-    ).length;
+      (suite) =>
+        suite.status === 'failed' &&
+        !suite.assertionResults.some((assertion) => assertion.status === 'failed'),
+    );
+    for (const suite of brokenSuites)
+      console.log(
+        `${pkg.name}${label}: ${suite.name} failed outside its tests (a load error, or a hook that threw or timed out)${suite.message ? `: ${suite.message.split('\n')[0]}` : ''}`,
+      );
     // Skipped tests (a browser adapter lacking a feature) are named, never counted as passed.
     const skipped = result.numPendingTests + result.numTodoTests;
     console.log(
-      `${pkg.name}${label}: ${result.numPassedTests} passed, ${result.numFailedTests + brokenSuites} failed${skipped > 0 ? `, ${skipped} skipped` : ''}`,
+      `${pkg.name}${label}: ${result.numPassedTests} passed, ${result.numFailedTests + brokenSuites.length} failed${skipped > 0 ? `, ${skipped} skipped` : ''}`,
     );
     passed += result.numPassedTests;
-    failed += result.numFailedTests + brokenSuites;
+    failed += result.numFailedTests + brokenSuites.length;
   }
 }
 // CI's checks outside the test suites (changesets, API docs, release rehearsal) count one each.
