@@ -50,7 +50,7 @@ describe('buildDecodePlan', () => {
     );
   });
 
-  it('quantizes x once for the mat-vecs that read it in a row (q, k, v; gate, up)', async () => {
+  it('quantizes x once for the mat-vecs that read it in a row (q, k, v)', async () => {
     const plan = buildDecodePlan(await readLlamaModel(fixturePath('q')), { kv: 'f16' });
     const launch = (label: string) => plan.launches.find((entry) => entry.label === label);
     const shared = (label: string) => {
@@ -61,17 +61,44 @@ describe('buildDecodePlan', () => {
     // q4k-gemv and q6k-soa-gemv quantize x by the same code: k and v skip their first dispatch.
     expect(shared('blk.0.attn_k')).toEqual([1, 'xn.x_quant', 'xn.x_factors']);
     expect(shared('blk.0.attn_v')).toEqual([1, 'xn.x_quant', 'xn.x_factors']);
-    expect(shared('blk.0.ffn_gate')?.[0]).toBe(0);
-    expect(shared('blk.0.ffn_up')?.[0]).toBe(1);
+    expect(shared('blk.0.ffn_gate_up')).toEqual([0, 'xn.x_quant', 'xn.x_factors']);
     expect(shared('blk.0.ffn_down')).toEqual([0, 'act.x_quant', 'act.x_factors']);
     // q8_0-gemv keeps no sums of 8, so its first dispatch differs and runs.
     expect(launch('blk.1.attn_k')?.kernel).toBe('q8_0-gemv');
     expect(shared('blk.1.attn_k')?.[0]).toBe(0);
     expect(launch('blk.0.attn_norm')?.firstDispatch).toBe(0);
-    expect(plan.launches.filter((entry) => entry.firstDispatch === 1)).toHaveLength(4);
+    expect(plan.launches.filter((entry) => entry.firstDispatch === 1)).toHaveLength(2);
     // Sized for the longest factors (n_in / 32 scales and 4 sums a group at n_embd 256).
     const buffer = plan.buffers.find((candidate) => candidate.name === 'xn.x_factors');
     expect(buffer).toMatchObject({ element: 'f32', length: (256 / 32) * 5, role: 'activation' });
+  });
+
+  it('runs gate, up and silu in one launch where gate and up are both Q4_K, apart otherwise', async () => {
+    const path = fixturePath('q');
+    const plan = buildDecodePlan(await readLlamaModel(path), { kv: 'f16' });
+    const ffn = (entries: typeof plan.launches, layer: number) =>
+      entries
+        .filter((launch) => launch.label.startsWith(`blk.${layer}.ffn_`))
+        .map(({ label, kernel, buffers }) => [label, kernel, buffers['w_up'], buffers['y']]);
+    expect(ffn(plan.launches, 0)).toEqual([
+      ['blk.0.ffn_norm', 'add-rmsnorm', undefined, 'xn'],
+      ['blk.0.ffn_gate_up', 'q4k-swiglu-gemv', 'blk.0.ffn_up.weight', 'act'],
+      ['blk.0.ffn_down', 'q6k-soa-gemv', undefined, 'ffn_out'],
+    ]);
+    expect(plan.launches.some((launch) => launch.kernel === 'silu-mul')).toBe(false);
+    // Layer 1's up as Q8_0: its gate and up no longer share a kernel, so they run apart.
+    const mixed = await readLlamaModel(
+      writeEditedModel('q', withTensorType('blk.1.ffn_up.weight', 'q8_0')),
+    );
+    const apart = buildDecodePlan(mixed, { kv: 'f16' }).launches;
+    expect(ffn(apart, 0).map(([, kernel]) => kernel)).toContain('q4k-swiglu-gemv');
+    expect(ffn(apart, 1).map(([label, kernel]) => `${label} ${kernel}`)).toEqual([
+      'blk.1.ffn_norm add-rmsnorm',
+      'blk.1.ffn_gate q4k-gemv',
+      'blk.1.ffn_up q8_0-gemv',
+      'blk.1.ffn_act silu-mul',
+      'blk.1.ffn_down q6k-soa-gemv',
+    ]);
   });
 
   it('lists every launch in order: embedding, 13 a layer, output norm, output, argmax', async () => {

@@ -10,9 +10,9 @@ import {
 } from '@forge/ir';
 import { getKernel, type Shape } from '@forge/ir/kernels';
 import { ModelError, type LlamaModel, type TensorType } from './model.js';
-import { GET_ROWS_KERNELS, MATVEC_KERNELS } from './tensor-roles.js';
+import { GET_ROWS_KERNELS, MATVEC_KERNELS, SWIGLU_KERNELS } from './tensor-roles.js';
 
-export { GET_ROWS_KERNELS, MATVEC_KERNELS };
+export { GET_ROWS_KERNELS, MATVEC_KERNELS, SWIGLU_KERNELS };
 
 /** How the KV cache stores k and v: IEEE halves (`kv-store`, `sdpa-decode`) or f32. */
 export type KvCache = 'f16' | 'f32';
@@ -144,6 +144,13 @@ class PlanBuilder {
         `type ${type} has no Forge ${what} kernel (types with one: ${Object.keys(table).join(', ')})`,
       );
     return kernel;
+  }
+
+  /** The SwiGLU kernel taking both tensors in one launch, when they share a type that has one. */
+  swigluKernel(gate: string, up: string): string | undefined {
+    const type = this.model.tensors.get(gate)?.type;
+    if (type === undefined || this.model.tensors.get(up)?.type !== type) return undefined;
+    return SWIGLU_KERNELS[type];
   }
 
   launch(
@@ -352,9 +359,20 @@ export function buildDecodePlan(model: LlamaModel, options: DecodePlanOptions): 
     // h = x + attn_out, with the FFN's norm.
     residual = { a: 'x', b: 'attn_out', s: 'h' };
     norm(`${blk}.ffn_norm`, `${blk}.ffn_norm.weight`, 'h');
-    matvec(`${blk}.ffn_gate`, `${blk}.ffn_gate.weight`, 'xn', 'gate', p.nEmbd, p.nFf);
-    matvec(`${blk}.ffn_up`, `${blk}.ffn_up.weight`, 'xn', 'up', p.nEmbd, p.nFf);
-    plan.launch(`${blk}.ffn_act`, 'silu-mul', { n: p.nFf }, { gate: 'gate', up: 'up', y: 'act' });
+    const [gate, up] = [`${blk}.ffn_gate.weight`, `${blk}.ffn_up.weight`];
+    const swiglu = plan.swigluKernel(gate, up);
+    if (swiglu !== undefined)
+      plan.launch(
+        `${blk}.ffn_gate_up`,
+        swiglu,
+        { n_in: p.nEmbd, n_out: p.nFf },
+        { w: gate, w_up: up, x: 'xn', y: 'act' },
+      );
+    else {
+      matvec(`${blk}.ffn_gate`, gate, 'xn', 'gate', p.nEmbd, p.nFf);
+      matvec(`${blk}.ffn_up`, up, 'xn', 'up', p.nEmbd, p.nFf);
+      plan.launch(`${blk}.ffn_act`, 'silu-mul', { n: p.nFf }, { gate: 'gate', up: 'up', y: 'act' });
+    }
     matvec(`${blk}.ffn_down`, `${blk}.ffn_down.weight`, 'act', 'ffn_out', p.nFf, p.nEmbd);
     // x = h + ffn_out, with the next norm (the next layer's, or the output's).
     residual = { a: 'h', b: 'ffn_out', s: 'x' };

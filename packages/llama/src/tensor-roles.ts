@@ -17,6 +17,14 @@ export const MATVEC_KERNELS: Readonly<Partial<Record<TensorType, string>>> = {
   q6_K: 'q6k-soa-gemv',
 };
 
+/**
+ * The SwiGLU kernel for gate and up projections of one type: y = silu(gate x) · (up x) in one
+ * launch; a layer whose gate and up differ in type, or whose type has none, runs them apart.
+ */
+export const SWIGLU_KERNELS: Readonly<Partial<Record<TensorType, string>>> = {
+  q4_K: 'q4k-swiglu-gemv',
+};
+
 /** The embedding-row kernel for each token_embd type. */
 export const GET_ROWS_KERNELS: Readonly<Partial<Record<TensorType, string>>> = {
   f32: 'get-rows-f32',

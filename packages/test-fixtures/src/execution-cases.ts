@@ -3,6 +3,7 @@ import { magnitudeLabel, scheduleLabel } from './case-labels.js';
 import { ADD_CASES, ARGMAX_CASES, SILU_MUL_CASES } from './elementwise-cases.js';
 import {
   Q4K_GEMV_CASES,
+  Q4K_SWIGLU_GEMV_CASES,
   Q6K_GEMV_CASES,
   Q6K_SOA_GEMV_CASES,
   Q8_0_GEMV_CASES,
@@ -112,6 +113,7 @@ export const EXECUTION_CASES: readonly ExecutionCase[] = [
   rmsnormCase(5000, 1, { kernelId: 'add-rmsnorm', schedule: { workgroupSize: 1024 } }),
   ...Q8_0_GEMV_CASES,
   ...Q4K_GEMV_CASES,
+  ...Q4K_SWIGLU_GEMV_CASES,
   ...Q6K_GEMV_CASES,
   ...Q6K_SOA_GEMV_CASES,
   ...SDPA_DECODE_CASES,

@@ -103,19 +103,26 @@ function q4kTrafficBounds(blocks: number, nOut: number): WeightTrafficBounds {
   return { maxReadRatio: 1.02 * rereadRows, minSectorEfficiency: blocks >= 8 ? 0.74 : 0.64 };
 }
 
-function q4kCase(nOut: number, nIn: number, options: GemvOptions = {}): ExecutionCase {
+function q4kCase(
+  nOut: number,
+  nIn: number,
+  options: GemvOptions & { readonly kernelId?: 'q4k-gemv' | 'q4k-swiglu-gemv' } = {},
+): ExecutionCase {
+  const kernelId = options.kernelId ?? 'q4k-gemv';
   const schedule = options.schedule ?? {};
   const magnitude = options.magnitude ?? 1;
   const draw = options.draw === undefined ? '' : ` draw=${options.draw}`;
-  const name = `q4k-gemv n_out=${nOut} n_in=${nIn} |w|,|x|<=${magnitudeLabel(magnitude)}${draw} schedule=${scheduleLabel(schedule)}`;
+  const name = `${kernelId} n_out=${nOut} n_in=${nIn} |w|,|x|<=${magnitudeLabel(magnitude)}${draw} schedule=${scheduleLabel(schedule)}`;
+  // A gated warp streams one row of each matrix: no row read twice.
+  const rows = kernelId === 'q4k-gemv' ? nOut : nOut + (nOut % 2);
   return {
     name,
-    kernelId: 'q4k-gemv',
+    kernelId,
     schedule,
     shape: { n_in: nIn, n_out: nOut },
     seed: seedFromString(name),
     magnitude,
-    weightTraffic: q4kTrafficBounds((nIn / Q4_K_BLOCK) * nOut, nOut),
+    weightTraffic: q4kTrafficBounds((nIn / Q4_K_BLOCK) * nOut, rows),
     ...(options.engines === undefined ? {} : { engines: options.engines }),
   };
 }
@@ -134,6 +141,31 @@ export const Q4K_GEMV_CASES: readonly ExecutionCase[] = [
   q4kCase(7, 2304, { schedule: { workgroupSize: 64 } }),
   // 13 of the 16 warp row pairs are past n_out: they run every step on the last row and store nothing.
   q4kCase(3, 512, { schedule: { workgroupSize: 256 } }),
+];
+
+/**
+ * q4k-swiglu-gemv, silu(W x) · (W_up x): q4k-gemv's row step, a warp a row of both matrices, so the
+ * same shapes and edges (ragged steps and workgroups, warps past n_out, f16 scale extremes).
+ */
+export const Q4K_SWIGLU_GEMV_CASES: readonly ExecutionCase[] = [
+  ...[
+    [1, 256],
+    [3, 512],
+    [64, 512],
+    [64, 8192],
+  ].map(([nOut, nIn]) => q4kCase(nOut!, nIn!, { kernelId: 'q4k-swiglu-gemv' })),
+  q4kCase(1000, 8192, { kernelId: 'q4k-swiglu-gemv', engines: ['webgpu'] }),
+  ...[1e-3, 1e3].map((magnitude) => q4kCase(64, 512, { kernelId: 'q4k-swiglu-gemv', magnitude })),
+  ...(
+    [
+      [200, 256, 32],
+      [100, 768, 96],
+      [7, 2304, 64],
+      [3, 512, 256],
+    ] as const
+  ).map(([nOut, nIn, workgroupSize]) =>
+    q4kCase(nOut, nIn, { kernelId: 'q4k-swiglu-gemv', schedule: { workgroupSize } }),
+  ),
 ];
 
 /**

@@ -6,7 +6,7 @@ import { getRowsF16, getRowsF32, getRowsQ4k, getRowsQ6k, getRowsQ8_0 } from './g
 import { addF32, siluMul } from './elementwise.js';
 import { f16Gemv, f32Gemv } from './dense-gemv-catalog.js';
 import { kvStore, kvStoreF32 } from './kv-store.js';
-import { q4kGemv } from './q4k-gemv.js';
+import { q4kGemv, q4kSwigluGemv } from './q4k-gemv.js';
 import { q4kSoaWmma } from './q4k-soa-wmma-catalog.js';
 import { q6kGemv } from './q6k-gemv.js';
 import { q6kSoaGemv } from './q6k-soa-gemv.js';
@@ -43,6 +43,7 @@ export const CATALOG: ReadonlyMap<string, CatalogKernel> = new Map(
     kvStore,
     kvStoreF32,
     addRmsnorm,
+    q4kSwigluGemv,
   ].map((kernel) => [kernel.spec.id, kernel]),
 );
 

@@ -83,7 +83,7 @@ const LOG2_E = Math.LOG2E;
  * silu(g)·u as g / (1 + 2^(-g·log2 e)) · u: for g ≪ 0 the power overflows to +inf and g / inf is
  * −0, for g ≫ 0 it underflows to 0 and silu(g) is g, so no finite input yields NaN.
  */
-function siluTimes(gate: Expr<'f32'>, up: Expr<'f32'>): Expr<'f32'> {
+export function siluTimes(gate: Expr<'f32'>, up: Expr<'f32'>): Expr<'f32'> {
   return mul(div(gate, add(exp2(mul(gate, -LOG2_E)), 1)), up);
 }
 

@@ -3,6 +3,7 @@ import { QUANT_FORMATS, dequantize, quantizedBytes, type QuantType } from '../qu
 import { writeF16 } from '../quant/scalar.js';
 import { packWords, unpackWords } from '../quant/words.js';
 import type { KernelSpec } from '../spec.js';
+import { siluMulReference } from './elementwise.js';
 import type { Rng } from './random.js';
 import type { CatalogKernel, Shape, WeightStream } from './catalog-kernel.js';
 
@@ -23,6 +24,8 @@ export interface GemvCatalogOptions {
   readonly fromNative?: (native: Uint8Array, nOut: number, nIn: number) => Uint8Array;
   /** NMSE the kernel guarantees against the float64 reference. */
   readonly tolerance: number;
+  /** A second matrix `w_up` of W's shape and layout: y = silu(W x) · (W_up x) (SwiGLU). */
+  readonly gated?: boolean;
   /** Random weights of the shape as u32 words, with |w| at most `magnitude`. */
   readonly generateWeights: (nOut: number, nIn: number, rng: Rng, magnitude: number) => Uint32Array;
 }
@@ -31,7 +34,8 @@ export const shapeSize = (shape: Shape, name: string): number => shape[name] ?? 
 
 /** y = W x for every gemv kernel: W rows of `type` blocks, x and y f32, shapes n_in and n_out. */
 export function gemvCatalogKernel(options: GemvCatalogOptions): CatalogKernel {
-  const { type, layoutBytes, toNative, fromNative } = options;
+  const { type, layoutBytes, toNative, fromNative, gated = false } = options;
+  const matrices = gated ? ['w', 'w_up'] : ['w'];
   const { blockSize } = QUANT_FORMATS[type];
   const payload = (shape: Shape): number =>
     quantizedBytes(type, shapeSize(shape, 'n_out'), shapeSize(shape, 'n_in'));
@@ -59,7 +63,7 @@ export function gemvCatalogKernel(options: GemvCatalogOptions): CatalogKernel {
     defaultShape: { n_in: 512, n_out: 64 },
     params: (shape) => ({ n_in: shapeSize(shape, 'n_in'), n_out: shapeSize(shape, 'n_out') }),
     bufferLengths: (shape) => ({
-      w: Math.ceil(bytes(shape) / 4),
+      ...Object.fromEntries(matrices.map((name) => [name, Math.ceil(bytes(shape) / 4)])),
       x: shapeSize(shape, 'n_in'),
       y: shapeSize(shape, 'n_out'),
     }),
@@ -78,24 +82,29 @@ export function gemvCatalogKernel(options: GemvCatalogOptions): CatalogKernel {
     },
     weights,
     generateInput({ buffer, shape, rng, magnitude }) {
-      if (buffer !== 'w') return undefined;
+      if (!matrices.includes(buffer)) return undefined;
       const nOut = shapeSize(shape, 'n_out');
       return options.generateWeights(nOut, shapeSize(shape, 'n_in'), rng, magnitude);
     },
     reference(inputs, params) {
       const nIn = params['n_in'] ?? 0;
       const nOut = params['n_out'] ?? 0;
-      const stored = unpackWords(inputs['w'] ?? [], bytes({ n_in: nIn, n_out: nOut }));
-      const native = toNative === undefined ? stored : toNative(stored, nOut, nIn);
-      const matrix = dequantize(type, native, nOut, nIn);
       const x = inputs['x'] ?? [];
-      const y = new Float64Array(nOut);
-      for (let r = 0; r < nOut; r++) {
-        let dot = 0;
-        for (let c = 0; c < nIn; c++) dot += (matrix[r * nIn + c] ?? 0) * (x[c] ?? 0);
-        y[r] = dot;
-      }
-      return { y };
+      const [projection, up] = matrices.map((name) => {
+        const stored = unpackWords(inputs[name] ?? [], bytes({ n_in: nIn, n_out: nOut }));
+        const native = toNative === undefined ? stored : toNative(stored, nOut, nIn);
+        const matrix = dequantize(type, native, nOut, nIn);
+        const y = new Float64Array(nOut);
+        for (let r = 0; r < nOut; r++) {
+          let dot = 0;
+          for (let c = 0; c < nIn; c++) dot += (matrix[r * nIn + c] ?? 0) * (x[c] ?? 0);
+          y[r] = dot;
+        }
+        return y;
+      }) as [Float64Array, Float64Array | undefined];
+      if (up !== undefined)
+        projection.forEach((gate, r) => (projection[r] = siluMulReference(gate, up[r] ?? 0)));
+      return { y: projection };
     },
     tolerance: options.tolerance,
   };

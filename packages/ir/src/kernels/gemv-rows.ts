@@ -1,4 +1,4 @@
-import { WARP_SIZE, type VarExpr as Var } from '../body.js';
+import { WARP_SIZE, type Expr, type VarExpr as Var } from '../body.js';
 import { defineKernel, type BodyBuilder, type DeclaredBy } from '../builder.js';
 import { add, and, div, eq, f32, lt, min, mul, sub } from '../expressions.js';
 import type { QuantType } from '../quant/formats.js';
@@ -6,7 +6,8 @@ import type { KnobBounds } from '../spec.js';
 import type { CatalogKernel } from './catalog-kernel.js';
 import { gemvCatalogKernel, type GemvCatalogOptions } from './gemv-catalog.js';
 import { GEMV_BINDINGS } from './gemv-interface.js';
-import { quantizeXGroup, X_GROUP } from './x-quantize.js';
+import { siluTimes } from './elementwise.js';
+import { quantizeXGroup, X_GROUP, type QuantizedGroup } from './x-quantize.js';
 
 // Plan, for a mat-vec bound by DRAM. Dispatch 1 quantizes x once for every row, into scratch: per
 // 32-value group g, 8 x_high and 8 x_low words at x_quant[16g..16g + 15] (int8 halves of 16-bit
@@ -20,9 +21,20 @@ import { quantizeXGroup, X_GROUP } from './x-quantize.js';
 /** Words of quantized x a 32-value group: 8 x_high, then 8 x_low. */
 export const X_QUANT_GROUP_WORDS = 16;
 
-function rowsInterface(factorsPerGroup = 5) {
+/** The up projection's weights of a gated kernel, rows like `w`'s (the gate's). */
+const UP_WEIGHTS = { group: 0, binding: 5, name: 'w_up', element: 'u32', access: 'read' } as const;
+
+function rowsInterface(factorsPerGroup = 5, gated = true) {
+  const [w, x, y] = GEMV_BINDINGS.buffers;
   return {
     ...GEMV_BINDINGS,
+    // Typed with w_up always (RowsBuilder); a plain kernel declares w, x and y alone.
+    buffers: (gated ? [w, x, y, UP_WEIGHTS] : [w, x, y]) as readonly [
+      typeof w,
+      typeof x,
+      typeof y,
+      typeof UP_WEIGHTS,
+    ],
     shared: [],
     scratch: [
       { group: 0, binding: 3, name: 'x_quant', element: 'u32', length: `n_in / 2` },
@@ -41,6 +53,8 @@ export type RowsBuilder = BodyBuilder<DeclaredBy<ReturnType<typeof rowsInterface
 
 /** One of the rows a warp streams together. */
 export interface WarpRow {
+  /** The buffer holding its weights: `w`, or a gated kernel's up projection `w_up`. */
+  readonly weights: 'w' | 'w_up';
   /** The lane's running f32 partial of the row. */
   readonly total: Var<'f32'>;
   /** The row (the last row for a warp past it, which adds nothing: see `live`). */
@@ -71,6 +85,15 @@ export interface RowsGemvKernel {
   readonly xSums?: boolean;
 }
 
+/**
+ * A gated kernel (`gated: true`) reads a second matrix `w_up` of W's shape and writes
+ * y = silu(W x) · (W_up x), SwiGLU's gate and up projections in one launch: a warp streams row r
+ * of both, sharing every x load, as a plain kernel's warp streams two consecutive rows.
+ */
+export interface RowsGemvOptions extends Omit<GemvCatalogOptions, 'spec' | 'type' | 'tolerance'> {
+  readonly gated?: boolean;
+}
+
 /** Rows a warp streams together, sharing every x load: x moves through L1 once per two rows. */
 export const ROWS_PER_WARP = 2;
 // At most 256 threads: ptxas then has 255 registers a thread to keep a step's loads in flight (at
@@ -84,16 +107,20 @@ const QUANTIZE_THREADS = 32;
 export function rowsGemvKernel(
   kernel: RowsGemvKernel,
   layout: string,
-  options: Omit<GemvCatalogOptions, 'spec' | 'type' | 'tolerance'>,
+  { gated = false, ...options }: RowsGemvOptions,
 ): CatalogKernel {
   const { id, semanticVersion, type } = kernel;
   const sums = kernel.xSums ?? true;
   const entryPoint = id.replaceAll('-', '_');
-  const description = `y = dequant(W) x, W rows ${layout} (read as u32 words), x and y f32; x quantized once to 16 bits a value (two int8 halves, a scale per 32) in scratch, then a warp a row meets the weights in int8 dot products`;
+  const what = gated
+    ? `y = silu(dequant(W) x) * dequant(W_up) x (SwiGLU), W and W_up rows ${layout}`
+    : `y = dequant(W) x, W rows ${layout}`;
+  const description = `${what} (read as u32 words), x and y f32; x quantized once to 16 bits a value (two int8 halves, a scale per 32) in scratch, then a warp a row${gated ? ' of both' : ''} meets the weights in int8 dot products`;
+  const rowsPerWarp = gated ? 1 : ROWS_PER_WARP;
   const spec = defineKernel(
     {
       ...{ id, semanticVersion, entryPoint, description },
-      ...rowsInterface(sums ? 5 : 1),
+      ...rowsInterface(sums ? 5 : 1, gated),
       schedule: [
         {
           name: 'workgroupSize',
@@ -113,16 +140,16 @@ export function rowsGemvKernel(
           launch: {
             workgroupSize: 'workgroupSize',
             // WebGPU caps a grid dimension at 65535 workgroups; more rows run as a grid-stride loop.
-            grid: [`min(ceil_div(n_out, workgroupSize / 32 * ${ROWS_PER_WARP}), 65535)`, '1', '1'],
+            grid: [`min(ceil_div(n_out, workgroupSize / 32 * ${rowsPerWarp}), 65535)`, '1', '1'],
           },
           // The stage's builder is typed loosely; its names are those rowsInterface declares.
-          body: (b) => rowsBody(b as unknown as RowsBuilder, kernel),
+          body: (b) => rowsBody(b as unknown as RowsBuilder, kernel, gated),
         },
       ],
     },
     (b) => quantizeBody(b as unknown as RowsBuilder, sums),
   );
-  return gemvCatalogKernel({ spec, type, ...options, tolerance: 1e-6 });
+  return gemvCatalogKernel({ spec, type, ...options, gated, tolerance: 1e-6 });
 }
 
 /** Dispatch 1: a thread a 32-value group of x, its words and factors into scratch. */
@@ -141,31 +168,46 @@ function quantizeBody(b: RowsBuilder, storeSums: boolean): void {
         words.low.push(q.let(`x_low${k}`, low));
       },
     });
-    // 16-byte stores: x_high words 0-3 and 4-7, then x_low's.
-    for (const [part, list] of [
-      [0, words.high],
-      [8, words.low],
-    ] as const)
-      for (const k of [0, 4]) {
-        const four = list.slice(k, k + 4) as [Var<'u32'>, Var<'u32'>, Var<'u32'>, Var<'u32'>];
-        q.storeVector('x_quant', add(quantWord, part + k), four);
-      }
-    q.store('x_factors', group, scale);
-    if (!storeSums) return;
-    const { sumWord } = q.let({ sumWord: add(div(nIn, X_GROUP), mul(group, 4)) });
-    q.storeVector('x_factors', sumWord, sums as [Var<'f32'>, Var<'f32'>, Var<'f32'>, Var<'f32'>]);
+    storeQuantizedGroup(q, { quantWord, factor: group, sumWord: storeSums ? add(div(nIn, X_GROUP), mul(group, 4)) : undefined }, words, { scale, sums }); // prettier-ignore
   });
 }
 
 /**
- * Dispatch 2: workgroups stride over groups of rows, each warp takes ROWS_PER_WARP consecutive rows
- * of its group together, and lane 0 stores each row's warp sum.
+ * Stores a quantized group where the row dispatch reads it: its words at x_quant[quantWord..+15]
+ * (16-byte stores: x_high words 0-3 and 4-7, then x_low's), its scale at x_factors[factor] and,
+ * when `sumWord` is given, its sums of 8 at x_factors[sumWord..+3].
  */
-function rowsBody(b: RowsBuilder, kernel: RowsGemvKernel): void {
+export function storeQuantizedGroup(
+  q: Pick<RowsBuilder, 'let' | 'store' | 'storeVector'>,
+  at: { readonly quantWord: Expr<'u32'>; readonly factor: Expr<'u32'>; readonly sumWord: Expr<'u32'> | undefined }, // prettier-ignore
+  words: { readonly high: readonly Var<'u32'>[]; readonly low: readonly Var<'u32'>[] },
+  { scale, sums }: QuantizedGroup,
+): void {
+  for (const [part, list] of [
+    [0, words.high],
+    [8, words.low],
+  ] as const)
+    for (const k of [0, 4]) {
+      const four = list.slice(k, k + 4) as [Var<'u32'>, Var<'u32'>, Var<'u32'>, Var<'u32'>];
+      q.storeVector('x_quant', add(at.quantWord, part + k), four);
+    }
+  q.store('x_factors', at.factor, scale);
+  if (at.sumWord === undefined) return;
+  const { sumWord } = q.let({ sumWord: at.sumWord });
+  q.storeVector('x_factors', sumWord, sums as [Var<'f32'>, Var<'f32'>, Var<'f32'>, Var<'f32'>]);
+}
+
+/**
+ * Dispatch 2: workgroups stride over groups of rows, each warp takes ROWS_PER_WARP consecutive rows
+ * of its group together (a gated kernel: one row of W and W_up), and lane 0 stores each row's warp
+ * sum (gated: silu of the gate's times the up's).
+ */
+function rowsBody(b: RowsBuilder, kernel: RowsGemvKernel, gated: boolean): void {
   const [nIn, nOut] = [b.param('n_in'), b.param('n_out')];
   const warps = div(b.schedule('workgroupSize'), WARP_SIZE);
+  const outputsPerWarp = gated ? 1 : ROWS_PER_WARP;
   const { rowsPerGroup, lane, sumBase } = b.let({
-    rowsPerGroup: mul(warps, ROWS_PER_WARP),
+    rowsPerGroup: outputsPerWarp === 1 ? warps : mul(warps, outputsPerWarp),
     lane: b.laneId(),
     sumBase: div(nIn, X_GROUP),
   });
@@ -173,11 +215,13 @@ function rowsBody(b: RowsBuilder, kernel: RowsGemvKernel): void {
   const groupRange = { start: b.workgroupId('x'), end: groups, step: b.numWorkgroups('x') };
   b.for('group', groupRange, (g, group) => {
     const { first } = g.let({
-      first: add(mul(group, rowsPerGroup), mul(g.warpId(), ROWS_PER_WARP)),
-    });
+      first: add(mul(group, rowsPerGroup), outputsPerWarp === 1 ? g.warpId() : mul(g.warpId(), outputsPerWarp)),
+    }); // prettier-ignore
     const rows = Array.from({ length: ROWS_PER_WARP }, (_, index): WarpRow & { slot: Var<'u32'> } => {
-      const slot = g.let(`slot${index}`, index === 0 ? first : add(first, index));
+      // A gated warp's rows are row `first` of W and of W_up.
+      const slot = g.let(`slot${index}`, index === 0 || gated ? first : add(first, index));
       return {
+        weights: gated && index === 1 ? 'w_up' : 'w',
         slot,
         live: g.let(`live${index}`, lt(slot, nOut)),
         row: g.let(`row${index}`, min(slot, sub(nOut, 1))),
@@ -185,6 +229,12 @@ function rowsBody(b: RowsBuilder, kernel: RowsGemvKernel): void {
       };
     }); // prettier-ignore
     kernel.row({ b: g, rows, lane, sumBase });
+    if (gated) {
+      const [gate, up] = rows.map(({ total }, index) => g.reduce('add', `row_sum${index}`, total));
+      const { slot, live } = rows[0]!;
+      g.if(and(live, eq(lane, 0)), (store) => store.store('y', slot, siluTimes(gate!, up!)));
+      return;
+    }
     rows.forEach(({ slot, live, total }, index) => {
       const sum = g.reduce('add', `row_sum${index}`, total);
       g.if(and(live, eq(lane, 0)), (store) => store.store('y', slot, sum));

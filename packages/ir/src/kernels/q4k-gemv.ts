@@ -161,10 +161,13 @@ function step(
   const offset = (base: Var<'u32'>, words: number) => (words === 0 ? base : add(base, words));
   // Row 0 is live (the caller checks); a later row past n_out reads the last row (its pointer is
   // clamped), the same sectors as row 0's from L1, and adds nothing.
-  const w = at.rows.map((pointers, r) => ({
-    head: s.loadVector('w', pointers.header, vectorNames(`head${r}${tag}_`)),
-    qs: [0, 16].map((words) => s.loadVector('w', offset(pointers.qs, words), vectorNames(`qs${r}${words}${tag}_`))), // prettier-ignore
-  }));
+  const w = at.rows.map((pointers, r) => {
+    const weights = rows[r]!.weights;
+    return {
+      head: s.loadVector(weights, pointers.header, vectorNames(`head${r}${tag}_`)),
+      qs: [0, 16].map((words) => s.loadVector(weights, offset(pointers.qs, words), vectorNames(`qs${r}${words}${tag}_`))), // prettier-ignore
+    };
+  });
   // x of chunk j (4 groups on for j = 1), sub-block 2k + sub: x_high words, then x_low words.
   const x = [0, 1].map((j) =>
     [0, 1].map((sub) =>
@@ -269,4 +272,11 @@ export const q4kGemv = rowsGemvKernel(
   { id: 'q4k-gemv', semanticVersion: 3, type: 'q4_K', row },
   'in native GGUF Q4_K blocks',
   { offsetHeadroom: 4 * SECTOR_WORDS, generateWeights: randomQ4kWords },
+);
+
+/** Catalog kernel `q4k-swiglu-gemv`: y = silu(W x) · (W_up x), both Q4_K (`n_in` a multiple of 256). */
+export const q4kSwigluGemv = rowsGemvKernel(
+  { id: 'q4k-swiglu-gemv', semanticVersion: 1, type: 'q4_K', row },
+  'in native GGUF Q4_K blocks',
+  { offsetHeadroom: 4 * SECTOR_WORDS, generateWeights: randomQ4kWords, gated: true },
 );

@@ -35,10 +35,15 @@ export function quantizeXGroup(
   hooks: {
     readonly beforeWords?: () => void;
     readonly onWords: (k: number, high: Expr<'u32'>, low: Expr<'u32'>) => void;
+    /** Values 4k..4k + 3 of the group, when they come from elsewhere than x (a fused producer). */
+    readonly values?: (k: number) => readonly Var<'f32'>[];
   },
 ): QuantizedGroup {
-  const words = Array.from({ length: X_GROUP / 4 }, (_, k) =>
-    q.loadVector('x', add(xBase, 4 * k), [`xq${k}_0`, `xq${k}_1`, `xq${k}_2`, `xq${k}_3`]),
+  const words = Array.from(
+    { length: X_GROUP / 4 },
+    (_, k) =>
+      hooks.values?.(k) ??
+      q.loadVector('x', add(xBase, 4 * k), [`xq${k}_0`, `xq${k}_1`, `xq${k}_2`, `xq${k}_3`]),
   );
   const values = words.flat();
   const largest = values.slice(1).reduce<Expr<'f32'>>((m, x) => max(m, abs(x)), abs(values[0]!));
