@@ -50,27 +50,36 @@ describe('buildDecodePlan', () => {
     );
   });
 
-  it('quantizes x once for the mat-vecs that read it in a row (q, k, v)', async () => {
+  it('quantizes x once for the mat-vecs that read it: in the norm before them, else in the first', async () => {
     const plan = buildDecodePlan(await readLlamaModel(fixturePath('q')), { kv: 'f16' });
     const launch = (label: string) => plan.launches.find((entry) => entry.label === label);
     const shared = (label: string) => {
       const found = launch(label);
-      return [found?.firstDispatch, found?.buffers['x_quant'], found?.buffers['x_factors']];
-    };
-    expect(shared('blk.0.attn_q')).toEqual([0, 'xn.x_quant', 'xn.x_factors']);
-    // q4k-gemv and q6k-soa-gemv quantize x by the same code: k and v skip their first dispatch.
-    expect(shared('blk.0.attn_k')).toEqual([1, 'xn.x_quant', 'xn.x_factors']);
-    expect(shared('blk.0.attn_v')).toEqual([1, 'xn.x_quant', 'xn.x_factors']);
-    expect(shared('blk.0.ffn_gate_up')).toEqual([0, 'xn.x_quant', 'xn.x_factors']);
-    expect(shared('blk.0.ffn_down')).toEqual([0, 'act.x_quant', 'act.x_factors']);
-    // q8_0-gemv keeps no sums of 8, so its first dispatch differs and runs.
-    expect(launch('blk.1.attn_k')?.kernel).toBe('q8_0-gemv');
-    expect(shared('blk.1.attn_k')?.[0]).toBe(0);
-    expect(launch('blk.0.attn_norm')?.firstDispatch).toBe(0);
-    expect(plan.launches.filter((entry) => entry.firstDispatch === 1)).toHaveLength(2);
+      return [found?.kernel, found?.firstDispatch, found?.buffers['x_quant'], found?.buffers['x_factors']];
+    }; // prettier-ignore
+    // The first norm has no residual to add: q quantizes x; k and v, by the same code, skip it.
+    expect(shared('blk.0.attn_norm')).toEqual(['rmsnorm', 0, undefined, undefined]);
+    expect(shared('blk.0.attn_q')).toEqual(['q4k-gemv', 0, 'xn.x_quant', 'xn.x_factors']);
+    expect(shared('blk.0.attn_k')).toEqual(['q4k-gemv', 1, 'xn.x_quant', 'xn.x_factors']);
+    expect(shared('blk.0.attn_v')).toEqual(['q6k-soa-gemv', 1, 'xn.x_quant', 'xn.x_factors']);
+    // Every later norm writes x quantized beside it, so every mat-vec after it skips its first
+    // dispatch, q8_0-gemv (scales alone, at the same words) too.
+    for (const norm of ['blk.0.ffn_norm', 'blk.1.attn_norm', 'blk.1.ffn_norm', 'output_norm'])
+      expect(shared(norm)).toEqual(['add-rmsnorm-quantize', 0, 'xn.x_quant', 'xn.x_factors']);
+    expect(shared('blk.0.ffn_gate_up')?.slice(1)).toEqual([1, 'xn.x_quant', 'xn.x_factors']);
+    expect(shared('blk.1.attn_q')?.[1]).toBe(1);
+    expect(shared('blk.1.attn_k')?.slice(0, 2)).toEqual(['q8_0-gemv', 1]);
+    expect(shared('output')?.slice(0, 2)).toEqual(['q6k-soa-gemv', 1]);
+    // The f16 mat-vec reads y; down's x is act, which no norm wrote.
+    expect(shared('blk.1.attn_v')).toEqual(['f16-gemv', 0, undefined, undefined]);
+    expect(shared('blk.0.ffn_down')).toEqual(['q6k-soa-gemv', 0, 'act.x_quant', 'act.x_factors']);
+    expect(plan.launches.filter((entry) => entry.firstDispatch === 1)).toHaveLength(7);
     // Sized for the longest factors (n_in / 32 scales and 4 sums a group at n_embd 256).
     const buffer = plan.buffers.find((candidate) => candidate.name === 'xn.x_factors');
     expect(buffer).toMatchObject({ element: 'f32', length: (256 / 32) * 5, role: 'activation' });
+    // A model whose mat-vecs never quantize x keeps the plain add-rmsnorm.
+    const f32 = buildDecodePlan(await readLlamaModel(fixturePath('f32')), { kv: 'f16' });
+    expect(f32.launches.some((entry) => entry.kernel === 'add-rmsnorm-quantize')).toBe(false);
   });
 
   it('runs gate, up and silu in one launch where gate and up are both Q4_K, apart otherwise', async () => {
@@ -81,7 +90,7 @@ describe('buildDecodePlan', () => {
         .filter((launch) => launch.label.startsWith(`blk.${layer}.ffn_`))
         .map(({ label, kernel, buffers }) => [label, kernel, buffers['w_up'], buffers['y']]);
     expect(ffn(plan.launches, 0)).toEqual([
-      ['blk.0.ffn_norm', 'add-rmsnorm', undefined, 'xn'],
+      ['blk.0.ffn_norm', 'add-rmsnorm-quantize', undefined, 'xn'],
       ['blk.0.ffn_gate_up', 'q4k-swiglu-gemv', 'blk.0.ffn_up.weight', 'act'],
       ['blk.0.ffn_down', 'q6k-soa-gemv', undefined, 'ffn_out'],
     ]);
@@ -93,7 +102,7 @@ describe('buildDecodePlan', () => {
     const apart = buildDecodePlan(mixed, { kv: 'f16' }).launches;
     expect(ffn(apart, 0).map(([, kernel]) => kernel)).toContain('q4k-swiglu-gemv');
     expect(ffn(apart, 1).map(([label, kernel]) => `${label} ${kernel}`)).toEqual([
-      'blk.1.ffn_norm add-rmsnorm',
+      'blk.1.ffn_norm add-rmsnorm-quantize',
       'blk.1.ffn_gate q4k-gemv',
       'blk.1.ffn_up q8_0-gemv',
       'blk.1.ffn_act silu-mul',

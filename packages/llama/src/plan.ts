@@ -127,6 +127,8 @@ class PlanBuilder {
   readonly launches: PlanLaunch[] = [];
   /** The first dispatch of the last launch, as sharedScratch compares it (undefined: none to share). */
   private previousFirstDispatch: string | undefined;
+  /** x and n_in whose quantized words and factors a norm wrote beside it (add-rmsnorm-quantize). */
+  private quantizedBy: { readonly x: string; readonly nIn: number } | undefined;
   constructor(
     readonly model: LlamaModel,
     /** Positions the cache holds: shapes are checked at the last one. */
@@ -151,6 +153,33 @@ class PlanBuilder {
     const type = this.model.tensors.get(gate)?.type;
     if (type === undefined || this.model.tensors.get(up)?.type !== type) return undefined;
     return SWIGLU_KERNELS[type];
+  }
+
+  /**
+   * A norm that writes y and, beside it, y quantized as the row-streaming mat-vecs quantize x: the
+   * mat-vecs reading y next skip their first dispatch.
+   */
+  quantizingNorm(
+    label: string,
+    kernelId: string,
+    shape: Shape,
+    buffers: Record<string, string>,
+    nIn: number,
+    params: Record<string, number>,
+  ): void {
+    // prettier-ignore
+    const y = buffers['y'] as string;
+    const names = { x_quant: `${y}.x_quant`, x_factors: `${y}.x_factors` };
+    const lengths = getKernel(kernelId).bufferLengths(shape);
+    // A mat-vec without sums of 8 may have made the factors shorter: they grow to the full layout.
+    for (const [scratch, name] of Object.entries(names)) {
+      const existing = this.buffers.get(name);
+      const length = lengths[scratch] ?? 0;
+      if (existing !== undefined && existing.length < length)
+        this.buffers.set(name, { ...existing, length });
+    }
+    this.launch(label, kernelId, shape, { ...buffers, ...names }, { params });
+    this.quantizedBy = { x: y, nIn };
   }
 
   launch(
@@ -202,6 +231,9 @@ class PlanBuilder {
       }
     }
     const shared = this.sharedScratch(kernel.spec, shape, buffers, schedule);
+    // A launch writing the quantized x (its norm) ends its validity.
+    if (this.quantizedBy !== undefined && buffers['y'] === this.quantizedBy.x)
+      this.quantizedBy = undefined;
     this.launches.push({
       label,
       kernel: kernelId,
@@ -232,7 +264,11 @@ class PlanBuilder {
       x === undefined || !quantizes
         ? undefined
         : JSON.stringify([spec.body, spec.launch, spec.scratch, spec.params, shape['n_in'], x]);
-    const reuse = key !== undefined && key === this.previousFirstDispatch;
+    const normQuantized =
+      this.quantizedBy !== undefined &&
+      this.quantizedBy.x === x &&
+      this.quantizedBy.nIn === shape['n_in'];
+    const reuse = key !== undefined && (key === this.previousFirstDispatch || normQuantized);
     this.previousFirstDispatch = key;
     if (x === undefined || key === undefined) return undefined;
     const sizes: Record<string, number> = { ...getKernel(spec.id).params(shape) };
@@ -310,16 +346,27 @@ export function buildDecodePlan(model: LlamaModel, options: DecodePlanOptions): 
   );
   // The residual add before a norm runs in the norm's launch (add-rmsnorm): s = a + b, y = norm(s).
   let residual: { a: string; b: string; s: string } | undefined;
-  const norm = (label: string, weight: string, x: string) => {
+  // Whether the mat-vec of `tensor` quantizes its x first (a row-streaming one: its scratch x_quant).
+  const quantizesX = (tensor: string) =>
+    getKernel(plan.kernelFor(MATVEC_KERNELS, tensor, 'mat-vec')).spec.scratch?.some(
+      (scratch) => scratch.name === 'x_quant',
+    ) === true;
+  const norm = (label: string, weight: string, x: string, readers: readonly string[]) => {
     const rows = { n_embd: p.nEmbd, rows: 1 };
-    if (residual === undefined) plan.launch(label, 'rmsnorm', rows, { x, w: weight, y: 'xn' }, eps);
-    else plan.launch(label, 'add-rmsnorm', rows, { ...residual, w: weight, y: 'xn' }, eps);
+    const buffers = { w: weight, y: 'xn' };
+    if (residual === undefined) plan.launch(label, 'rmsnorm', rows, { x, ...buffers }, eps);
+    // Where a mat-vec after it quantizes x, the norm writes x quantized beside y (n_embd whole
+    // groups of 128), and the mat-vecs skip that dispatch.
+    else if (p.nEmbd % 128 === 0 && readers.some(quantizesX))
+      plan.quantizingNorm(label, 'add-rmsnorm-quantize', rows, { ...residual, ...buffers }, p.nEmbd, eps.params); // prettier-ignore
+    else plan.launch(label, 'add-rmsnorm', rows, { ...residual, ...buffers }, eps);
     residual = undefined;
   };
   for (let layer = 0; layer < p.nLayer; layer++) {
     const blk = `blk.${layer}`;
     // x is the layer's input: the embedding row, or the last layer's h + ffn_out (written here).
-    norm(`${blk}.attn_norm`, `${blk}.attn_norm.weight`, 'x');
+    const attention = ['attn_q', 'attn_k', 'attn_v'].map((name) => `${blk}.${name}.weight`);
+    norm(`${blk}.attn_norm`, `${blk}.attn_norm.weight`, 'x', attention);
     matvec(`${blk}.attn_q`, `${blk}.attn_q.weight`, 'xn', 'q', p.nEmbd, qDim);
     matvec(`${blk}.attn_k`, `${blk}.attn_k.weight`, 'xn', 'k', p.nEmbd, kvDim);
     matvec(`${blk}.attn_v`, `${blk}.attn_v.weight`, 'xn', 'v', p.nEmbd, kvDim);
@@ -358,7 +405,10 @@ export function buildDecodePlan(model: LlamaModel, options: DecodePlanOptions): 
     matvec(`${blk}.attn_output`, `${blk}.attn_output.weight`, 'attn', 'attn_out', qDim, p.nEmbd);
     // h = x + attn_out, with the FFN's norm.
     residual = { a: 'x', b: 'attn_out', s: 'h' };
-    norm(`${blk}.ffn_norm`, `${blk}.ffn_norm.weight`, 'h');
+    norm(`${blk}.ffn_norm`, `${blk}.ffn_norm.weight`, 'h', [
+      `${blk}.ffn_gate.weight`,
+      `${blk}.ffn_up.weight`,
+    ]);
     const [gate, up] = [`${blk}.ffn_gate.weight`, `${blk}.ffn_up.weight`];
     const swiglu = plan.swigluKernel(gate, up);
     if (swiglu !== undefined)
@@ -377,8 +427,8 @@ export function buildDecodePlan(model: LlamaModel, options: DecodePlanOptions): 
     // x = h + ffn_out, with the next norm (the next layer's, or the output's).
     residual = { a: 'h', b: 'ffn_out', s: 'x' };
   }
-  norm('output_norm', 'output_norm.weight', 'x');
   const output = model.tensors.has('output.weight') ? 'output.weight' : 'token_embd.weight';
+  norm('output_norm', 'output_norm.weight', 'x', [output]);
   matvec('output', output, 'xn', 'logits', p.nEmbd, p.nVocab);
   plan.launch(
     'argmax',

@@ -287,6 +287,7 @@ describe('EXECUTION_CASES', () => {
       expect(skipped.map((c) => [c.kernelId, c.shape])).toEqual([
         ['q8_0-gemv', { n_in: 8192, n_out: 1000 }],
         ['q4k-gemv', { n_in: 8192, n_out: 1000 }],
+        ['q4k-swiglu-gemv', { n_in: 8192, n_out: 1000 }],
         ['q6k-gemv', { n_in: 8192, n_out: 1000 }],
         ['q6k-soa-gemv', { n_in: 8192, n_out: 1000 }],
         [

@@ -64,7 +64,7 @@ function rmsnormCase(
     schedule?: Readonly<Record<string, number>>;
     rows?: number;
     zeroRows?: number[];
-    kernelId?: 'rmsnorm' | 'add-rmsnorm';
+    kernelId?: 'rmsnorm' | 'add-rmsnorm' | 'add-rmsnorm-quantize';
   } = {},
 ): ExecutionCase {
   const kernelId = options.kernelId ?? 'rmsnorm';
@@ -111,6 +111,16 @@ export const EXECUTION_CASES: readonly ExecutionCase[] = [
   rmsnormCase(4096, 1, { kernelId: 'add-rmsnorm', rows: 1 }),
   rmsnormCase(7, 1, { kernelId: 'add-rmsnorm', schedule: { workgroupSize: 32 } }),
   rmsnormCase(5000, 1, { kernelId: 'add-rmsnorm', schedule: { workgroupSize: 1024 } }),
+  // The same with y quantized as the row-streaming mat-vecs quantize x: whole groups of 128, a
+  // group a thread (fewer groups than threads at 128, more at 4096 with 32 threads).
+  ...[128, 4096].flatMap((nEmbd) =>
+    [1e-3, 1e3].map((magnitude) =>
+      rmsnormCase(nEmbd, magnitude, { kernelId: 'add-rmsnorm-quantize' }),
+    ),
+  ),
+  rmsnormCase(4096, 1, { kernelId: 'add-rmsnorm-quantize', rows: 1 }),
+  rmsnormCase(640, 1, { kernelId: 'add-rmsnorm-quantize', schedule: { workgroupSize: 32 } }),
+  rmsnormCase(4096, 1, { kernelId: 'add-rmsnorm-quantize', schedule: { workgroupSize: 512 } }),
   ...Q8_0_GEMV_CASES,
   ...Q4K_GEMV_CASES,
   ...Q4K_SWIGLU_GEMV_CASES,

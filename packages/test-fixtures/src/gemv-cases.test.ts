@@ -18,6 +18,7 @@ describe('gemv execution cases', () => {
     expect([...kernels].sort()).toEqual([
       'q4k-gemv',
       'q4k-soa-wmma',
+      'q4k-swiglu-gemv',
       'q6k-gemv',
       'q6k-soa-gemv',
       'q8_0-gemv',

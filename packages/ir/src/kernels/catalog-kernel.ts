@@ -70,6 +70,11 @@ export interface CatalogKernel {
   ): Record<string, Float64Array>;
   /** Largest normalized mean squared error accepted against the reference. */
   readonly tolerance: number;
+  /**
+   * An output's own tolerance where it differs from `tolerance`: quantized words, whose rounding
+   * ties follow the kernel's f32 sums, which the float64 reference cannot follow bit for bit.
+   */
+  readonly outputTolerance?: Readonly<Record<string, number>>;
   /** Throws a ValidationError naming the shape the kernel cannot run (an n_in that is not whole blocks). */
   checkShape?(shape: Shape): void;
   /** Generates an input the default uniform f32 fill cannot (quantized weights); undefined keeps the default. */

@@ -12,6 +12,7 @@ import { q6kGemv } from './q6k-gemv.js';
 import { q6kSoaGemv } from './q6k-soa-gemv.js';
 import { q8_0Gemv } from './q8-0-gemv.js';
 import { addRmsnorm, rmsnorm } from './rmsnorm.js';
+import { addRmsnormQuantize } from './rmsnorm-quantize.js';
 import { rope } from './rope.js';
 import { sdpaDecode, sdpaDecodeF32 } from './sdpa-decode.js';
 import { wmmaGemv } from './wmma-gemv-catalog.js';
@@ -44,6 +45,7 @@ export const CATALOG: ReadonlyMap<string, CatalogKernel> = new Map(
     kvStoreF32,
     addRmsnorm,
     q4kSwigluGemv,
+    addRmsnormQuantize,
   ].map((kernel) => [kernel.spec.id, kernel]),
 );
 

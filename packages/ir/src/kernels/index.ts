@@ -9,6 +9,7 @@ export * from './catalog-kernel.js';
 export * from './catalog.js';
 export { affineF32 } from './affine-f32.js';
 export { addRmsnorm, rmsnorm } from './rmsnorm.js';
+export { addRmsnormQuantize } from './rmsnorm-quantize.js';
 export { q8_0Gemv } from './q8-0-gemv.js';
 export { q4kGemv, q4kSwigluGemv } from './q4k-gemv.js';
 export { q6kGemv } from './q6k-gemv.js';

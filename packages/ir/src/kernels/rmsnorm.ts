@@ -16,7 +16,9 @@ import {
   sub,
 } from '../expressions.js';
 import type { CatalogKernel, Shape } from './catalog-kernel.js';
+import { storeQuantizedGroup, X_QUANT_GROUP_WORDS } from './gemv-rows.js';
 import { four } from './locals.js';
+import { quantizeXGroup, X_GROUP } from './x-quantize.js';
 
 type Four<T> = readonly [T, T, T, T];
 
@@ -27,7 +29,16 @@ const UNROLL = 4;
 /** Where a row's values come from: x itself, or the residual sum a + b (stored to s as well). */
 type RmsnormInput = 'x' | 'residual';
 
-function rmsnormInterface(input: RmsnormInput) {
+/**
+ * What a row-streaming mat-vec's first dispatch writes for x (gemv-rows.ts), as buffers: words
+ * then factors (scales, then sums of 8) of row r at r·n_embd/2 and r·n_embd/32·5.
+ */
+const QUANTIZED_OUTPUTS = [
+  { group: 0, binding: 5, name: 'x_quant', element: 'u32', access: 'read_write' },
+  { group: 0, binding: 6, name: 'x_factors', element: 'f32', access: 'read_write' },
+] as const;
+
+function rmsnormInterface(input: RmsnormInput, quantize = true) {
   const x = { group: 0, binding: 0, name: 'x', element: 'f32', access: 'read' } as const;
   const residual = [
     { group: 0, binding: 0, name: 'a', element: 'f32', access: 'read' },
@@ -40,6 +51,8 @@ function rmsnormInterface(input: RmsnormInput) {
       { group: 0, binding: input === 'x' ? 1 : 2, name: 'w', element: 'f32', access: 'read' },
       { group: 0, binding: input === 'x' ? 2 : 3, name: 'y', element: 'f32', access: 'read_write' },
       ...(input === 'x' ? [] : residual.slice(2)),
+      // Typed always (RmsnormBuilder); declared by add-rmsnorm-quantize alone.
+      ...(quantize ? QUANTIZED_OUTPUTS : ([] as unknown as typeof QUANTIZED_OUTPUTS)),
     ],
     params: [
       { name: 'n_embd', type: 'u32' },
@@ -52,31 +65,35 @@ function rmsnormInterface(input: RmsnormInput) {
 // Its buffers' type holds both kernels' names; each body uses only its own (defineKernel checks).
 type RmsnormBuilder = BodyBuilder<DeclaredBy<ReturnType<typeof rmsnormInterface>>>;
 
-function rmsnormSpec(input: RmsnormInput) {
+export function rmsnormSpec(input: RmsnormInput, quantize = false) {
   const residual = input === 'residual';
+  const id = `${residual ? 'add-rmsnorm' : 'rmsnorm'}${quantize ? '-quantize' : ''}`;
   return defineKernel(
     {
-      id: residual ? 'add-rmsnorm' : 'rmsnorm',
+      id,
       semanticVersion: residual ? 1 : 2,
-      entryPoint: residual ? 'add_rmsnorm' : 'rmsnorm',
-      description: residual
-        ? 's[r,i] = a[r,i] + b[r,i] (the residual add), y[r,i] = s[r,i] * w[i] / sqrt(mean_i s[r,i]^2 + eps), one workgroup per row, 16 values a thread in flight'
-        : 'y[r,i] = x[r,i] * w[i] / sqrt(mean_i x[r,i]^2 + eps), one workgroup per row, 16 values a thread in flight',
-      ...rmsnormInterface(input),
+      entryPoint: id.replaceAll('-', '_'),
+      description: quantize
+        ? 'add-rmsnorm (s = a + b, y = s * w / sqrt(mean s^2 + eps)), then y quantized as the row-streaming mat-vecs quantize x, into x_quant and x_factors, so they skip that dispatch'
+        : residual
+          ? 's[r,i] = a[r,i] + b[r,i] (the residual add), y[r,i] = s[r,i] * w[i] / sqrt(mean_i s[r,i]^2 + eps), one workgroup per row, 16 values a thread in flight'
+          : 'y[r,i] = x[r,i] * w[i] / sqrt(mean_i x[r,i]^2 + eps), one workgroup per row, 16 values a thread in flight',
+      ...rmsnormInterface(input, quantize),
       schedule: [
         {
           name: 'workgroupSize',
           description: 'threads per row; a multiple of the 32-lane warp',
           default: 256,
           bounds: {
-            ptx: { min: 32, max: 1024, multipleOf: 32 },
-            wgsl: { min: 32, max: 1024, multipleOf: 32 },
+            // A group's 96 values in flight take 110-122 registers: 512 threads leave ptxas 128.
+            ptx: { min: 32, max: quantize ? 512 : 1024, multipleOf: 32 },
+            wgsl: { min: 32, max: quantize ? 512 : 1024, multipleOf: 32 },
           },
         },
       ],
       launch: { workgroupSize: 'workgroupSize', grid: ['rows', '1', '1'] },
     },
-    (b) => rmsnormBody(b, input),
+    (b) => rmsnormBody(b, input, quantize),
   );
 }
 
@@ -107,7 +124,7 @@ function loadValues(b: RmsnormBuilder, input: RmsnormInput, at: Expr<'u32'>, pre
     four((k) => use.let(`${prefix}${k}`, add(a[k], other[k])));
 }
 
-function rmsnormBody(b: RmsnormBuilder, input: RmsnormInput): void {
+function rmsnormBody(b: RmsnormBuilder, input: RmsnormInput, quantize: boolean): void {
   const size = b.schedule('workgroupSize');
   const nEmbd = b.param('n_embd');
   const { row } = b.let({ row: b.workgroupId('x') });
@@ -188,6 +205,54 @@ function rmsnormBody(b: RmsnormBuilder, input: RmsnormInput): void {
           loop.store('y', index, mul(mul(scalarValue(loop, index), scale), loop.load('w', j)));
         }),
     );
+    if (quantize) quantizeRow(body, input, { row, base, nEmbd, scale });
+  });
+}
+
+/**
+ * A thread a 32-value group of the row: its y values computed again as the second pass computes
+ * them (inputs from cache), quantized and stored as a row-streaming mat-vec's first dispatch would
+ * store them from y (gemv-rows.ts), bit for bit.
+ */
+function quantizeRow(
+  b: RmsnormBuilder,
+  input: RmsnormInput,
+  at: {
+    readonly row: Var<'u32'>;
+    readonly base: Var<'u32'>;
+    readonly nEmbd: Expr<'u32'>;
+    readonly scale: Var<'f32'>;
+  },
+): void {
+  const { row, base, nEmbd: n, scale } = at;
+  const { groups } = b.let({ groups: div(n, X_GROUP) });
+  const { quantRow, factorRow } = b.let({
+    quantRow: mul(row, div(n, 2)),
+    factorRow: mul(row, mul(groups, 5)),
+  });
+  const range = { start: b.localId(), end: groups, step: b.schedule('workgroupSize') };
+  b.for('q_group', range, (q, group) => {
+    const { valueBase } = q.let({ valueBase: mul(group, X_GROUP) });
+    const words: { high: Var<'u32'>[]; low: Var<'u32'>[] } = { high: [], low: [] };
+    // The builder has no x buffer: every value comes through `values`.
+    const quantized = quantizeXGroup(q as unknown as Parameters<typeof quantizeXGroup>[0], valueBase, {
+      values: (k) => {
+        const at = add(valueBase, 4 * k);
+        const x = loadValues(q, input, add(base, at), `q${k}_`)(q);
+        const w = q.loadVector('w', at, four((i) => `q_w${k}_${i}`));
+        return four((i) => q.let(`q_y${k}_${i}`, mul(mul(x[i], scale), w[i])));
+      },
+      onWords: (k, high, low) => {
+        words.high.push(q.let(`x_high${k}`, high));
+        words.low.push(q.let(`x_low${k}`, low));
+      },
+    }); // prettier-ignore
+    const where = {
+      quantWord: add(quantRow, mul(group, X_QUANT_GROUP_WORDS)),
+      factor: add(factorRow, group),
+      sumWord: add(add(factorRow, groups), mul(group, 4)),
+    };
+    storeQuantizedGroup(q as unknown as Parameters<typeof storeQuantizedGroup>[0], where, words, quantized); // prettier-ignore
   });
 }
 
@@ -230,7 +295,7 @@ function normalizeRows(
   return y;
 }
 
-const rowsShape = {
+export const rowsShape = {
   shapeNames: ['n_embd', 'rows'],
   defaultShape: { n_embd: 4096, rows: 3 },
   params: (shape: Shape) => ({
@@ -240,7 +305,7 @@ const rowsShape = {
   }),
   tolerance: 1e-10,
 } as const;
-const rowValues = (shape: Shape): number => (shape['n_embd'] ?? 0) * (shape['rows'] ?? 0);
+export const rowValues = (shape: Shape): number => (shape['n_embd'] ?? 0) * (shape['rows'] ?? 0);
 
 /**
  * Catalog kernel `rmsnorm`: y[r,i] = x[r,i] * w[i] / sqrt(mean_i x[r,i]^2 + eps) over `rows` rows
