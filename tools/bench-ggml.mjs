@@ -352,7 +352,8 @@ const MMVQ_FOR = {
  * quantize_q8_1 + mul_mat_vec_q, attention as flash_attn_ext_vec (+ combine) over llama.cpp's KV
  * view (the used positions padded to 256), and for the kernels whose ggml PTX is not compiled here
  * Forge's own times (`forgeSeconds(kernel, shape)`) at llama.cpp's launch count: the residual add
- * and the norm apart (add-rmsnorm is two launches), rope and the cache writes once for q and k,
+ * and the norm apart (add-rmsnorm is two launches), gate, up and the GLU as mmvq's fused instance
+ * (one quantize_q8_1 and one launch), rope and the cache writes once for q and k,
  * once for k and v (two launches each), and no argmax (llama.cpp samples on the host). Returns the
  * kernels' seconds and the dispatch count.
  */
@@ -379,7 +380,16 @@ export function ggmlDecodeStep(ggml, gpu, plan, position, forgeSeconds) {
       const chain = memo(`${gpu.name} fattn ${nKv}`, () => attentionChain(ggml, gpu, nKv));
       seconds += chain.estimates.reduce((sum, estimate) => sum + estimate.seconds, 0);
       dispatches += chain.estimates.length;
-    } else if (launch.kernel === 'add-rmsnorm') {
+    } else if (launch.kernel === 'q4k-swiglu-gemv') {
+      // mmvq's has_fusion instance (gate, up and the GLU in one launch), which llama.cpp runs at
+      // this commit: modeled as quantize_q8_1 and both matrices' mmvq time in one launch.
+      const matvec = { n_out: shape.n_out, n_in: shape.n_in };
+      const chain = memo(`${gpu.name} q4k-gemv ${matvec.n_out}x${matvec.n_in}`, () =>
+        mmvqChain(ggml, gpu, 'q4k-gemv', matvec),
+      );
+      seconds += chain.quantize.seconds + 2 * chain.mmvq.seconds;
+      dispatches += 2;
+    } else if (launch.kernel === 'add-rmsnorm' || launch.kernel === 'add-rmsnorm-quantize') {
       seconds += forgeSeconds('add', { n: shape.n_embd }) + forgeSeconds('rmsnorm', shape);
       dispatches += 2;
     } else if (launch.kernel !== 'argmax') {

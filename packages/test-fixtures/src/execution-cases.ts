@@ -120,7 +120,7 @@ export const EXECUTION_CASES: readonly ExecutionCase[] = [
   ),
   rmsnormCase(4096, 1, { kernelId: 'add-rmsnorm-quantize', rows: 1 }),
   rmsnormCase(640, 1, { kernelId: 'add-rmsnorm-quantize', schedule: { workgroupSize: 32 } }),
-  rmsnormCase(4096, 1, { kernelId: 'add-rmsnorm-quantize', schedule: { workgroupSize: 512 } }),
+  rmsnormCase(4096, 1, { kernelId: 'add-rmsnorm-quantize', schedule: { workgroupSize: 1024 } }),
   ...Q8_0_GEMV_CASES,
   ...Q4K_GEMV_CASES,
   ...Q4K_SWIGLU_GEMV_CASES,

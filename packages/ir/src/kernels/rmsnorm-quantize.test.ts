@@ -52,7 +52,7 @@ describe('add-rmsnorm-quantize', () => {
   it.each([
     [1, {}],
     [1e-3, { workgroupSize: 32 }],
-    [1e3, { workgroupSize: 512 }],
+    [1e3, { workgroupSize: 1024 }],
   ])(
     'writes the words and factors q4k-gemv would quantize from its y, bit for bit (|a|,|b| <= %s, %j)',
     (magnitude, schedule) => {

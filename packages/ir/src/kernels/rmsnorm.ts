@@ -12,13 +12,14 @@ import {
   min,
   mul,
   select,
+  shr,
   sqrt,
   sub,
 } from '../expressions.js';
 import type { CatalogKernel, Shape } from './catalog-kernel.js';
-import { storeQuantizedGroup, X_QUANT_GROUP_WORDS } from './gemv-rows.js';
+import { X_QUANT_GROUP_WORDS } from './gemv-rows.js';
 import { four } from './locals.js';
-import { quantizeXGroup, X_GROUP } from './x-quantize.js';
+import { quantizeXQuarter, X_GROUP } from './x-quantize.js';
 
 type Four<T> = readonly [T, T, T, T];
 
@@ -85,9 +86,8 @@ export function rmsnormSpec(input: RmsnormInput, quantize = false) {
           description: 'threads per row; a multiple of the 32-lane warp',
           default: 256,
           bounds: {
-            // A group's 96 values in flight take 110-122 registers: 512 threads leave ptxas 128.
-            ptx: { min: 32, max: quantize ? 512 : 1024, multipleOf: 32 },
-            wgsl: { min: 32, max: quantize ? 512 : 1024, multipleOf: 32 },
+            ptx: { min: 32, max: 1024, multipleOf: 32 },
+            wgsl: { min: 32, max: 1024, multipleOf: 32 },
           },
         },
       ],
@@ -178,6 +178,11 @@ function rmsnormBody(b: RmsnormBuilder, input: RmsnormInput, quantize: boolean):
     const { invRms: scale } = body.let({
       invRms: div(1, sqrt(add(mean, body.param('eps')))),
     });
+    // Quantizing, the second pass is quantizeRow's: it stores y beside the quantized words.
+    if (quantize) {
+      quantizeRow(body, input, { row, base, nEmbd, scale });
+      return;
+    }
     // The second pass reads its inputs again (from cache) rather than s, which other threads wrote.
     body.if(
       vectorRows,
@@ -205,14 +210,16 @@ function rmsnormBody(b: RmsnormBuilder, input: RmsnormInput, quantize: boolean):
           loop.store('y', index, mul(mul(scalarValue(loop, index), scale), loop.load('w', j)));
         }),
     );
-    if (quantize) quantizeRow(body, input, { row, base, nEmbd, scale });
   });
 }
 
 /**
- * A thread a 32-value group of the row: its y values computed again as the second pass computes
- * them (inputs from cache), quantized and stored as a row-streaming mat-vec's first dispatch would
- * store them from y (gemv-rows.ts), bit for bit.
+ * The second pass of add-rmsnorm-quantize, four lanes a 32-value group (quantizeXQuarter), 8 values a
+ * lane: y computed as add-rmsnorm's second pass computes it (inputs from cache), stored, and
+ * quantized and stored as a
+ * row-streaming mat-vec's first dispatch would store them from y (gemv-rows.ts), bit for bit. The
+ * loop runs the same steps in every thread (the shuffles need every lane): a lane past the row
+ * reads its last 8 values and stores nothing.
  */
 function quantizeRow(
   b: RmsnormBuilder,
@@ -225,34 +232,46 @@ function quantizeRow(
   },
 ): void {
   const { row, base, nEmbd: n, scale } = at;
-  const { groups } = b.let({ groups: div(n, X_GROUP) });
-  const { quantRow, factorRow } = b.let({
+  const size = b.schedule('workgroupSize');
+  const { qGroups: groups, lanes } = b.let({ qGroups: div(n, X_GROUP), lanes: div(n, 8) });
+  const {
+    quantRow,
+    factorRow,
+    qEnd: end,
+  } = b.let({
     quantRow: mul(row, div(n, 2)),
     factorRow: mul(row, mul(groups, 5)),
+    qEnd: mul(div(add(lanes, sub(size, 1)), size), size),
   });
-  const range = { start: b.localId(), end: groups, step: b.schedule('workgroupSize') };
-  b.for('q_group', range, (q, group) => {
-    const { valueBase } = q.let({ valueBase: mul(group, X_GROUP) });
-    const words: { high: Var<'u32'>[]; low: Var<'u32'>[] } = { high: [], low: [] };
-    // The builder has no x buffer: every value comes through `values`.
-    const quantized = quantizeXGroup(q as unknown as Parameters<typeof quantizeXGroup>[0], valueBase, {
-      values: (k) => {
-        const at = add(valueBase, 4 * k);
-        const x = loadValues(q, input, add(base, at), `q${k}_`)(q);
-        const w = q.loadVector('w', at, four((i) => `q_w${k}_${i}`));
-        return four((i) => q.let(`q_y${k}_${i}`, mul(mul(x[i], scale), w[i])));
-      },
-      onWords: (k, high, low) => {
-        words.high.push(q.let(`x_high${k}`, high));
-        words.low.push(q.let(`x_low${k}`, low));
-      },
+  // Uniform bounds (the shuffles need every lane): this step's slot is its start plus the thread.
+  b.for('q_step', { start: 0, end, step: size }, (q, start) => {
+    const { slot } = q.let({ slot: add(start, q.localId()) });
+    const { qLive: live, qFirst: first } = q.let({
+      qLive: lt(slot, lanes),
+      qFirst: mul(min(slot, sub(lanes, 1)), 8),
+    });
+    const { qGroup: group, qPart: part } = q.let({ qGroup: shr(slot, 2), qPart: and(slot, 3) });
+    const values = [0, 4].flatMap((offset) => {
+      const index = offset === 0 ? first : q.let(`q_at${offset}`, add(first, offset));
+      const x = loadValues(q, input, add(base, index), `q${offset}_`)(q);
+      const w = q.loadVector('w', index, four((i) => `q_w${offset}_${i}`));
+      return four((i) => q.let(`q_y${offset}_${i}`, mul(mul(x[i], scale), w[i])));
     }); // prettier-ignore
-    const where = {
-      quantWord: add(quantRow, mul(group, X_QUANT_GROUP_WORDS)),
-      factor: add(factorRow, group),
-      sumWord: add(add(factorRow, groups), mul(group, 4)),
-    };
-    storeQuantizedGroup(q as unknown as Parameters<typeof storeQuantizedGroup>[0], where, words, quantized); // prettier-ignore
+    q.if(live, (store) =>
+      [0, 4].forEach(
+        (offset, half) =>
+        store.storeVector('y', add(add(base, first), offset), values.slice(4 * half, 4 * half + 4) as [Expr<'f32'>, Expr<'f32'>, Expr<'f32'>, Expr<'f32'>]), // prettier-ignore
+      ),
+    );
+    const quantized = quantizeXQuarter(q as unknown as Parameters<typeof quantizeXQuarter>[0], values); // prettier-ignore
+    q.if(live, (store) => {
+      const { qWord: word } = store.let({ qWord: add(add(quantRow, mul(group, X_QUANT_GROUP_WORDS)), mul(part, 2)) }); // prettier-ignore
+      const [low, high] = quantized.words as [(typeof quantized.words)[0], (typeof quantized.words)[0]]; // prettier-ignore
+      store.storeVector('x_quant', word, [low.high, high.high]);
+      store.storeVector('x_quant', add(word, 8), [low.low, high.low]);
+      store.store('x_factors', add(add(add(factorRow, groups), mul(group, 4)), part), quantized.sum); // prettier-ignore
+      store.if(eq(part, 0), (lead) => lead.store('x_factors', add(factorRow, group), quantized.scale)); // prettier-ignore
+    });
   });
 }
 

@@ -63,27 +63,77 @@ export function quantizeXGroup(
   });
   hooks.beforeWords?.();
   words.forEach((four, k) => {
-    // x / s + ROUNDING lies in [2^23, 2^24), where f32 steps by 1: the addition rounds x / s to
-    // the nearest integer v, and the float's low 16 bits are u = v + 128 as an int16, so that h
-    // = u >> 8 is its high byte as it stands and l = (u & 255) - 128 its low byte, top bit flipped.
-    const bits = four.map((x, i) =>
-      q.let(`x_bits${k}_${i}`, bitcast('u32', fma(x, inverse, ROUNDING))),
-    );
-    const [b0, b1, b2, b3] = bits as [Var<'u32'>, Var<'u32'>, Var<'u32'>, Var<'u32'>];
-    // Byte i of each word from u_i moved into place: pairs of bytes, then the two halves.
-    const high = bitSelect(
-      0xffff0000,
-      bitSelect(0xff000000, shl(b3, 16), shl(b2, 8)),
-      bitSelect(0xff00, b1, shr(b0, 8)),
-    );
-    const low = bitSelect(
-      0xffff0000,
-      bitSelect(0xff000000, shl(b3, 24), shl(b2, 16)),
-      bitSelect(0xff00, shl(b1, 8), b0),
-    );
-    hooks.onWords(k, high, xor(low, 0x80808080));
+    const { high, low } = quantizedWord(q, `${k}`, four, inverse);
+    hooks.onWords(k, high, low);
   });
   return { scale, sums };
+}
+
+/** The x_high and x_low words of 4 values at 1 / s = `inverse` (their bits declared as `x_bits<tag>_i`). */
+function quantizedWord(
+  q: Pick<XBuilder, 'let'>,
+  tag: string,
+  four: readonly Expr<'f32'>[],
+  inverse: Expr<'f32'>,
+): { readonly high: Expr<'u32'>; readonly low: Expr<'u32'> } {
+  // x / s + ROUNDING lies in [2^23, 2^24), where f32 steps by 1: the addition rounds x / s to
+  // the nearest integer v, and the float's low 16 bits are u = v + 128 as an int16, so that h
+  // = u >> 8 is its high byte as it stands and l = (u & 255) - 128 its low byte, top bit flipped.
+  const bits = four.map((x, i) =>
+    q.let(`x_bits${tag}_${i}`, bitcast('u32', fma(x, inverse, ROUNDING))),
+  );
+  const [b0, b1, b2, b3] = bits as [Var<'u32'>, Var<'u32'>, Var<'u32'>, Var<'u32'>];
+  // Byte i of each word from u_i moved into place: pairs of bytes, then the two halves.
+  const high = bitSelect(
+    0xffff0000,
+    bitSelect(0xff000000, shl(b3, 16), shl(b2, 8)),
+    bitSelect(0xff00, b1, shr(b0, 8)),
+  );
+  const low = bitSelect(
+    0xffff0000,
+    bitSelect(0xff000000, shl(b3, 24), shl(b2, 16)),
+    bitSelect(0xff00, shl(b1, 8), b0),
+  );
+  return { high, low: xor(low, 0x80808080) };
+}
+
+/** A builder that declares locals and shuffles across the warp. */
+type LaneBuilder = Pick<GemvBuilder, 'let' | 'shuffle'>;
+
+/**
+ * quantizeXGroup spread over 4 consecutive lanes, 8 values each (`values`, the group's values
+ * 8·part..8·part + 7 for the lane's `part`): the largest |x| and the group sum meet by two xor
+ * shuffles, so every lane gets the group's scale; the lane's sum of 8 is summed in quantizeXGroup's
+ * order, and its words are words 2·part and 2·part + 1 of the group, bit for bit. All 32 lanes run it.
+ */
+export function quantizeXQuarter(
+  q: LaneBuilder,
+  values: readonly Expr<'f32'>[],
+): {
+  readonly scale: Var<'f32'>;
+  readonly sum: Var<'f32'>;
+  readonly words: readonly { readonly high: Var<'u32'>; readonly low: Var<'u32'> }[];
+} {
+  // prettier-ignore
+  const largest = values.slice(1).reduce<Expr<'f32'>>((m, x) => max(m, abs(x)), abs(values[0]!));
+  const sum = values.slice(1).reduce<Expr<'f32'>>((total, x) => add(total, x), values[0]!);
+  const { laneMost, laneSum } = q.let({ laneMost: largest, laneSum: sum });
+  const pairMost = q.let('pair_most', max(laneMost, q.shuffle('xor', 'most_1', laneMost, 1)));
+  const pairSum = q.let('pair_sum', add(laneSum, q.shuffle('xor', 'sum_1', laneSum, 1)));
+  const { amax, groupSum } = q.let({
+    amax: max(pairMost, q.shuffle('xor', 'most_2', pairMost, 2)),
+    groupSum: add(pairSum, q.shuffle('xor', 'sum_2', pairSum, 2)),
+  });
+  // groupSum · 0 is NaN exactly when some x of the group is not finite (or the sum overflows).
+  const { scale, inverse } = q.let({
+    scale: add(div(amax, X_RANGE), mul(groupSum, 0)),
+    inverse: select(gt(amax, 0), div(X_RANGE, amax), 0),
+  });
+  const words = [0, 1].map((k) => {
+    const { high, low } = quantizedWord(q, `${k}`, values.slice(4 * k, 4 * k + 4), inverse);
+    return { high: q.let(`x_high${k}`, high), low: q.let(`x_low${k}`, low) };
+  });
+  return { scale, sum: laneSum, words };
 }
 
 /**
