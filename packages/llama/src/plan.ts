@@ -164,22 +164,25 @@ class PlanBuilder {
     kernelId: string,
     shape: Shape,
     buffers: Record<string, string>,
-    nIn: number,
     params: Record<string, number>,
   ): void {
-    // prettier-ignore
     const y = buffers['y'] as string;
     const names = { x_quant: `${y}.x_quant`, x_factors: `${y}.x_factors` };
-    const lengths = getKernel(kernelId).bufferLengths(shape);
+    const kernel = getKernel(kernelId);
+    const lengths = kernel.bufferLengths(shape);
     // A mat-vec without sums of 8 may have made the factors shorter: they grow to the full layout.
-    for (const [scratch, name] of Object.entries(names)) {
-      const existing = this.buffers.get(name);
-      const length = lengths[scratch] ?? 0;
-      if (existing !== undefined && existing.length < length)
-        this.buffers.set(name, { ...existing, length });
-    }
+    for (const declared of kernel.spec.buffers)
+      if (declared.name === 'x_quant' || declared.name === 'x_factors')
+        this.activationAtLeast(names[declared.name], declared.element, lengths[declared.name] ?? 0);
     this.launch(label, kernelId, shape, { ...buffers, ...names }, { params });
-    this.quantizedBy = { x: y, nIn };
+    this.quantizedBy = { x: y, nIn: shape['n_embd'] ?? 0 };
+  }
+
+  /** Activation buffer `name`, created or grown to at least `length` elements. */
+  private activationAtLeast(name: string, element: PlanBuffer['element'], length: number): void {
+    const existing = this.buffers.get(name);
+    if (existing === undefined || existing.length < length)
+      this.buffers.set(name, { name, element, length, role: 'activation' });
   }
 
   launch(
@@ -278,9 +281,7 @@ class PlanBuilder {
       const name = `${x}.${scratch.name}`;
       const length = evaluateSizeExpression(scratch.length, sizes);
       // Kernels with and without x's sums of 8 keep the same words; the longer factors win.
-      const existing = this.buffers.get(name);
-      if (existing === undefined || existing.length < length)
-        this.buffers.set(name, { name, element: scratch.element, length, role: 'activation' });
+      this.activationAtLeast(name, scratch.element, length);
       names[scratch.name] = name;
     }
     return { buffers: names, firstDispatch: reuse ? 1 : 0 };
@@ -358,7 +359,7 @@ export function buildDecodePlan(model: LlamaModel, options: DecodePlanOptions): 
     // Where a mat-vec after it quantizes x, the norm writes x quantized beside y (n_embd whole
     // groups of 128), and the mat-vecs skip that dispatch.
     else if (p.nEmbd % 128 === 0 && readers.some(quantizesX))
-      plan.quantizingNorm(label, 'add-rmsnorm-quantize', rows, { ...residual, ...buffers }, p.nEmbd, eps.params); // prettier-ignore
+      plan.quantizingNorm(label, 'add-rmsnorm-quantize', rows, { ...residual, ...buffers }, eps.params); // prettier-ignore
     else plan.launch(label, 'add-rmsnorm', rows, { ...residual, ...buffers }, eps);
     residual = undefined;
   };

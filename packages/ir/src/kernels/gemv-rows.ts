@@ -1,4 +1,4 @@
-import { WARP_SIZE, type Expr, type VarExpr as Var } from '../body.js';
+import { WARP_SIZE, type VarExpr as Var } from '../body.js';
 import { defineKernel, type BodyBuilder, type DeclaredBy } from '../builder.js';
 import { add, and, div, eq, f32, lt, min, mul, sub } from '../expressions.js';
 import type { QuantType } from '../quant/formats.js';
@@ -7,7 +7,7 @@ import type { CatalogKernel } from './catalog-kernel.js';
 import { gemvCatalogKernel, type GemvCatalogOptions } from './gemv-catalog.js';
 import { GEMV_BINDINGS } from './gemv-interface.js';
 import { siluTimes } from './elementwise.js';
-import { quantizeXGroup, X_GROUP, type QuantizedGroup } from './x-quantize.js';
+import { quantizeXGroup, X_GROUP } from './x-quantize.js';
 
 // Plan, for a mat-vec bound by DRAM. Dispatch 1 quantizes x once for every row, into scratch: per
 // 32-value group g, 8 x_high and 8 x_low words at x_quant[16g..16g + 15] (int8 halves of 16-bit
@@ -168,33 +168,20 @@ function quantizeBody(b: RowsBuilder, storeSums: boolean): void {
         words.low.push(q.let(`x_low${k}`, low));
       },
     });
-    storeQuantizedGroup(q, { quantWord, factor: group, sumWord: storeSums ? add(div(nIn, X_GROUP), mul(group, 4)) : undefined }, words, { scale, sums }); // prettier-ignore
+    // 16-byte stores: x_high words 0-3 and 4-7, then x_low's.
+    for (const [part, list] of [
+      [0, words.high],
+      [8, words.low],
+    ] as const)
+      for (const k of [0, 4]) {
+        const four = list.slice(k, k + 4) as [Var<'u32'>, Var<'u32'>, Var<'u32'>, Var<'u32'>];
+        q.storeVector('x_quant', add(quantWord, part + k), four);
+      }
+    q.store('x_factors', group, scale);
+    if (!storeSums) return;
+    const { sumWord } = q.let({ sumWord: add(div(nIn, X_GROUP), mul(group, 4)) });
+    q.storeVector('x_factors', sumWord, sums as [Var<'f32'>, Var<'f32'>, Var<'f32'>, Var<'f32'>]);
   });
-}
-
-/**
- * Stores a quantized group where the row dispatch reads it: its words at x_quant[quantWord..+15]
- * (16-byte stores: x_high words 0-3 and 4-7, then x_low's), its scale at x_factors[factor] and,
- * when `sumWord` is given, its sums of 8 at x_factors[sumWord..+3].
- */
-export function storeQuantizedGroup(
-  q: Pick<RowsBuilder, 'let' | 'store' | 'storeVector'>,
-  at: { readonly quantWord: Expr<'u32'>; readonly factor: Expr<'u32'>; readonly sumWord: Expr<'u32'> | undefined }, // prettier-ignore
-  words: { readonly high: readonly Var<'u32'>[]; readonly low: readonly Var<'u32'>[] },
-  { scale, sums }: QuantizedGroup,
-): void {
-  for (const [part, list] of [
-    [0, words.high],
-    [8, words.low],
-  ] as const)
-    for (const k of [0, 4]) {
-      const four = list.slice(k, k + 4) as [Var<'u32'>, Var<'u32'>, Var<'u32'>, Var<'u32'>];
-      q.storeVector('x_quant', add(at.quantWord, part + k), four);
-    }
-  q.store('x_factors', at.factor, scale);
-  if (at.sumWord === undefined) return;
-  const { sumWord } = q.let({ sumWord: at.sumWord });
-  q.storeVector('x_factors', sumWord, sums as [Var<'f32'>, Var<'f32'>, Var<'f32'>, Var<'f32'>]);
 }
 
 /**

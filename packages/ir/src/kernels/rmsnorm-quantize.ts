@@ -3,9 +3,7 @@
 import { ValidationError } from '../errors.js';
 import type { CatalogKernel } from './catalog-kernel.js';
 import { addRmsnorm, rmsnormSpec, rowsShape, rowValues } from './rmsnorm.js';
-
-/** 1.5 · 2^23 + 128: x / s plus this rounds to an integer held in the low 16 bits (x-quantize.ts). */
-const ROUNDING = 12583040;
+import { ROUNDING, X_RANGE } from './x-quantize.js';
 const f32Bits = new Uint32Array(1);
 const f32View = new Float32Array(f32Bits.buffer);
 
@@ -30,9 +28,9 @@ function quantizeRows(y: Float64Array, n: number, rows: number) {
       const total = Math.fround(
         Math.fround(sums[0]! + sums[1]!) + Math.fround(sums[2]! + sums[3]!),
       );
-      const inverse = amax > 0 ? Math.fround(32639 / amax) : 0;
+      const inverse = amax > 0 ? Math.fround(X_RANGE / amax) : 0;
       const factorRow = r * groups * 5;
-      factors[factorRow + g] = Math.fround(Math.fround(amax / 32639) + total * 0);
+      factors[factorRow + g] = Math.fround(Math.fround(amax / X_RANGE) + total * 0);
       sums.forEach((sum, j) => (factors[factorRow + groups + 4 * g + j] = sum));
       for (let k = 0; k < 8; k++) {
         let [high, low] = [0, 0];

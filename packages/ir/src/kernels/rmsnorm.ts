@@ -214,12 +214,11 @@ function rmsnormBody(b: RmsnormBuilder, input: RmsnormInput, quantize: boolean):
 }
 
 /**
- * The second pass of add-rmsnorm-quantize, four lanes a 32-value group (quantizeXQuarter), 8 values a
- * lane: y computed as add-rmsnorm's second pass computes it (inputs from cache), stored, and
- * quantized and stored as a
- * row-streaming mat-vec's first dispatch would store them from y (gemv-rows.ts), bit for bit. The
- * loop runs the same steps in every thread (the shuffles need every lane): a lane past the row
- * reads its last 8 values and stores nothing.
+ * The second pass of add-rmsnorm-quantize, four lanes a 32-value group (quantizeXQuarter), 8 values
+ * a lane: y computed as add-rmsnorm's second pass computes it (inputs from cache) and stored, then
+ * quantized and stored as a row-streaming mat-vec's first dispatch would store it (gemv-rows.ts),
+ * bit for bit. The loop runs the same steps in every thread (the shuffles need every lane): a lane
+ * past the row reads its last 8 values and stores nothing.
  */
 function quantizeRow(
   b: RmsnormBuilder,

@@ -8,9 +8,9 @@ export const X_TILE = 4096;
 /** Values sharing one scale: a Q8_0 block, a Q4_K sub-block, two Q6_K sub-blocks. */
 export const X_GROUP = 32;
 /** |v| ≤ X_RANGE keeps h = (v + 128) >> 8 in int8: (±32639 + 128) >> 8 is 127 or -127. */
-const X_RANGE = 32639;
+export const X_RANGE = 32639;
 /** 1.5 · 2^23 + 128 (0x4B400080): adding it rounds to an integer held in the low 16 bits. */
-const ROUNDING = 12583040;
+export const ROUNDING = 12583040;
 
 /** A quantized 32-value group's scale and its 4 sums of 8 (its words go to `onWords`). */
 export interface QuantizedGroup {
@@ -35,15 +35,10 @@ export function quantizeXGroup(
   hooks: {
     readonly beforeWords?: () => void;
     readonly onWords: (k: number, high: Expr<'u32'>, low: Expr<'u32'>) => void;
-    /** Values 4k..4k + 3 of the group, when they come from elsewhere than x (a fused producer). */
-    readonly values?: (k: number) => readonly Var<'f32'>[];
   },
 ): QuantizedGroup {
-  const words = Array.from(
-    { length: X_GROUP / 4 },
-    (_, k) =>
-      hooks.values?.(k) ??
-      q.loadVector('x', add(xBase, 4 * k), [`xq${k}_0`, `xq${k}_1`, `xq${k}_2`, `xq${k}_3`]),
+  const words = Array.from({ length: X_GROUP / 4 }, (_, k) =>
+    q.loadVector('x', add(xBase, 4 * k), [`xq${k}_0`, `xq${k}_1`, `xq${k}_2`, `xq${k}_3`]),
   );
   const values = words.flat();
   const largest = values.slice(1).reduce<Expr<'f32'>>((m, x) => max(m, abs(x)), abs(values[0]!));
@@ -56,17 +51,26 @@ export function quantizeXGroup(
     amax: largest,
     groupSum: add(add(sums[0]!, sums[1]!), add(sums[2]!, sums[3]!)),
   });
-  // groupSum · 0 is NaN exactly when some x is not finite (or the sum overflows).
-  const { scale, inverse } = q.let({
-    scale: add(div(amax, X_RANGE), mul(groupSum, 0)),
-    inverse: select(gt(amax, 0), div(X_RANGE, amax), 0),
-  });
+  const { scale, inverse } = scaleOf(q, amax, groupSum);
   hooks.beforeWords?.();
   words.forEach((four, k) => {
     const { high, low } = quantizedWord(q, `${k}`, four, inverse);
     hooks.onWords(k, high, low);
   });
   return { scale, sums };
+}
+
+/** A group's scale s = amax / X_RANGE and 1 / s (0 for an all-zero group), declared `scale`, `inverse`. */
+function scaleOf(
+  q: Pick<XBuilder, 'let'>,
+  amax: Var<'f32'>,
+  groupSum: Var<'f32'>,
+): { readonly scale: Var<'f32'>; readonly inverse: Var<'f32'> } {
+  // groupSum · 0 is NaN exactly when some x of the group is not finite (or the sum overflows).
+  return q.let({
+    scale: add(div(amax, X_RANGE), mul(groupSum, 0)),
+    inverse: select(gt(amax, 0), div(X_RANGE, amax), 0),
+  });
 }
 
 /** The x_high and x_low words of 4 values at 1 / s = `inverse` (their bits declared as `x_bits<tag>_i`). */
@@ -114,7 +118,6 @@ export function quantizeXQuarter(
   readonly sum: Var<'f32'>;
   readonly words: readonly { readonly high: Var<'u32'>; readonly low: Var<'u32'> }[];
 } {
-  // prettier-ignore
   const largest = values.slice(1).reduce<Expr<'f32'>>((m, x) => max(m, abs(x)), abs(values[0]!));
   const sum = values.slice(1).reduce<Expr<'f32'>>((total, x) => add(total, x), values[0]!);
   const { laneMost, laneSum } = q.let({ laneMost: largest, laneSum: sum });
@@ -124,11 +127,7 @@ export function quantizeXQuarter(
     amax: max(pairMost, q.shuffle('xor', 'most_2', pairMost, 2)),
     groupSum: add(pairSum, q.shuffle('xor', 'sum_2', pairSum, 2)),
   });
-  // groupSum · 0 is NaN exactly when some x of the group is not finite (or the sum overflows).
-  const { scale, inverse } = q.let({
-    scale: add(div(amax, X_RANGE), mul(groupSum, 0)),
-    inverse: select(gt(amax, 0), div(X_RANGE, amax), 0),
-  });
+  const { scale, inverse } = scaleOf(q, amax, groupSum);
   const words = [0, 1].map((k) => {
     const { high, low } = quantizedWord(q, `${k}`, values.slice(4 * k, 4 * k + 4), inverse);
     return { high: q.let(`x_high${k}`, high), low: q.let(`x_low${k}`, low) };
