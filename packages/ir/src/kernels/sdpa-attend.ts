@@ -26,6 +26,7 @@ import {
   headsKnob,
   ladderHeads,
   loadHeads,
+  reduceHeads,
   storeHeads,
   switchHeads,
 } from './sdpa-heads.js';
@@ -167,29 +168,41 @@ export function attendRange(b: SdpaBuilder, range: SdpaRange, state: SdpaState):
     });
     foldTile(loop, { visible, scores, state, probBase, lane });
     // V comes through the stage too, a chunk at a time: its loads are in flight together.
-    const perColumn = SDPA_LANE_DIMS / valuesPerWord(cache);
     loop.for('v_chunk', { start: 0, end: chunks }, (inner, chunk) => {
       stageChunk(inner, range, { ...staging, chunk }, 'v');
-      inner.if(live, (compute) => {
-        const pv = compute.let({
-          column: perColumn === 1 ? chunk : shr(chunk, 1),
-          count: sub(min(add(tileStart, SDPA_TILE), end), tileStart),
-          // The lane's word of position 0's staged row; rows follow every 32 words.
-          laneSlot: add(
-            stageBase,
-            cache === 'f16' ? lane : and(shl(lane, 1), SDPA_CHUNK_WORDS - 1),
-          ),
-          probAt: probBase,
-        });
-        // Each column's accumulators are registers: code per column, the chunk's alone runs.
-        for (let c = 0; c < SDPA_COLUMNS; c++)
-          compute.if(eq(pv.column, c), (block) =>
-            addValues(block, range, { ...pv, state, chunk, c }),
-          );
-      });
+      inner.if(live, (compute) =>
+        addChunk(compute, range, { state, chunk, tileStart, stageBase, probBase }),
+      );
       inner.barrier();
     });
   });
+}
+
+interface AddChunkAt {
+  readonly state: SdpaState;
+  readonly chunk: Var<'u32'>;
+  readonly tileStart: Var<'u32'>;
+  readonly stageBase: Var<'u32'>;
+  readonly probBase: Var<'u32'>;
+}
+
+/** p·V of the staged V chunk into the column its dims are in (code per column: registers). */
+function addChunk(b: SdpaBuilder, range: SdpaRange, at: AddChunkAt): void {
+  const { cache, lane, end } = range;
+  const { chunk, tileStart, stageBase, probBase, state } = at;
+  const perColumn = SDPA_LANE_DIMS / valuesPerWord(cache);
+  const pv = {
+    column: b.let('column', perColumn === 1 ? chunk : shr(chunk, 1)),
+    count: b.let('count', sub(min(add(tileStart, SDPA_TILE), end), tileStart)),
+    // The lane's word of position 0's staged row; rows follow every 32 words.
+    laneSlot: b.let(
+      'lane_slot',
+      add(stageBase, cache === 'f16' ? lane : and(shl(lane, 1), SDPA_CHUNK_WORDS - 1)),
+    ),
+    probAt: b.let('prob_at', probBase),
+  };
+  for (let c = 0; c < SDPA_COLUMNS; c++)
+    b.if(eq(pv.column, c), (block) => addValues(block, range, { ...pv, state, chunk, c }));
 }
 
 interface DotAt {
@@ -204,10 +217,8 @@ interface DotAt {
 function dotChunk(b: SdpaBuilder, cache: SdpaCache, at: DotAt): void {
   const { chunk, scores, stageBase, lane, swizzle } = at;
   const perWord = valuesPerWord(cache);
-  const { rowSlot, qChunk } = b.let({
-    rowSlot: add(stageBase, mul(lane, SDPA_CHUNK_WORDS)),
-    qChunk: mul(chunk, SDPA_CHUNK_WORDS * perWord),
-  });
+  const rowSlot = b.let('row_slot', add(stageBase, mul(lane, SDPA_CHUNK_WORDS)));
+  const qChunk = b.let('q_chunk', mul(chunk, SDPA_CHUNK_WORDS * perWord));
   // A loop, not unrolled: the spec stays small, and the loop costs 3 of ~50 instructions a trip.
   b.for('piece', { start: 0, end: SDPA_CHUNK_WORDS, step: 4 }, (loop, piece) => {
     const words = loop.loadVector(
@@ -215,9 +226,7 @@ function dotChunk(b: SdpaBuilder, cache: SdpaCache, at: DotAt): void {
       add(rowSlot, xor(swizzle, piece)),
       [0, 1, 2, 3].map((i) => `ks${i}`),
     );
-    const { qPiece } = loop.let({
-      qPiece: add(qChunk, perWord === 1 ? piece : mul(piece, perWord)),
-    });
+    const qPiece = loop.let('q_piece', add(qChunk, perWord === 1 ? piece : mul(piece, perWord)));
     const values = 4 * perWord;
     const queries: Var<'f32'>[][] = [];
     // Every head's q loads first, then the FMAs key by key across the heads: independent chains.
@@ -269,27 +278,32 @@ interface FoldAt {
  */
 function foldTile(b: SdpaBuilder, at: FoldAt): void {
   const { visible, scores, state, probBase, lane } = at;
-  const probs: Var<'f32'>[] = [];
+  const masked: Var<'f32'>[] = [];
   ladderHeads(
     b,
-    (head, h) => {
-      const { m, l, acc, score } = {
-        m: state.m[h]!,
-        l: state.l[h]!,
-        acc: state.acc[h]!,
-        score: scores[h]!,
-      };
-      const masked = head.let(`masked${h}`, select(visible, score, SDPA_NO_SCORE));
-      const tileMax = head.reduce('max', `tile_max${h}`, masked);
-      const { newMax } = { newMax: head.let(`new_max${h}`, max(m, tileMax)) };
-      const alpha = head.let(`alpha${h}`, exp2(sub(m, newMax)));
-      const prob = head.let(`p${h}`, select(visible, exp2(sub(masked, newMax)), 0));
-      head.assign(l, fma(l, alpha, prob));
-      head.assign(m, newMax);
-      for (const values of acc) for (const value of values) head.assign(value, mul(value, alpha));
-      probs.push(prob);
+    (head, h) =>
+      void masked.push(head.let(`masked${h}`, select(visible, scores[h]!, SDPA_NO_SCORE))),
+    (done, n) => {
+      const tag = n === SDPA_DEFAULT_HEADS ? '' : `_x${n}`;
+      const heads = ALL_HEADS.slice(0, n);
+      const tileMax = reduceHeads(
+        done,
+        'max',
+        heads.map((h) => `tile_max${h}${tag}`),
+        masked.slice(0, n),
+      );
+      const probs = heads.map((h) => {
+        const { m, l, acc } = { m: state.m[h]!, l: state.l[h]!, acc: state.acc[h]! };
+        const newMax = done.let(`new_max${h}${tag}`, max(m, tileMax[h]!));
+        const alpha = done.let(`alpha${h}${tag}`, exp2(sub(m, newMax)));
+        const prob = done.let(`p${h}${tag}`, select(visible, exp2(sub(masked[h]!, newMax)), 0));
+        done.assign(l, fma(l, alpha, prob));
+        done.assign(m, newMax);
+        for (const values of acc) for (const value of values) done.assign(value, mul(value, alpha));
+        return prob;
+      });
+      storeHeads(done, 'probs', add(probBase, mul(lane, n)), probs);
     },
-    (done, n) => storeHeads(done, 'probs', add(probBase, mul(lane, n)), probs.slice(0, n)),
   );
 }
 
@@ -315,36 +329,50 @@ function addValues(b: SdpaBuilder, range: SdpaRange, at: AddAt): void {
   const heads = headsKnob(b);
   const mine = cache === 'f16' ? undefined : eq(shr(lane, 4), and(chunk, 1));
   const suffix = c === 0 ? '' : `_c${c}`;
-  b.for(`pv_at${suffix}`, { start: 0, end: count }, (loop) => {
-    const slot = laneSlot;
-    const tag = (variant: string): string => `${variant}${suffix}`;
+  // PV_UNROLL positions a trip, their loads first: staged rows and p past `count` are zeros, so
+  // the last trip may run past it.
+  b.for(`pv_at${suffix}`, { start: 0, end: count, step: PV_UNROLL }, (loop) => {
+    const tag = (variant: string, k: number): string => `${variant}${suffix}_${k}`;
     // The heads' p in one broadcast (two at 8 heads), then the staged V word once for all of them.
     switchHeads(loop, (block, n, variant) => {
-      const names = ALL_HEADS.slice(0, n).map((h) => `pv${h}${tag(variant)}`);
-      const probs = loadHeads(block, 'probs', probAt, names);
-      const values: Var<'f32'>[] =
-        cache === 'f16'
-          ? wordValues(
-              block,
-              cache,
-              block.let(`v_word${tag(variant)}`, block.load('k_stage', slot)),
-              `val${tag(variant)}`,
-            )
-          : (block.loadVector('k_stage', slot, [
-              `val${tag(variant)}_0`,
-              `val${tag(variant)}_1`,
-            ]) as Var<'f32'>[]);
-      const accumulate = (inside: SdpaBuilder): void =>
-        probs.forEach((prob, h) =>
-          values.forEach((value, e) => {
-            const target = state.acc[h]?.[c]?.[e];
-            if (target !== undefined) inside.assign(target, fma(prob, value, target));
-          }),
+      const positions = Array.from({ length: PV_UNROLL }, (_, k) => {
+        const names = ALL_HEADS.slice(0, n).map((h) => `pv${h}${tag(variant, k)}`);
+        const probs = loadHeads(
+          block,
+          'probs',
+          k === 0 ? probAt : add(probAt, mul(heads, k)),
+          names,
         );
+        const slot = k === 0 ? laneSlot : add(laneSlot, k * SDPA_CHUNK_WORDS);
+        // An f16 word unpacks after every load is issued; f32 values are used as loaded.
+        const values: Var[] =
+          cache === 'f16'
+            ? [block.let(`v_word${tag(variant, k)}`, block.load('k_stage', slot))]
+            : block.loadVector('k_stage', slot, [
+                `val${tag(variant, k)}_0`,
+                `val${tag(variant, k)}_1`,
+              ]);
+        return { probs, values, k };
+      });
+      const accumulate = (inside: SdpaBuilder): void =>
+        positions.forEach(({ probs, values, k }) => {
+          const unpacked = values.flatMap((value) =>
+            wordValues(inside, cache, value, `val${tag(variant, k)}`),
+          );
+          probs.forEach((prob, h) =>
+            unpacked.forEach((value, e) => {
+              const target = state.acc[h]?.[c]?.[e];
+              if (target !== undefined) inside.assign(target, fma(prob, value, target));
+            }),
+          );
+        });
       if (mine === undefined) accumulate(block);
       else block.if(mine, accumulate);
     });
-    loop.assign(laneSlot, add(laneSlot, SDPA_CHUNK_WORDS));
-    loop.assign(probAt, add(probAt, heads));
+    loop.assign(laneSlot, add(laneSlot, PV_UNROLL * SDPA_CHUNK_WORDS));
+    loop.assign(probAt, add(probAt, mul(heads, PV_UNROLL)));
   });
 }
+
+/** Positions of the tile a p·V trip adds: their loads in flight together. */
+const PV_UNROLL = 4;

@@ -49,10 +49,12 @@ import type { SdpaCache } from './sdpa-shape.js';
 //    the end) and writes its p to shared for the PV step.
 //  - PV: V goes through the same stage a chunk at a time (8 loads in flight, no swizzle: every
 //    lane reads one row); lane l owns dims 64c + 2l and 64c + 2l + 1 of the head (one f16 word or
-//    two f32 a lane); per visible position it reads the heads' p in one broadcast (two at 8 heads)
-//    and its staged V word(s), and adds p·v to column c's accumulators (code per column).
-// At the end the warps' (m, l, acc) fold through shared memory into the workgroup's (M, L, acc),
-// a column at a time through column 0's registers.
+//    two f32 a lane); 4 positions a trip, it reads the heads' p in one broadcast (two at 8 heads)
+//    and its staged V word(s) for all 4 first, then adds p·v to column c's accumulators (code per
+//    column; staged rows and p past the tile's end are zeros, so a trip may run past it).
+// The heads' warp reductions (tile max, final sum) run their butterflies interleaved. At the end
+// each warp writes its scaled acc to its own stage and the workgroup sums the warps' shares in
+// one pass (two at head_dim 256), warp 0's first, into (M, L, acc).
 // Split (FlashDecoding): the visible range is cut into `splits` chunks of whole tiles, one per
 // grid row y, so few heads still fill the GPU; each workgroup stores its (M, L, acc) in scratch and
 // a second dispatch, `combine`, merges a query head's splits (all stats loads, then 8 splits'
@@ -64,10 +66,12 @@ import type { SdpaCache } from './sdpa-shape.js';
 // heads 64); under a window the rows past the visible range exit at once.
 // K and V are read once, in ≥ 95% efficient sectors; 16/2 heads at heads=8, n_kv 1024: 0.33 warp
 // instructions per K+V byte. H200 timing model, 32/8 heads, head_dim 128, default schedule (main +
-// combine): n_kv 256 9.89 + 0.90 µs, 1024 10.3 + 1.02, 4096 12.4 + 2.58 (25% of DRAM bandwidth,
-// 8 warps/SM, 128 registers; was 70.8 + 5.73), 32768 74.3 + 2.66 (37%); 8/2 heads at 4096 10.3 +
-// 2.02 µs. Still latency-bound: one tile a warp, 8 warps an SM; the dots' and PV's shared loads
-// and FMA chains are the longest waits.
+// combine): n_kv 256 6.91 + 0.90 µs, 1024 7.33 + 1.02, 4096 9.35 + 2.58 (31% of DRAM bandwidth,
+// 8 warps/SM; was 12.4 + 2.58 before the 4-position p·V trips, the one-pass fold and the
+// interleaved reductions), 32768 58.2 + 2.66 (47%); 8/2 heads at 4096 7.33 + 2.02 µs. Still
+// latency-bound: one tile a warp, 8 warps an SM, and each chunk's loads wait for the step before
+// (the next step: the next chunk's loads in flight during this one's math); the dots' q broadcasts
+// are most of the shared wavefronts.
 
 /**
  * Warps per workgroup, powers of two (the schedule sweep assembles every in-bounds schedule, and

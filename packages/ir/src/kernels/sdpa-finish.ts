@@ -1,9 +1,23 @@
 // Folds the warps' partial softmaxes of one workgroup, then stores them as the split's partial.
 import { WARP_SIZE, type Expr, type VarExpr as Var } from '../body.js';
-import { add, and, eq, exp2, lt, max, mul, select, shl, shr, sub } from '../expressions.js';
 import {
-  SDPA_COLUMNS,
+  add,
+  and,
+  bitcast,
+  eq,
+  exp2,
+  lt,
+  max,
+  mul,
+  select,
+  shl,
+  shr,
+  sub,
+} from '../expressions.js';
+import {
   SDPA_NO_SCORE,
+  SDPA_STAGE_WORDS,
+  forLaneColumns,
   SDPA_Q_STRIDE,
   type SdpaBuilder,
   type SdpaRange,
@@ -14,8 +28,8 @@ import {
   ALL_HEADS,
   forHead,
   headsKnob,
-  ladderHeads,
   loadHeads,
+  reduceHeads,
   storeHeads,
   switchHeads,
 } from './sdpa-heads.js';
@@ -47,17 +61,15 @@ export function foldWarps(b: SdpaBuilder, range: SdpaRange, state: SdpaState): S
   // Warp w's m then l of each head, in `q_scaled`: its last reads (the dots) are behind the tiles'
   // barriers, and the acc fold below writes it only after its first barrier.
   const statsWords = mul(headsKnob(b), 2);
-  const sums: Var<'f32'>[] = [];
-  ladderHeads(
-    b,
-    (head, h) => void sums.push(head.reduce('add', `l_sum${h}`, state.l[h]!)),
-    (done, n) =>
-      done.if(eq(lane, 0), (first) => {
-        const base = mul(warp, statsWords);
-        storeHeads(first, 'q_scaled', base, state.m.slice(0, n));
-        storeHeads(first, 'q_scaled', add(base, n), sums.slice(0, n));
-      }),
-  );
+  switchHeads(b, (block, n, tag) => {
+    const names = heads.slice(0, n).map((h) => `l_sum${h}${tag}`);
+    const sums = reduceHeads(block, 'add', names, state.l.slice(0, n));
+    block.if(eq(lane, 0), (first) => {
+      const base = mul(warp, statsWords);
+      storeHeads(first, 'q_scaled', base, state.m.slice(0, n));
+      storeHeads(first, 'q_scaled', add(base, n), sums);
+    });
+  });
   b.barrier();
   const most = heads.map((h) => b.let(`most${h}`, SDPA_NO_SCORE, 'f32'));
   b.for('w_max', { start: 0, end: warps }, (loop, w) => {
@@ -89,40 +101,81 @@ export function foldWarps(b: SdpaBuilder, range: SdpaRange, state: SdpaState): S
     });
   });
   const factor = heads.map((h) => b.let(`factor${h}`, exp2(sub(state.m[h]!, most[h]!))));
-  const share = (h: number, e: number): Expr<'f32'> => mul(state.acc[h]![0]![e]!, factor[h]!);
-  b.for('w_add', { start: 0, end: warps }, (loop, w) => {
-    loop.barrier();
-    // Column by column through column 0's registers (the acc is not read after the fold).
-    loop.if(eq(warp, w), (mine) =>
-      mine.for('fold_column', { start: 0, end: shr(add(range.pairs, 31), 5) }, (columns, c) => {
-        const { dim } = columns.let({ dim: add(shl(lane, 1), shl(c, 6)) });
-        columns.if(lt(add(lane, shl(c, 5)), range.pairs), (inside) =>
-          heads.forEach((h) =>
-            forHead(inside, h, (head) => {
-              const at = head.let(`sum_slot${h}`, h === 0 ? dim : add(dim, h * SDPA_Q_STRIDE));
-              const earlier = readShares(head, at, `prev${h}`);
-              const values = earlier.map((prev, e) => add(select(eq(w, 0), 0, prev), share(h, e)));
-              writeShares(head, at, values);
-            }),
-          ),
-        );
-        shiftColumns(columns, state);
-      }),
-    );
-  });
-  b.barrier();
+  foldShares(b, range, state, factor);
   return { most, total };
 }
 
-/** acc[h][c] ← acc[h][c + 1]: column 0's registers take the next column's dims. */
-function shiftColumns(b: SdpaBuilder, state: SdpaState): void {
-  for (const h of ALL_HEADS)
-    forHead(b, h, (head) => {
-      const columns = state.acc[h]!;
-      for (let c = 0; c + 1 < SDPA_COLUMNS; c++)
-        columns[c]!.forEach((value, e) => head.assign(value, columns[c + 1]![e]!));
+/** Dims of a head one fold pass takes: two 64-dim columns, so 8 heads' fit one warp's stage. */
+const FOLD_DIMS = 128;
+
+/**
+ * acc = Σ_w acc_w·factor_w into `q_scaled` (row h at h·SDPA_Q_STRIDE), FOLD_DIMS dims of every
+ * head a pass: each warp writes its scaled share to its own stage (idle after the tiles' last
+ * barrier), then the workgroup sums the warps' shares, warp 0's first, two dims a thread a trip.
+ */
+function foldShares(
+  b: SdpaBuilder,
+  range: SdpaRange,
+  state: SdpaState,
+  factor: readonly Var<'f32'>[],
+): void {
+  const { lane, warp, warps, pairs } = range;
+  const own = b.let('fold_own', mul(warp, SDPA_STAGE_WORDS));
+  const rows = mul(headsKnob(b), FOLD_DIMS);
+  const columnsAPass = FOLD_DIMS / 64;
+  for (let pass = 0; pass * FOLD_DIMS < SDPA_Q_STRIDE; pass++) {
+    const firstColumn = pass * columnsAPass;
+    // Uniform (head_dim is a param), so the barriers inside are too.
+    b.if(lt(pass * (FOLD_DIMS / 2), pairs), (fold) => {
+      forLaneColumns(fold, range, (column, c) => {
+        if (c < firstColumn || c >= firstColumn + columnsAPass) return;
+        const slot = column.let(
+          `share_slot${c}`,
+          add(own, add(shl(lane, 1), (c - firstColumn) * 64)),
+        );
+        ALL_HEADS.forEach((h) =>
+          forHead(column, h, (head) => {
+            const values = state.acc[h]![c]!.map((value) =>
+              shareWord(range, mul(value, factor[h]!)),
+            );
+            head.storeVector(
+              'k_stage',
+              h === 0 ? slot : add(slot, h * FOLD_DIMS),
+              values as [Expr, Expr],
+            );
+          }),
+        );
+      });
+      fold.barrier();
+      const step = mul(warps, WARP_SIZE * 2);
+      fold.for(`fold_at${pass}`, { start: shl(fold.localId(), 1), end: rows, step }, (loop, i) => {
+        const foldHead = loop.let(`fold_head${pass}`, shr(i, Math.log2(FOLD_DIMS)));
+        const foldDim = loop.let(`fold_dim${pass}`, add(and(i, FOLD_DIMS - 1), pass * FOLD_DIMS));
+        loop.if(lt(foldDim, shl(pairs, 1)), (sum) => {
+          const sums = [0, 1].map((e) => sum.let(`fold_sum${pass}_${e}`, 0, 'f32'));
+          sum.for(`fold_warp${pass}`, { start: 0, end: warps }, (across, w) => {
+            const words = across.loadVector('k_stage', add(mul(w, SDPA_STAGE_WORDS), i), [
+              `fold_word${pass}_0`,
+              `fold_word${pass}_1`,
+            ]);
+            words.forEach((word, e) =>
+              across.assign(sums[e]!, add(sums[e]!, shareValue(range, word))),
+            );
+          });
+          const at = add(shl(foldHead, Math.log2(SDPA_Q_STRIDE)), foldDim);
+          sum.storeVector('q_scaled', at, sums as [Var<'f32'>, Var<'f32'>]);
+        });
+      });
+      fold.barrier();
     });
+  }
 }
+
+/** A share as the stage's element (u32 words for an f16 cache), and back. */
+const shareWord = (range: SdpaRange, value: Expr<'f32'>): Expr =>
+  range.cache === 'f16' ? bitcast('u32', value) : value;
+const shareValue = (range: SdpaRange, word: Var): Expr<'f32'> =>
+  range.cache === 'f16' ? bitcast('f32', word) : (word as Var<'f32'>);
 
 /** Where the pass's partial goes: split `split` of `splits` in scratch `partials`. */
 export interface SdpaPartialAt extends SdpaOutput {
@@ -173,12 +226,4 @@ export function writePartial(
       write.storeVector('partials', add(where.acc, outDim), [...values] as [Var, Var]);
     });
   });
-}
-
-function readShares(b: SdpaBuilder, at: Expr<'u32'>, name: string): Var<'f32'>[] {
-  return b.loadVector('q_scaled', at, [`${name}_0`, `${name}_1`]) as Var<'f32'>[];
-}
-
-function writeShares(b: SdpaBuilder, at: Expr<'u32'>, values: readonly Expr<'f32'>[]): void {
-  b.storeVector('q_scaled', at, values as [Expr<'f32'>, Expr<'f32'>]);
 }

@@ -1,7 +1,7 @@
 // The `heads` schedule knob of decode attention: query heads a workgroup carries in registers.
 import type { Expr, VarExpr as Var } from '../body.js';
 import type { BodyBuilder, Declared } from '../builder.js';
-import { add, gt } from '../expressions.js';
+import { add, gt, max } from '../expressions.js';
 
 type Builder = BodyBuilder<Declared>;
 
@@ -107,4 +107,27 @@ export function storeHeads(
     if (width === 1) b.store(memory, at, part[0]!);
     else b.storeVector(memory, at, part as [Expr<'f32'>, Expr<'f32'>]);
   }
+}
+
+/**
+ * The warp's `reduction` of each value (a head's), the heads' butterflies interleaved step by step
+ * so their shuffles are in flight together; each value's steps and operand order are the `reduce`
+ * statement's (xor 16, 8, 4, 2, 1; own value first), so the results are the same bits.
+ */
+export function reduceHeads(
+  b: Builder,
+  reduction: 'add' | 'max',
+  names: readonly string[],
+  values: readonly Expr<'f32'>[],
+): Var<'f32'>[] {
+  const totals = values.map((value, h) => b.let(names[h]!, value));
+  for (let mask = 16; mask >= 1; mask >>= 1) {
+    const others = totals.map((total, h) =>
+      b.shuffle('xor', `${names[h]!}_xor${mask}`, total, mask),
+    );
+    totals.forEach((total, h) =>
+      b.assign(total, reduction === 'add' ? add(total, others[h]!) : max(total, others[h]!)),
+    );
+  }
+  return totals;
 }
