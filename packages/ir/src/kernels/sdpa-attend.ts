@@ -22,10 +22,10 @@ import {
 } from '../expressions.js';
 import {
   ALL_HEADS,
-  SDPA_DEFAULT_HEADS,
   headsKnob,
   ladderHeads,
   loadHeads,
+  headsTag,
   reduceHeads,
   storeHeads,
   switchHeads,
@@ -191,16 +191,13 @@ function addChunk(b: SdpaBuilder, range: SdpaRange, at: AddChunkAt): void {
   const { cache, lane, end } = range;
   const { chunk, tileStart, stageBase, probBase, state } = at;
   const perColumn = SDPA_LANE_DIMS / valuesPerWord(cache);
-  const pv = {
-    column: b.let('column', perColumn === 1 ? chunk : shr(chunk, 1)),
-    count: b.let('count', sub(min(add(tileStart, SDPA_TILE), end), tileStart)),
+  const pv = b.let({
+    column: perColumn === 1 ? chunk : shr(chunk, 1),
+    count: sub(min(add(tileStart, SDPA_TILE), end), tileStart),
     // The lane's word of position 0's staged row; rows follow every 32 words.
-    laneSlot: b.let(
-      'lane_slot',
-      add(stageBase, cache === 'f16' ? lane : and(shl(lane, 1), SDPA_CHUNK_WORDS - 1)),
-    ),
-    probAt: b.let('prob_at', probBase),
-  };
+    laneSlot: add(stageBase, cache === 'f16' ? lane : and(shl(lane, 1), SDPA_CHUNK_WORDS - 1)),
+    probAt: probBase,
+  });
   for (let c = 0; c < SDPA_COLUMNS; c++)
     b.if(eq(pv.column, c), (block) => addValues(block, range, { ...pv, state, chunk, c }));
 }
@@ -217,8 +214,10 @@ interface DotAt {
 function dotChunk(b: SdpaBuilder, cache: SdpaCache, at: DotAt): void {
   const { chunk, scores, stageBase, lane, swizzle } = at;
   const perWord = valuesPerWord(cache);
-  const rowSlot = b.let('row_slot', add(stageBase, mul(lane, SDPA_CHUNK_WORDS)));
-  const qChunk = b.let('q_chunk', mul(chunk, SDPA_CHUNK_WORDS * perWord));
+  const { rowSlot, qChunk } = b.let({
+    rowSlot: add(stageBase, mul(lane, SDPA_CHUNK_WORDS)),
+    qChunk: mul(chunk, SDPA_CHUNK_WORDS * perWord),
+  });
   // A loop, not unrolled: the spec stays small, and the loop costs 3 of ~50 instructions a trip.
   b.for('piece', { start: 0, end: SDPA_CHUNK_WORDS, step: 4 }, (loop, piece) => {
     const words = loop.loadVector(
@@ -226,7 +225,9 @@ function dotChunk(b: SdpaBuilder, cache: SdpaCache, at: DotAt): void {
       add(rowSlot, xor(swizzle, piece)),
       [0, 1, 2, 3].map((i) => `ks${i}`),
     );
-    const qPiece = loop.let('q_piece', add(qChunk, perWord === 1 ? piece : mul(piece, perWord)));
+    const { qPiece } = loop.let({
+      qPiece: add(qChunk, perWord === 1 ? piece : mul(piece, perWord)),
+    });
     const values = 4 * perWord;
     const queries: Var<'f32'>[][] = [];
     // Every head's q loads first, then the FMAs key by key across the heads: independent chains.
@@ -249,7 +250,7 @@ function dotChunk(b: SdpaBuilder, cache: SdpaCache, at: DotAt): void {
         queries[h] = loaded;
       },
       (block, n) => {
-        const tag = n === SDPA_DEFAULT_HEADS ? '' : `_x${n}`;
+        const tag = headsTag(n);
         const keys = words.flatMap((word, i) => wordValues(block, cache, word, `key${i}${tag}`));
         keys.forEach((key, v) =>
           ALL_HEADS.slice(0, n).forEach((h) => {
@@ -284,7 +285,7 @@ function foldTile(b: SdpaBuilder, at: FoldAt): void {
     (head, h) =>
       void masked.push(head.let(`masked${h}`, select(visible, scores[h]!, SDPA_NO_SCORE))),
     (done, n) => {
-      const tag = n === SDPA_DEFAULT_HEADS ? '' : `_x${n}`;
+      const tag = headsTag(n);
       const heads = ALL_HEADS.slice(0, n);
       const tileMax = reduceHeads(
         done,

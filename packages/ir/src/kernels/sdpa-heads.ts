@@ -54,6 +54,9 @@ export function ladderHeads(
   step(b, 1);
 }
 
+/** The suffix of a heads variant's locals: none at the default, whose emitted text keeps its names. */
+export const headsTag = (n: SdpaHeads): string => (n === SDPA_DEFAULT_HEADS ? '' : `_x${n}`);
+
 /**
  * `build(n, tag)` for the bound heads value n alone; locals of the variants need distinct names,
  * so `tag` suffixes them except at the default (whose emitted text keeps its names).
@@ -65,7 +68,7 @@ export function switchHeads(
   ladderHeads(
     b,
     () => undefined,
-    (block, n) => build(block, n, n === SDPA_DEFAULT_HEADS ? '' : `_x${n}`),
+    (block, n) => build(block, n, headsTag(n)),
   );
 }
 
