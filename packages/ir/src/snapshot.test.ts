@@ -13,6 +13,7 @@ import {
   snapshotJson,
   takeSnapshot,
 } from './snapshot.js';
+import { MAX_EXPRESSION_VALUES } from './typecheck.js';
 import { checkSpec, validateSpec } from './validate.js';
 
 const rmsnormJson = (): Record<string, unknown> =>
@@ -177,12 +178,23 @@ describe('shared sub-objects', () => {
     expect(performance.now() - started).toBeLessThan(2000);
   });
 
+  it('in one expression, pass its own limit only as a one-line issue at its path', () => {
+    // sharedAdd(d) expands to 4 · (2^(d+1) − 1) values: 16,380 at 11 levels, 32,764 at 12.
+    expect(checkSpec(withLet(sharedAdd(11)))).toEqual([]);
+    const issues = checkSpec(withLet(sharedAdd(12)));
+    expect(issues).toHaveLength(1);
+    expect(issues[0]?.path).toBe('body[0].value');
+    expect(issues[0]?.message).toBe(
+      `has more than ${MAX_EXPRESSION_VALUES} values (each use of a shared sub-expression counts); split it with let`,
+    );
+  });
+
   it('every catalog kernel stays far below the limit', () => {
     const count = (value: unknown): number =>
       value !== null && typeof value === 'object'
         ? 1 + Object.values(value).reduce((sum: number, child) => sum + count(child), 0)
         : 1;
-    // A fifth at most: the largest, sdpa-decode with code for 8 query heads, has about 18,000 nodes.
+    // A fifth at most: the largest, sdpa-decode with code for 8 query heads, has about 37,000 nodes.
     for (const kernel of CATALOG.values())
       expect(count(kernel.spec) * 5).toBeLessThan(MAX_SPEC_NODES);
   });
