@@ -392,6 +392,11 @@ export function ggmlDecodeStep(ggml, gpu, plan, position, forgeSeconds) {
     } else if (launch.kernel === 'add-rmsnorm' || launch.kernel === 'add-rmsnorm-quantize') {
       seconds += forgeSeconds('add', { n: shape.n_embd }) + forgeSeconds('rmsnorm', shape);
       dispatches += 2;
+    } else if (launch.kernel.startsWith('rope-kv-store')) {
+      // llama.cpp ropes q and k apart and copies k and v into the cache apart: four launches.
+      const cache = launch.kernel.replace('rope-kv-store', 'kv-store');
+      seconds += forgeSeconds('rope', shape) + forgeSeconds(cache, shape);
+      dispatches += 4;
     } else if (launch.kernel !== 'argmax') {
       seconds += forgeSeconds(launch.kernel, shape);
       dispatches += launch.kernel === 'rope' || launch.kernel.startsWith('kv-store') ? 2 : 1;

@@ -32,7 +32,7 @@ describe('buildDecodePlan', () => {
     const buffer = (name: string) => plan.buffers.find((candidate) => candidate.name === name);
     expect(buffer('output.weight')?.layout?.kernel).toBe('q6k-soa-gemv');
     expect(buffer('blk.0.attn_q.weight')?.layout).toBeUndefined();
-    expect(kernelOf(plan, 'blk.0.kv_store')).toBe('kv-store');
+    expect(kernelOf(plan, 'blk.0.rope_kv_store')).toBe('rope-kv-store');
     expect(kernelOf(plan, 'blk.0.attention')).toBe('sdpa-decode');
     const f32 = buildDecodePlan(await readLlamaModel(fixturePath('f32')), { kv: 'f32' });
     expect(new Set(f32.launches.map((launch) => launch.kernel))).toEqual(
@@ -40,8 +40,7 @@ describe('buildDecodePlan', () => {
         'get-rows-f32',
         'rmsnorm',
         'f32-gemv',
-        'rope',
-        'kv-store-f32',
+        'rope-kv-store-f32',
         'sdpa-decode-f32',
         'add-rmsnorm',
         'silu-mul',
@@ -110,9 +109,9 @@ describe('buildDecodePlan', () => {
     ]);
   });
 
-  it('lists every launch in order: embedding, 13 a layer, output norm, output, argmax', async () => {
+  it('lists every launch in order: embedding, 12 a layer, output norm, output, argmax', async () => {
     const plan = buildDecodePlan(await readLlamaModel(fixturePath('f32')), { kv: 'f16' });
-    expect(plan.launches).toHaveLength(1 + 13 * TINY_LLAMA_CONFIG.nLayer + 3);
+    expect(plan.launches).toHaveLength(1 + 12 * TINY_LLAMA_CONFIG.nLayer + 3);
     // Each residual add runs in the launch of the norm after it.
     const norms = plan.launches
       .filter((launch) => launch.label.endsWith('norm'))
@@ -158,8 +157,11 @@ describe('buildDecodePlan', () => {
       maxCtx: 32,
     });
     const launch = (label: string) => plan.launches.find((entry) => entry.label === label)!;
-    expect(paramsAt(launch('blk.0.rope'), 7)).toMatchObject({ pos: 7, max_ctx: 32, neox: 0 });
-    expect(paramsAt(launch('blk.0.kv_store'), 7)).toMatchObject({ pos: 7 });
+    expect(paramsAt(launch('blk.0.rope_kv_store'), 7)).toMatchObject({
+      pos: 7,
+      max_ctx: 32,
+      neox: 0,
+    });
     expect(paramsAt(launch('blk.0.attention'), 7)).toMatchObject({
       n_kv: 8,
       max_ctx: 32,

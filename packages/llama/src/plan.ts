@@ -371,21 +371,13 @@ export function buildDecodePlan(model: LlamaModel, options: DecodePlanOptions): 
     matvec(`${blk}.attn_q`, `${blk}.attn_q.weight`, 'xn', 'q', p.nEmbd, qDim);
     matvec(`${blk}.attn_k`, `${blk}.attn_k.weight`, 'xn', 'k', p.nEmbd, kvDim);
     matvec(`${blk}.attn_v`, `${blk}.attn_v.weight`, 'xn', 'v', p.nEmbd, kvDim);
-    plan.launch(
-      `${blk}.rope`,
-      'rope',
-      ropeShape,
-      { q: 'q', k: 'k', cos_sin: 'rope_table' },
-      {
-        positionOffsets: { pos: 0 },
-      },
-    );
     const caches = { k_cache: `${blk}.k_cache`, v_cache: `${blk}.v_cache` };
+    // Rope and the cache store in one launch (sdpa-decode's head_dim, a multiple of 32, fits it).
     plan.launch(
-      `${blk}.kv_store`,
-      `kv-store${kvSuffix}`,
-      { n_kv_head: p.nKvHead, head_dim: p.headDim, pos: 0, max_ctx: maxCtx },
-      { k: 'k', v: 'v', ...caches },
+      `${blk}.rope_kv_store`,
+      `rope-kv-store${kvSuffix}`,
+      ropeShape,
+      { q: 'q', k: 'k', v: 'v', cos_sin: 'rope_table', ...caches },
       { positionOffsets: { pos: 0 } },
     );
     plan.launch(

@@ -21,12 +21,18 @@ const find = (predicate: (testCase: ExecutionCase) => boolean): ExecutionCase =>
 };
 
 /** The float64 reference rounded to f32: what a perfect f32 engine would write. */
-function perfectOutputs(testCase: ExecutionCase): Record<string, Float32Array> {
+function perfectOutputs(testCase: ExecutionCase): Record<string, Float32Array | Uint32Array> {
   const kernel = getKernel(testCase.kernelId);
   const inputs = makeCaseInputs(kernel, testCase);
   const expected = kernel.reference(inputs, kernel.params(testCase.shape));
+  // u32 outputs (f16 cache words) keep every bit: f32 holds only 24.
+  const isU32 = (name: string) =>
+    kernel.spec.buffers.some((buffer) => buffer.name === name && buffer.element === 'u32');
   return Object.fromEntries(
-    Object.entries(expected).map(([name, values]) => [name, Float32Array.from(values)]),
+    Object.entries(expected).map(([name, values]) => [
+      name,
+      isU32(name) ? Uint32Array.from(values) : Float32Array.from(values),
+    ]),
   );
 }
 
@@ -276,6 +282,22 @@ describe('EXECUTION_CASES', () => {
       expect(cases.map((c) => c.family)).toContain('f16-ties');
       // Each writes one row of its caches: the simulator's whole-buffer traffic check is waived.
       for (const c of cases) expect(c.partlyWritten).toEqual(['k_cache', 'v_cache']);
+    }
+  });
+
+  it('cover rope-kv-store on both caches in both modes: the first, a middle and the last row, head_dim 4 to 128', () => {
+    for (const kernelId of ['rope-kv-store', 'rope-kv-store-f32']) {
+      const cases = executionCasesFor('webgpu').filter((c) => c.kernelId === kernelId);
+      for (const neox of [0, 1]) {
+        const rows = cases.filter((c) => c.shape['neox'] === neox).map((c) => c.shape['pos']);
+        expect(rows).toEqual(expect.arrayContaining([0, 37]));
+      }
+      expect(cases.some((c) => c.shape['pos'] === (c.shape['max_ctx'] ?? 0) - 1)).toBe(true);
+      expect(new Set(cases.map((c) => c.shape['head_dim']))).toEqual(new Set([4, 64, 80, 128]));
+      for (const c of cases) {
+        expect(c.partlyRead).toEqual(['cos_sin']);
+        expect(c.partlyWritten).toEqual(['k_cache', 'v_cache']);
+      }
     }
   });
 

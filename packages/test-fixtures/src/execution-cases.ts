@@ -9,6 +9,7 @@ import {
   Q8_0_GEMV_CASES,
 } from './gemv-cases.js';
 import { ROPE_CASES } from './rope-cases.js';
+import { ROPE_KV_STORE_CASES } from './rope-kv-store-cases.js';
 import { GET_ROWS_CASES } from './get-rows-cases.js';
 import { DENSE_GEMV_CASES } from './dense-gemv-cases.js';
 import { KV_STORE_CASES } from './kv-store-cases.js';
@@ -136,6 +137,7 @@ export const EXECUTION_CASES: readonly ExecutionCase[] = [
   ...ARGMAX_CASES,
   ...DENSE_GEMV_CASES,
   ...KV_STORE_CASES,
+  ...ROPE_KV_STORE_CASES,
 ];
 
 /** The EXECUTION_CASES that `engine` runs. */

@@ -25,6 +25,7 @@ export * from './op-types.js';
 export * from './op-probe-compare.js';
 export * from './wmma-cases.js';
 export * from './rope-cases.js';
+export * from './rope-kv-store-cases.js';
 export * from './get-rows-cases.js';
 export * from './elementwise-cases.js';
 export * from './gguf-writer.js';

@@ -14,6 +14,7 @@ import { q8_0Gemv } from './q8-0-gemv.js';
 import { addRmsnorm, rmsnorm } from './rmsnorm.js';
 import { addRmsnormQuantize } from './rmsnorm-quantize.js';
 import { rope } from './rope.js';
+import { ropeKvStore, ropeKvStoreF32 } from './rope-kv-store.js';
 import { sdpaDecode, sdpaDecodeF32 } from './sdpa-decode.js';
 import { wmmaGemv } from './wmma-gemv-catalog.js';
 
@@ -46,6 +47,8 @@ export const CATALOG: ReadonlyMap<string, CatalogKernel> = new Map(
     addRmsnorm,
     q4kSwigluGemv,
     addRmsnormQuantize,
+    ropeKvStore,
+    ropeKvStoreF32,
   ].map((kernel) => [kernel.spec.id, kernel]),
 );
 

@@ -26,6 +26,7 @@ export { wmmaGemv, WMMA_MAX_COLS } from './wmma-gemv-catalog.js';
 export { q4kSoaWmma } from './q4k-soa-wmma-catalog.js';
 export { rope, ROPE_SHAPE_NAMES, checkRopeShape } from './rope.js';
 export { ropeTable, ROPE_FREQ_BASE } from './rope-table.js';
+export { ropeKvStore, ropeKvStoreF32, ropeKvStoreShapeIssues } from './rope-kv-store.js';
 export * from './get-rows-catalog.js';
 export { addF32, siluMul, siluMulReference, SILU_EXTREME_GATES } from './elementwise.js';
 export { argmax, argmaxFamily, argmaxIndex, ARGMAX_FAMILIES, ARGMAX_NAN_BITS } from './argmax.js';

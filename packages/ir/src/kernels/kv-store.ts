@@ -85,11 +85,11 @@ function body(b: BodyBuilder<Declared>, cache: SdpaCache): void {
 }
 
 /**
- * `shape` checked for kv-store: every field a whole number below 2^32, n_kv_head, head_dim and
- * max_ctx at least 1, head_dim even, pos below max_ctx, and the cache's bytes below 2^32. Throws a
- * ValidationError carrying every problem, each at the path of the field to change.
+ * Every problem of `shape` for kv-store, each at the path of the field to change: every field a
+ * whole number below 2^32, n_kv_head, head_dim and max_ctx at least 1, head_dim even, pos below
+ * max_ctx, and the cache's bytes below 2^32.
  */
-export function checkKvStoreShape(shape: Shape, cache: SdpaCache): void {
+export function kvStoreShapeIssues(shape: Shape, cache: SdpaCache): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   const values = checkShapeFields(shape, KV_STORE_SHAPE_NAMES, issues, (name) =>
     name === 'pos' ? 0 : 1,
@@ -107,6 +107,12 @@ export function checkKvStoreShape(shape: Shape, cache: SdpaCache): void {
         message: `${maxCtx} positions of ${heads}×${headDim} ${cache} values (${bytes} bytes) exceed 32-bit byte offsets`,
       });
   }
+  return issues;
+}
+
+/** Throws a ValidationError carrying kvStoreShapeIssues, when there are any. */
+export function checkKvStoreShape(shape: Shape, cache: SdpaCache): void {
+  const issues = kvStoreShapeIssues(shape, cache);
   if (issues.length > 0) throw new ValidationError(issues);
 }
 

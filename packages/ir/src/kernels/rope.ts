@@ -106,11 +106,11 @@ export const ROPE_SHAPE_NAMES = [
 ] as const;
 
 /**
- * Throws a ValidationError naming every field of `shape` that `rope` cannot run: each a whole
- * number, n_head, n_kv_head and max_ctx at least 1, head_dim even and at least 2, pos below
- * max_ctx, neox 0 or 1, and the q, k and table byte sizes below 2^32 (u32 indices).
+ * Every field of `shape` that `rope` cannot run, one issue each: each a whole number, n_head,
+ * n_kv_head and max_ctx at least 1, head_dim even and at least 2, pos below max_ctx, neox 0 or 1,
+ * and the q, k and table byte sizes below 2^32 (u32 indices).
  */
-export function checkRopeShape(shape: Shape): void {
+export function ropeShapeIssues(shape: Shape): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   const values = checkShapeFields(shape, ROPE_SHAPE_NAMES, issues, (name) =>
     name === 'pos' || name === 'neox' ? 0 : 1,
@@ -130,11 +130,17 @@ export function checkRopeShape(shape: Shape): void {
   if (headDim !== undefined && nHead !== undefined && nKvHead !== undefined)
     if (Math.max(nHead, nKvHead) * headDim * 4 >= U32_LIMIT)
       issues.push({ path: 'n_head', message: `${nHead}×${headDim} f32 values exceed 2^32 bytes` });
+  return issues;
+}
+
+/** Throws a ValidationError carrying ropeShapeIssues, when there are any. */
+export function checkRopeShape(shape: Shape): void {
+  const issues = ropeShapeIssues(shape);
   if (issues.length > 0) throw new ValidationError(issues);
 }
 
 /** The float64 rotation of `x`'s heads at `pos`, θ from pow/cos/sin (never from the f32 table). */
-function rotateHeads(
+export function rotateHeads(
   x: ArrayLike<number>,
   heads: number,
   headDim: number,
