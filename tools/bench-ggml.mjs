@@ -375,7 +375,7 @@ export function ggmlDecodeStep(ggml, gpu, plan, position, forgeSeconds) {
       );
       seconds += chain.quantize.seconds + chain.mmvq.seconds;
       dispatches += 2;
-    } else if (launch.kernel === 'sdpa-decode') {
+    } else if (launch.kernel === 'sdpa-decode' || launch.kernel === 'sdpa-decode-quantize') {
       const nKv = Math.max(256, Math.ceil(shape.n_kv / 256) * 256);
       const chain = memo(`${gpu.name} fattn ${nKv}`, () => attentionChain(ggml, gpu, nKv));
       seconds += chain.estimates.reduce((sum, estimate) => sum + estimate.seconds, 0);

@@ -33,7 +33,7 @@ describe('buildDecodePlan', () => {
     expect(buffer('output.weight')?.layout?.kernel).toBe('q6k-soa-gemv');
     expect(buffer('blk.0.attn_q.weight')?.layout).toBeUndefined();
     expect(kernelOf(plan, 'blk.0.rope_kv_store')).toBe('rope-kv-store');
-    expect(kernelOf(plan, 'blk.0.attention')).toBe('sdpa-decode');
+    expect(kernelOf(plan, 'blk.0.attention')).toBe('sdpa-decode-quantize');
     const f32 = buildDecodePlan(await readLlamaModel(fixturePath('f32')), { kv: 'f32' });
     expect(new Set(f32.launches.map((launch) => launch.kernel))).toEqual(
       new Set([
@@ -72,7 +72,18 @@ describe('buildDecodePlan', () => {
     // The f16 mat-vec reads y; down's x is act, which no norm wrote.
     expect(shared('blk.1.attn_v')).toEqual(['f16-gemv', 0, undefined, undefined]);
     expect(shared('blk.0.ffn_down')).toEqual(['q6k-soa-gemv', 0, 'act.x_quant', 'act.x_factors']);
-    expect(plan.launches.filter((entry) => entry.firstDispatch === 1)).toHaveLength(7);
+    // Attention's combine quantizes out for the output projection, which skips its first dispatch.
+    for (const layer of [0, 1]) {
+      const [attention, projection] = [`blk.${layer}.attention`, `blk.${layer}.attn_output`];
+      expect(shared(attention)).toEqual(['sdpa-decode-quantize', 0, 'attn.x_quant', 'attn.x_factors']); // prettier-ignore
+      expect(shared(projection).slice(1)).toEqual([1, 'attn.x_quant', 'attn.x_factors']);
+    }
+    expect(plan.launches.filter((entry) => entry.firstDispatch === 1)).toHaveLength(9);
+    // An f32 cache keeps sdpa-decode-f32 and the projection's own quantizing dispatch.
+    const f32Cache = buildDecodePlan(await readLlamaModel(fixturePath('q')), { kv: 'f32' });
+    const projection = f32Cache.launches.find((entry) => entry.label === 'blk.0.attn_output');
+    expect(kernelOf(f32Cache, 'blk.0.attention')).toBe('sdpa-decode-f32');
+    expect(projection?.firstDispatch).toBe(0);
     // Sized for the longest factors (n_in / 32 scales and 4 sums a group at n_embd 256).
     const buffer = plan.buffers.find((candidate) => candidate.name === 'xn.x_factors');
     expect(buffer).toMatchObject({ element: 'f32', length: (256 / 32) * 5, role: 'activation' });

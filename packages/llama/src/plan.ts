@@ -156,26 +156,28 @@ class PlanBuilder {
   }
 
   /**
-   * A norm that writes y and, beside it, y quantized as the row-streaming mat-vecs quantize x: the
-   * mat-vecs reading y next skip their first dispatch.
+   * A launch that writes `x` (a norm's y, attention's out) and, beside it, x quantized as the
+   * row-streaming mat-vecs quantize x (n_in values): the mat-vecs reading x next skip their first
+   * dispatch.
    */
-  quantizingNorm(
+  quantizing(
     label: string,
     kernelId: string,
     shape: Shape,
     buffers: Record<string, string>,
-    params: Record<string, number>,
+    quantized: { readonly x: string; readonly nIn: number },
+    extras: { positionOffsets?: Record<string, number>; params?: Record<string, number> } = {},
+    schedule: Schedule = {},
   ): void {
-    const y = buffers['y'] as string;
-    const names = { x_quant: `${y}.x_quant`, x_factors: `${y}.x_factors` };
+    const names = { x_quant: `${quantized.x}.x_quant`, x_factors: `${quantized.x}.x_factors` };
     const kernel = getKernel(kernelId);
     const lengths = kernel.bufferLengths(shape);
     // A mat-vec without sums of 8 may have made the factors shorter: they grow to the full layout.
     for (const declared of kernel.spec.buffers)
       if (declared.name === 'x_quant' || declared.name === 'x_factors')
         this.activationAtLeast(names[declared.name], declared.element, lengths[declared.name] ?? 0);
-    this.launch(label, kernelId, shape, { ...buffers, ...names }, { params });
-    this.quantizedBy = { x: y, nIn: shape['n_embd'] ?? 0 };
+    this.launch(label, kernelId, shape, { ...buffers, ...names }, extras, schedule);
+    this.quantizedBy = quantized;
   }
 
   /** Activation buffer `name`, created or grown to at least `length` elements. */
@@ -234,9 +236,9 @@ class PlanBuilder {
       }
     }
     const shared = this.sharedScratch(kernel.spec, shape, buffers, schedule);
-    // A launch writing the quantized x (its norm) ends its validity.
-    if (this.quantizedBy !== undefined && buffers['y'] === this.quantizedBy.x)
-      this.quantizedBy = undefined;
+    // A launch binding the quantized x other than as a mat-vec's x (writing it) ends its validity.
+    if (this.quantizedBy !== undefined && Object.values(buffers).includes(this.quantizedBy.x))
+      if (buffers['x'] !== this.quantizedBy.x) this.quantizedBy = undefined;
     this.launches.push({
       label,
       kernel: kernelId,
@@ -359,7 +361,7 @@ export function buildDecodePlan(model: LlamaModel, options: DecodePlanOptions): 
     // Where a mat-vec after it quantizes x, the norm writes x quantized beside y (n_embd whole
     // groups of 128), and the mat-vecs skip that dispatch.
     else if (p.nEmbd % 128 === 0 && readers.some(quantizesX))
-      plan.quantizingNorm(label, 'add-rmsnorm-quantize', rows, { ...residual, ...buffers }, eps.params); // prettier-ignore
+      plan.quantizing(label, 'add-rmsnorm-quantize', rows, { ...residual, ...buffers }, { x: 'xn', nIn: p.nEmbd }, eps); // prettier-ignore
     else plan.launch(label, 'add-rmsnorm', rows, { ...residual, ...buffers }, eps);
     residual = undefined;
   };
@@ -380,21 +382,36 @@ export function buildDecodePlan(model: LlamaModel, options: DecodePlanOptions): 
       { q: 'q', k: 'k', v: 'v', cos_sin: 'rope_table', ...caches },
       { positionOffsets: { pos: 0 } },
     );
-    plan.launch(
-      `${blk}.attention`,
-      `sdpa-decode${kvSuffix}`,
-      {
-        n_head: p.nHead,
-        n_kv_head: p.nKvHead,
-        head_dim: p.headDim,
-        n_kv: 1,
-        max_ctx: maxCtx,
-        window: 0,
-      },
-      { q: 'q', k: caches.k_cache, v: caches.v_cache, out: 'attn' },
-      { positionOffsets: { n_kv: 1 } },
-      attentionSchedule,
-    );
+    const attentionShape = {
+      n_head: p.nHead,
+      n_kv_head: p.nKvHead,
+      head_dim: p.headDim,
+      n_kv: 1,
+      max_ctx: maxCtx,
+      window: 0,
+    };
+    const attentionBuffers = { q: 'q', k: caches.k_cache, v: caches.v_cache, out: 'attn' };
+    const attentionExtras = { positionOffsets: { n_kv: 1 } };
+    // Where the output projection quantizes its x, the combine writes it quantized beside out.
+    if (options.kv === 'f16' && quantizesX(`${blk}.attn_output.weight`))
+      plan.quantizing(
+        `${blk}.attention`,
+        'sdpa-decode-quantize',
+        attentionShape,
+        attentionBuffers,
+        { x: 'attn', nIn: qDim },
+        attentionExtras,
+        attentionSchedule,
+      );
+    else
+      plan.launch(
+        `${blk}.attention`,
+        `sdpa-decode${kvSuffix}`,
+        attentionShape,
+        attentionBuffers,
+        attentionExtras,
+        attentionSchedule,
+      );
     matvec(`${blk}.attn_output`, `${blk}.attn_output.weight`, 'attn', 'attn_out', qDim, p.nEmbd);
     // h = x + attn_out, with the FFN's norm.
     residual = { a: 'x', b: 'attn_out', s: 'h' };

@@ -47,6 +47,7 @@ function sdpaCase(id: string, nKv: number, options: SdpaCaseOptions = {}): Execu
 
 const F16 = 'sdpa-decode';
 const F32 = 'sdpa-decode-f32';
+const QUANTIZE = 'sdpa-decode-quantize';
 
 /**
  * Decode attention: the issue's n_kv at 8/2 heads of 128; every head ratio and head_dim; windows
@@ -95,4 +96,11 @@ export const SDPA_DECODE_CASES: readonly ExecutionCase[] = [
     schedule: { heads: 2 },
   }),
   sdpaCase(F16, 257, { nHead: 16, nKvHead: 2, headDim: 64, schedule: { heads: 8 } }),
+  // The combine quantizing out for the output projection: Llama's 32/8 heads of 128, one
+  // position, a window, head_dim 32 (a head one x group) and the large-q family's extremes.
+  sdpaCase(QUANTIZE, 300, { nHead: 32, nKvHead: 8, headDim: 128 }),
+  sdpaCase(QUANTIZE, 1),
+  sdpaCase(QUANTIZE, 257, { headDim: 64, window: 100, family: 'uniform-poisoned' }),
+  sdpaCase(QUANTIZE, 33, { nHead: 4, nKvHead: 1, headDim: 32, schedule: { splits: 64 } }),
+  sdpaCase(QUANTIZE, 257, { family: 'large-q', schedule: { heads: 8, warps: 2 } }),
 ];

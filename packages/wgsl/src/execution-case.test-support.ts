@@ -55,7 +55,8 @@ const APPROXIMATE_BUILTINS = /\b(exp2|log2)\(/;
 
 /**
  * How closely the interpreter must reproduce a device: `bits` (Dawn on lavapipe: bit for bit, as
- * measured, or within 1e-12 relative squared error where the shader calls exp2 or log2) or
+ * measured, or within 1e-12 relative squared error where the shader calls exp2 or log2, quantized
+ * words within their reference tolerance) or
  * `rounding` (SwiftShader, whose quantized mat-vecs differ in the last bits: within 1e-10).
  */
 export type InterpreterAgreement = 'bits' | 'rounding';
@@ -94,8 +95,11 @@ export function expectInterpreterMatchesDevice(
     );
     const relative = normalizedMse(interpreted, device);
     const where = `${name}[${differing}]: interpreter ${interpreted[differing]}, device ${device[differing]}; relative squared error ${relative.toExponential(2)}`;
+    // Words quantized from inexact values (exp2's last bit) may round a tie the other way: such an
+    // output agrees within its own reference tolerance.
+    const within = Math.max(bound, kernel.outputTolerance?.[name] ?? 0);
     if (exact) expect(differing, where).toBe(-1);
     // Identical outputs agree even where the error is not finite (an argmax of NaN logits).
-    else if (differing !== -1) expect(relative, where).toBeLessThanOrEqual(bound);
+    else if (differing !== -1) expect(relative, where).toBeLessThanOrEqual(within);
   }
 }

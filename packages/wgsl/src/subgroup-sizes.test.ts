@@ -45,7 +45,8 @@ describe('subgroup kernels at every subgroup size lavapipe runs', () => {
         expect(nmse ?? Infinity, name).toBeLessThanOrEqual(tolerance);
       }
     },
-    // lavapipe compiles every subgroup kernel with its cache off: about 100-150 s alone on 2 cores.
-    300_000,
+    // lavapipe compiles every subgroup kernel with its cache off: about 100-150 s alone on 2 cores,
+    // near 300 s when other suites share them.
+    600_000,
   );
 });

@@ -15,7 +15,7 @@ import { addRmsnorm, rmsnorm } from './rmsnorm.js';
 import { addRmsnormQuantize } from './rmsnorm-quantize.js';
 import { rope } from './rope.js';
 import { ropeKvStore, ropeKvStoreF32 } from './rope-kv-store.js';
-import { sdpaDecode, sdpaDecodeF32 } from './sdpa-decode.js';
+import { sdpaDecode, sdpaDecodeF32, sdpaDecodeQuantize } from './sdpa-decode.js';
 import { wmmaGemv } from './wmma-gemv-catalog.js';
 
 /** The reference kernels, by id, in listing order. */
@@ -49,6 +49,7 @@ export const CATALOG: ReadonlyMap<string, CatalogKernel> = new Map(
     addRmsnormQuantize,
     ropeKvStore,
     ropeKvStoreF32,
+    sdpaDecodeQuantize,
   ].map((kernel) => [kernel.spec.id, kernel]),
 );
 

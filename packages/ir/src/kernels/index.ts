@@ -21,7 +21,7 @@ export * from './sdpa-reference.js';
 export * from './sdpa-inputs.js';
 export * from './half-words.js';
 export * from './sdpa-catalog.js';
-export { sdpaDecode, sdpaDecodeF32 } from './sdpa-decode.js';
+export { sdpaDecode, sdpaDecodeF32, sdpaDecodeQuantize } from './sdpa-decode.js';
 export { wmmaGemv, WMMA_MAX_COLS } from './wmma-gemv-catalog.js';
 export { q4kSoaWmma } from './q4k-soa-wmma-catalog.js';
 export { rope, ROPE_SHAPE_NAMES, checkRopeShape } from './rope.js';

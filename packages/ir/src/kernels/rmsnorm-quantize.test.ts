@@ -3,11 +3,10 @@ import { ValidationError } from '../errors.js';
 import { compareWithReference } from './case-inputs.js';
 import { interpret } from '../interpreter/run.js';
 import { resolveSchedule } from '../schedule.js';
-import { randomQ4kWords } from './gemv-catalog.js';
-import { q4kGemv } from './q4k-gemv.js';
 import { Rng, fillUniform } from './random.js';
 import { addRmsnorm } from './rmsnorm.js';
 import { addRmsnormQuantize } from './rmsnorm-quantize.js';
+import { gemvQuantized } from './x-quantize.test-support.js';
 
 const [nEmbd, rows] = [768, 2];
 
@@ -31,23 +30,6 @@ function fused(magnitude: number, schedule: Readonly<Record<string, number>> = {
   return buffers;
 }
 
-/** q4k-gemv's first dispatch on row r of y: the scratch its row dispatch would read. */
-function gemvQuantized(y: Float32Array, row: number) {
-  const shape = { n_in: nEmbd, n_out: 1 };
-  const scratch = {
-    x_quant: new Uint32Array(nEmbd / 2),
-    x_factors: new Float32Array((nEmbd / 32) * 5),
-  };
-  const buffers = {
-    w: randomQ4kWords(1, nEmbd, new Rng(1), 1),
-    x: y.slice(row * nEmbd, (row + 1) * nEmbd),
-    y: new Float32Array(1),
-  };
-  const schedule = resolveSchedule(q4kGemv.spec, 'ptx', {});
-  interpret(q4kGemv.spec, { schedule, params: q4kGemv.params(shape), buffers, scratch });
-  return scratch;
-}
-
 describe('add-rmsnorm-quantize', () => {
   it.each([
     [1, {}],
@@ -58,7 +40,7 @@ describe('add-rmsnorm-quantize', () => {
     (magnitude, schedule) => {
       const out = fused(magnitude, schedule);
       for (let row = 0; row < rows; row++) {
-        const expected = gemvQuantized(out.y, row);
+        const expected = gemvQuantized(out.y.slice(row * nEmbd, (row + 1) * nEmbd));
         const words = out.x_quant.slice((row * nEmbd) / 2, ((row + 1) * nEmbd) / 2);
         const factors = out.x_factors.slice(row * (nEmbd / 32) * 5, (row + 1) * (nEmbd / 32) * 5);
         expect([...words]).toEqual([...expected.x_quant]);

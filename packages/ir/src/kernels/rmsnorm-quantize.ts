@@ -14,7 +14,11 @@ const f32View = new Float32Array(f32Bits.buffer);
  * top bit flipped, and the f32 sums of each 8 (scales of a row, then its sums, as the kernel lays
  * them out).
  */
-function quantizeRows(y: Float64Array, n: number, rows: number) {
+export function quantizeXRows(
+  y: Float64Array,
+  n: number,
+  rows: number,
+): { x_quant: Float64Array; x_factors: Float64Array } {
   const groups = n / 32;
   const quant = new Float64Array((rows * n) / 2);
   const factors = new Float64Array(rows * groups * 5);
@@ -78,6 +82,6 @@ export const addRmsnormQuantize: CatalogKernel = {
   reference(inputs, params) {
     const [n, rows] = [params['n_embd'] ?? 0, params['rows'] ?? 0];
     const { s, y } = addRmsnorm.reference(inputs, params) as { s: Float64Array; y: Float64Array };
-    return { s, y, ...quantizeRows(y, n, rows) };
+    return { s, y, ...quantizeXRows(y, n, rows) };
   },
 };

@@ -1,6 +1,7 @@
 // What the two decode-attention catalog kernels share besides their spec and tolerance.
 import { ValidationError } from '../errors.js';
 import type { CatalogKernel, Shape } from './catalog-kernel.js';
+import { quantizeXRows } from './rmsnorm-quantize.js';
 import { sdpaGenerateInput, sdpaInputs, type SdpaInputFamily } from './sdpa-inputs.js';
 import { sdpaReference } from './sdpa-reference.js';
 import {
@@ -78,5 +79,29 @@ export function sdpaCatalogParts(cache: SdpaCache): SdpaCatalogParts {
       const options = { cache, rng, magnitude, family: known, poisonInvisible: true };
       return { ...sdpaInputs(shape, options).buffers };
     },
+  };
+}
+
+/**
+ * The parts that differ for a kernel whose combine also quantizes out (sdpa-decode-quantize): the
+ * x_quant and x_factors buffers and their reference, the row-streaming mat-vecs' quantization of
+ * the float64 out, with add-rmsnorm-quantize's tolerance for words a rounding tie moves.
+ */
+export function sdpaQuantizedParts(
+  parts: SdpaCatalogParts,
+): Pick<CatalogKernel, 'bufferLengths' | 'outputs' | 'reference' | 'outputTolerance'> {
+  const values = (shape: Shape): number => (shape['n_head'] ?? 0) * (shape['head_dim'] ?? 0);
+  return {
+    bufferLengths: (shape) => ({
+      ...parts.bufferLengths(shape),
+      x_quant: values(shape) / 2,
+      x_factors: (values(shape) / 32) * 5,
+    }),
+    outputs: ['out', 'x_quant', 'x_factors'],
+    reference(inputs, params) {
+      const { out } = parts.reference(inputs, params) as { out: Float64Array };
+      return { out, ...quantizeXRows(out, values(params), 1) };
+    },
+    outputTolerance: { x_quant: 1e-4 },
   };
 }

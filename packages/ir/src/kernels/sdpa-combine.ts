@@ -1,8 +1,24 @@
 // The second dispatch of decode attention: merges the splits' partial softmaxes of each query head.
 import type { Expr } from '../body.js';
 import type { StageDeclaration } from '../builder.js';
-import { add, div, exp2, fma, lt, max, min, mul, select, shl, shr, sub } from '../expressions.js';
+import {
+  add,
+  and,
+  div,
+  eq,
+  exp2,
+  fma,
+  lt,
+  max,
+  min,
+  mul,
+  select,
+  shl,
+  shr,
+  sub,
+} from '../expressions.js';
 import { SDPA_NO_SCORE, u32Param, windowCuts, type SdpaBuilder } from './sdpa-attend.js';
+import { X_GROUP, quantizeXQuarter } from './x-quantize.js';
 
 /** Threads of a combine workgroup: one warp, a lane per dim of 32 of one query head. */
 export const SDPA_COMBINE_THREADS = 32;
@@ -60,7 +76,7 @@ export const SDPA_MAX_SPLITS = 64;
  * s + 32), warp reductions give M* and the sum, the weights go to shared memory, and each lane then
  * sums its dim over the splits: one load and one fma a split.
  */
-function combineBody(b: SdpaBuilder): void {
+function combineBody(b: SdpaBuilder, quantize: boolean): void {
   const splits = b.schedule('splits');
   const headDim = u32Param(b, 'head_dim');
   const nHead = u32Param(b, 'n_head');
@@ -95,6 +111,8 @@ function combineBody(b: SdpaBuilder): void {
   );
   const total = b.reduce('add', 'total', laneTotal);
   b.barrier();
+  // The quantizing variant keeps each lane's result for the warp's shuffles after the guard.
+  const result = quantize ? b.let('result', 0, 'f32') : undefined;
   b.if(lt(d, headDim), (inside) => {
     const acc = inside.let('acc', 0, 'f32');
     const { at, last } = inside.let({
@@ -118,12 +136,52 @@ function combineBody(b: SdpaBuilder): void {
           select(lt(s, used), fma(value as Expr<'f32'>, weight as Expr<'f32'>, acc), acc),
         );
     });
-    inside.store('out', add(mul(head, headDim), d), div(acc, total));
+    if (result === undefined) inside.store('out', add(mul(head, headDim), d), div(acc, total));
+    else {
+      inside.assign(result, div(acc, total));
+      inside.store('out', add(mul(head, headDim), d), result);
+    }
+  });
+  if (result !== undefined)
+    quantizeResults(
+      b,
+      result,
+      add(mul(head, headDim), mul(b.workgroupId('y'), SDPA_COMBINE_THREADS)),
+    );
+}
+
+/**
+ * The warp's 32 results (one x group, as head_dim is a multiple of 32) quantized into x_quant and
+ * x_factors exactly as a row-streaming mat-vec's first dispatch quantizes x: lanes 4t..4t+3 each
+ * gather a quarter of the group (values 8p..8p+7, p = lane & 3) and run quantizeXQuarter, which
+ * every quad computes alike; lanes 0..3 store the group's words, sums of 8 and scale.
+ */
+function quantizeResults(b: SdpaBuilder, result: Expr<'f32'>, first: Expr<'u32'>): void {
+  const { part, groupIndex, groups } = b.let({
+    part: and(b.laneId(), 3),
+    groupIndex: div(first, X_GROUP),
+    groups: div(mul(u32Param(b, 'n_head'), u32Param(b, 'head_dim')), X_GROUP),
+  });
+  const eight = Array.from({ length: 8 }, (_, i) =>
+    b.shuffle('idx', `quarter${i}`, result, add(shl(part, 3), i)),
+  );
+  const { scale, sum, words } = quantizeXQuarter(b, eight, 'out_');
+  b.if(lt(b.laneId(), 4), (store) => {
+    const { wordAt } = store.let({ wordAt: add(mul(groupIndex, 16), shl(part, 1)) });
+    words.forEach(({ high, low }, k) => {
+      store.store('x_quant', k === 0 ? wordAt : add(wordAt, k), high);
+      store.store('x_quant', add(wordAt, 8 + k), low);
+    });
+    store.store('x_factors', add(add(groups, mul(groupIndex, 4)), part), sum);
+    store.if(eq(part, 0), (first) => first.store('x_factors', groupIndex, scale));
   });
 }
 
-/** The combine dispatch of `entryPoint`'s op: a warp per 32 dims of a query head. */
-export function sdpaCombineStage(entryPoint: string): StageDeclaration {
+/**
+ * The combine dispatch of `entryPoint`'s op: a warp per 32 dims of a query head; with `quantize`,
+ * out also quantized into x_quant and x_factors.
+ */
+export function sdpaCombineStage(entryPoint: string, quantize = false): StageDeclaration {
   return {
     entryPoint: `${entryPoint}_combine`,
     shared: [{ name: 'weights', element: 'f32', length: `${SDPA_MAX_SPLITS}` }],
@@ -131,6 +189,6 @@ export function sdpaCombineStage(entryPoint: string): StageDeclaration {
       workgroupSize: `${SDPA_COMBINE_THREADS}`,
       grid: ['n_head', `ceil_div(head_dim, ${SDPA_COMBINE_THREADS})`, '1'],
     },
-    body: combineBody,
+    body: (b) => combineBody(b, quantize),
   };
 }

@@ -16,7 +16,7 @@ import {
   type SdpaBuilder,
   type SdpaRange,
 } from './sdpa-attend.js';
-import { sdpaCatalogParts } from './sdpa-catalog.js';
+import { sdpaCatalogParts, sdpaQuantizedParts } from './sdpa-catalog.js';
 import {
   SDPA_MAX_SPLITS,
   SDPA_MIN_SPLIT,
@@ -96,25 +96,39 @@ const HEADS = {
   wgsl: { min: 1, max: SDPA_MAX_HEADS, powerOfTwo: true },
 };
 
-function declarations(cache: SdpaCache): KernelDeclarations & {
+/** What a decode-attention kernel is: its cache type, and whether its combine also quantizes out. */
+interface SdpaVariant {
+  readonly cache: SdpaCache;
+  readonly quantize: boolean;
+}
+
+function declarations({ cache, quantize }: SdpaVariant): KernelDeclarations & {
   readonly stages: readonly StageDeclaration[];
 } {
   const cached = cache === 'f16' ? 'u32' : 'f32';
   const what = cache === 'f16' ? 'f16 (two halves a u32 word)' : 'f32';
-  const entryPoint = cache === 'f16' ? 'sdpa_decode' : 'sdpa_decode_f32';
+  const name = `sdpa-decode${cache === 'f16' ? '' : '-f32'}${quantize ? '-quantize' : ''}`;
+  const entryPoint = name.replaceAll('-', '_');
   return {
-    id: cache === 'f16' ? 'sdpa-decode' : 'sdpa-decode-f32',
-    semanticVersion: 5,
+    id: name,
+    semanticVersion: quantize ? 1 : 5,
     entryPoint,
     description:
       `out[j] = softmax(scale * q[j] . K[t]) . V[t] over the visible positions t; query head j ` +
       `reads KV head j / (n_head / n_kv_head); K/V ${what} [max_ctx][n_kv_head][head_dim]; ` +
-      `online softmax over split KV ranges, then a combine per query head`,
+      `online softmax over split KV ranges, then a combine per query head` +
+      (quantize ? ' (+ x_quant of out)' : ''),
     buffers: [
       { group: 0, binding: 0, name: 'q', element: 'f32', access: 'read' },
       { group: 0, binding: 1, name: 'k', element: cached, access: 'read' },
       { group: 0, binding: 2, name: 'v', element: cached, access: 'read' },
       { group: 0, binding: 3, name: 'out', element: 'f32', access: 'read_write' },
+      ...(quantize
+        ? ([
+            { group: 0, binding: 5, name: 'x_quant', element: 'u32', access: 'read_write' },
+            { group: 0, binding: 6, name: 'x_factors', element: 'f32', access: 'read_write' },
+          ] as const)
+        : []),
     ],
     params: [
       ...['n_head', 'n_kv_head', 'head_dim', 'n_kv', 'max_ctx', 'window'].map((name) => ({
@@ -161,7 +175,7 @@ function declarations(cache: SdpaCache): KernelDeclarations & {
     scratch: [
       { group: 0, binding: 4, name: 'partials', element: 'f32', length: SDPA_PARTIALS_LENGTH },
     ],
-    stages: [sdpaCombineStage(entryPoint)],
+    stages: [sdpaCombineStage(entryPoint, quantize)],
   };
 }
 
@@ -273,15 +287,31 @@ function stageQueries(b: SdpaBuilder, at: QueryAt): void {
   b.barrier();
 }
 
-function sdpaSpec(cache: SdpaCache): KernelSpec {
-  return defineKernel(declarations(cache), (b) => body(b, cache));
+function sdpaSpec(variant: SdpaVariant): KernelSpec {
+  return defineKernel(declarations(variant), (b) => body(b, variant.cache));
 }
 
 function sdpaKernel(cache: SdpaCache): CatalogKernel {
-  return { spec: sdpaSpec(cache), ...sdpaCatalogParts(cache), tolerance: 1e-10 };
+  return {
+    spec: sdpaSpec({ cache, quantize: false }),
+    ...sdpaCatalogParts(cache),
+    tolerance: 1e-10,
+  };
 }
 
 /** Catalog kernel `sdpa-decode`: decode attention over an f16 cache read as u32 words. */
 export const sdpaDecode: CatalogKernel = sdpaKernel('f16');
 /** Catalog kernel `sdpa-decode-f32`: decode attention over an f32 cache. */
 export const sdpaDecodeF32: CatalogKernel = sdpaKernel('f32');
+
+/**
+ * Catalog kernel `sdpa-decode-quantize`: `sdpa-decode`, whose combine also writes out quantized into
+ * x_quant and x_factors as a row-streaming mat-vec's first dispatch would quantize it, so the
+ * output projection after it runs its row dispatch alone.
+ */
+export const sdpaDecodeQuantize: CatalogKernel = {
+  spec: sdpaSpec({ cache: 'f16', quantize: true }),
+  ...sdpaCatalogParts('f16'),
+  tolerance: 1e-10,
+  ...sdpaQuantizedParts(sdpaCatalogParts('f16')),
+};

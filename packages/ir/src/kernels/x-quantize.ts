@@ -54,26 +54,30 @@ export function quantizeXGroup(
   const { scale, inverse } = scaleOf(q, amax, groupSum);
   hooks.beforeWords?.();
   words.forEach((four, k) => {
-    const { high, low } = quantizedWord(q, `${k}`, four, inverse);
+    const { high, low } = quantizedWord(q, `x_bits${k}`, four, inverse);
     hooks.onWords(k, high, low);
   });
   return { scale, sums };
 }
 
-/** A group's scale s = amax / X_RANGE and 1 / s (0 for an all-zero group), declared `scale`, `inverse`. */
+/**
+ * A group's scale s = amax / X_RANGE and 1 / s (0 for an all-zero group), declared `scale`,
+ * `inverse` (after `prefix`).
+ */
 function scaleOf(
   q: Pick<XBuilder, 'let'>,
   amax: Var<'f32'>,
   groupSum: Var<'f32'>,
+  prefix = '',
 ): { readonly scale: Var<'f32'>; readonly inverse: Var<'f32'> } {
   // groupSum · 0 is NaN exactly when some x of the group is not finite (or the sum overflows).
-  return q.let({
-    scale: add(div(amax, X_RANGE), mul(groupSum, 0)),
-    inverse: select(gt(amax, 0), div(X_RANGE, amax), 0),
-  });
+  return {
+    scale: q.let(`${prefix}scale`, add(div(amax, X_RANGE), mul(groupSum, 0))),
+    inverse: q.let(`${prefix}inverse`, select(gt(amax, 0), div(X_RANGE, amax), 0)),
+  };
 }
 
-/** The x_high and x_low words of 4 values at 1 / s = `inverse` (their bits declared as `x_bits<tag>_i`). */
+/** The x_high and x_low words of 4 values at 1 / s = `inverse` (their bits declared as `<tag>_i`). */
 function quantizedWord(
   q: Pick<XBuilder, 'let'>,
   tag: string,
@@ -83,9 +87,7 @@ function quantizedWord(
   // x / s + ROUNDING lies in [2^23, 2^24), where f32 steps by 1: the addition rounds x / s to
   // the nearest integer v, and the float's low 16 bits are u = v + 128 as an int16, so that h
   // = u >> 8 is its high byte as it stands and l = (u & 255) - 128 its low byte, top bit flipped.
-  const bits = four.map((x, i) =>
-    q.let(`x_bits${tag}_${i}`, bitcast('u32', fma(x, inverse, ROUNDING))),
-  );
+  const bits = four.map((x, i) => q.let(`${tag}_${i}`, bitcast('u32', fma(x, inverse, ROUNDING))));
   const [b0, b1, b2, b3] = bits as [Var<'u32'>, Var<'u32'>, Var<'u32'>, Var<'u32'>];
   // Byte i of each word from u_i moved into place: pairs of bytes, then the two halves.
   const high = bitSelect(
@@ -109,10 +111,12 @@ type LaneBuilder = Pick<GemvBuilder, 'let' | 'shuffle'>;
  * 8·part..8·part + 7 for the lane's `part`): the largest |x| and the group sum meet by two xor
  * shuffles, so every lane gets the group's scale; the lane's sum of 8 is summed in quantizeXGroup's
  * order, and its words are words 2·part and 2·part + 1 of the group, bit for bit. All 32 lanes run it.
+ * Its locals' names start with `prefix` (none by default), for a body that has those names already.
  */
 export function quantizeXQuarter(
   q: LaneBuilder,
   values: readonly Expr<'f32'>[],
+  prefix = '',
 ): {
   readonly scale: Var<'f32'>;
   readonly sum: Var<'f32'>;
@@ -120,17 +124,23 @@ export function quantizeXQuarter(
 } {
   const largest = values.slice(1).reduce<Expr<'f32'>>((m, x) => max(m, abs(x)), abs(values[0]!));
   const sum = values.slice(1).reduce<Expr<'f32'>>((total, x) => add(total, x), values[0]!);
-  const { laneMost, laneSum } = q.let({ laneMost: largest, laneSum: sum });
-  const pairMost = q.let('pair_most', max(laneMost, q.shuffle('xor', 'most_1', laneMost, 1)));
-  const pairSum = q.let('pair_sum', add(laneSum, q.shuffle('xor', 'sum_1', laneSum, 1)));
-  const { amax, groupSum } = q.let({
-    amax: max(pairMost, q.shuffle('xor', 'most_2', pairMost, 2)),
-    groupSum: add(pairSum, q.shuffle('xor', 'sum_2', pairSum, 2)),
-  });
-  const { scale, inverse } = scaleOf(q, amax, groupSum);
+  const named = (name: string): string => `${prefix}${name}`;
+  const laneMost = q.let(named('lane_most'), largest);
+  const laneSum = q.let(named('lane_sum'), sum);
+  const most1 = q.shuffle('xor', named('most_1'), laneMost, 1);
+  const pairMost = q.let(named('pair_most'), max(laneMost, most1));
+  const sum1 = q.shuffle('xor', named('sum_1'), laneSum, 1);
+  const pairSum = q.let(named('pair_sum'), add(laneSum, sum1));
+  // Both shuffles before both lets, the order every golden was built in.
+  const most2 = q.shuffle('xor', named('most_2'), pairMost, 2);
+  const sum2 = q.shuffle('xor', named('sum_2'), pairSum, 2);
+  const amax = q.let(named('amax'), max(pairMost, most2));
+  const groupSum = q.let(named('group_sum'), add(pairSum, sum2));
+  const { scale, inverse } = scaleOf(q, amax, groupSum, prefix);
   const words = [0, 1].map((k) => {
-    const { high, low } = quantizedWord(q, `${k}`, values.slice(4 * k, 4 * k + 4), inverse);
-    return { high: q.let(`x_high${k}`, high), low: q.let(`x_low${k}`, low) };
+    const four = values.slice(4 * k, 4 * k + 4);
+    const { high, low } = quantizedWord(q, named(`x_bits${k}`), four, inverse);
+    return { high: q.let(named(`x_high${k}`), high), low: q.let(named(`x_low${k}`), low) };
   });
   return { scale, sum: laneSum, words };
 }
