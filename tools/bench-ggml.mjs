@@ -349,8 +349,9 @@ const MMVQ_FOR = {
 
 /**
  * A decode plan's step as llama.cpp's CUDA backend runs it, on `gpu`: every mat-vec as its own
- * quantize_q8_1 + mul_mat_vec_q, attention as flash_attn_ext_vec (+ combine) over llama.cpp's KV
- * view (the used positions padded to 256), and for the kernels whose ggml PTX is not compiled here
+ * quantize_q8_1 + mul_mat_vec_q (a joined weight's tensors apart), attention as
+ * flash_attn_ext_vec (+ combine) over llama.cpp's KV view (the used positions padded to 256), and
+ * for the kernels whose ggml PTX is not compiled here
  * Forge's own times (`forgeSeconds(kernel, shape)`) at llama.cpp's launch count: the residual add
  * and the norm apart (add-rmsnorm is two launches), gate, up and the GLU as mmvq's fused instance
  * (one quantize_q8_1 and one launch), rope and the cache writes once for q and k,
@@ -369,12 +370,16 @@ export function ggmlDecodeStep(ggml, gpu, plan, position, forgeSeconds) {
     const shape = shapeAt(launch, position);
     const mmvq = MMVQ_FOR[launch.kernel];
     if (mmvq !== undefined) {
-      const matvec = { n_out: shape.n_out, n_in: shape.n_in };
-      const chain = memo(`${gpu.name} ${mmvq} ${matvec.n_out}x${matvec.n_in}`, () =>
-        mmvqChain(ggml, gpu, mmvq, matvec),
-      );
-      seconds += chain.quantize.seconds + chain.mmvq.seconds;
-      dispatches += 2;
+      // A joined weight (q, k and v in one Forge launch) is a mat-vec per tensor in llama.cpp.
+      const weights = plan.buffers.find((buffer) => buffer.name === launch.buffers.w);
+      for (const rows of weights?.tensors?.map((part) => part.rows) ?? [shape.n_out]) {
+        const matvec = { n_out: rows, n_in: shape.n_in };
+        const chain = memo(`${gpu.name} ${mmvq} ${matvec.n_out}x${matvec.n_in}`, () =>
+          mmvqChain(ggml, gpu, mmvq, matvec),
+        );
+        seconds += chain.quantize.seconds + chain.mmvq.seconds;
+        dispatches += 2;
+      }
     } else if (launch.kernel === 'sdpa-decode' || launch.kernel === 'sdpa-decode-quantize') {
       const nKv = Math.max(256, Math.ceil(shape.n_kv / 256) * 256);
       const chain = memo(`${gpu.name} fattn ${nKv}`, () => attentionChain(ggml, gpu, nKv));

@@ -21,11 +21,14 @@ export function initialContents(
     array.set(ropeTable(plan.maxCtx, headDim, ropeBase).subarray(0, array.length));
   }
   const tensor = buffer.tensor === undefined ? undefined : model.tensors.get(buffer.tensor);
-  if (tensor !== undefined) {
-    // GGUF rows as they are, or repacked into the layout the buffer's kernel reads.
+  const joined = buffer.tensors?.map((part) => model.tensors.get(part.name)?.bytes);
+  if (tensor !== undefined || joined !== undefined) {
+    // GGUF rows as they are, or repacked into the layout the buffer's kernel reads; a joined
+    // weight's tensors' rows one after another.
     const { layout } = buffer;
     const repack = layout === undefined ? undefined : getKernel(layout.kernel).weights?.fromNative;
-    const bytes = repack === undefined ? tensor.bytes : repack(tensor.bytes, layout?.shape ?? {});
+    const native = tensor?.bytes ?? concatenate(joined ?? []);
+    const bytes = repack === undefined ? native : repack(native, layout?.shape ?? {});
     const source =
       array instanceof Float32Array
         ? new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length))
@@ -53,4 +56,15 @@ export function dequantizeTensor(tensor: ModelTensor): Float32Array {
   for (let block = 0; block < count / format.blockSize; block++)
     format.dequantizeBlock(bytes, block * format.blockBytes, values, block * format.blockSize);
   return values;
+}
+
+/** `parts` one after another (a missing one, which the plan never names, as none). */
+function concatenate(parts: readonly (Uint8Array | undefined)[]): Uint8Array {
+  const bytes = new Uint8Array(parts.reduce((total, part) => total + (part?.length ?? 0), 0));
+  let offset = 0;
+  for (const part of parts) {
+    bytes.set(part ?? new Uint8Array(), offset);
+    offset += part?.length ?? 0;
+  }
+  return bytes;
 }

@@ -76,8 +76,18 @@ export function openHostDecoder(
       `the plan's buffers need ${total} bytes, ${cache} of them the KV cache of ${plan.maxCtx} positions, over the ${limit}-byte limit of the ${target} engine; a smaller context (--ctx) needs less`,
     );
   const arrays = new Map(
-    plan.buffers.map((buffer) => [buffer.name, initialContents(model, plan, buffer)]),
+    plan.buffers
+      .filter((buffer) => buffer.view === undefined)
+      .map((buffer) => [buffer.name, initialContents(model, plan, buffer)]),
   );
+  // A view shares its buffer's memory: a subarray of it.
+  for (const { name, view, length } of plan.buffers) {
+    if (view === undefined) continue;
+    const base = arrays.get(view.of);
+    if (base === undefined)
+      throw new ForgeError(`plan buffer ${name} views ${view.of}, never allocated`);
+    arrays.set(name, base.subarray(view.offset, view.offset + length));
+  }
   const array = (name: string): ElementArray => {
     const found = arrays.get(name);
     if (found === undefined) throw new ForgeError(`plan buffer ${name} was never allocated`);

@@ -22,7 +22,8 @@ describe('buildDecodePlan', () => {
   it('chooses each matmul and the embedding lookup by tensor type', async () => {
     const plan = buildDecodePlan(await readLlamaModel(fixturePath('q')), { kv: 'f16' });
     expect(kernelOf(plan, 'token_embd')).toBe('get-rows-q8_0');
-    expect(kernelOf(plan, 'blk.0.attn_q')).toBe('q4k-gemv');
+    // q and k share Q4_K in layer 0: one mat-vec over both tensors' rows (v is Q6_K, apart).
+    expect(kernelOf(plan, 'blk.0.attn_qk')).toBe('q4k-gemv');
     expect(kernelOf(plan, 'blk.0.attn_v')).toBe('q6k-soa-gemv');
     expect(kernelOf(plan, 'blk.1.attn_k')).toBe('q8_0-gemv');
     expect(kernelOf(plan, 'blk.1.attn_v')).toBe('f16-gemv');
@@ -31,7 +32,14 @@ describe('buildDecodePlan', () => {
     // Q6_K weights are repacked at load into the layout q6k-soa-gemv reads; others stay as stored.
     const buffer = (name: string) => plan.buffers.find((candidate) => candidate.name === name);
     expect(buffer('output.weight')?.layout?.kernel).toBe('q6k-soa-gemv');
-    expect(buffer('blk.0.attn_q.weight')?.layout).toBeUndefined();
+    expect(buffer('blk.0.attn_qk.weight')).toMatchObject({
+      role: 'weight',
+      tensors: [
+        { name: 'blk.0.attn_q.weight', rows: 256 },
+        { name: 'blk.0.attn_k.weight', rows: 128 },
+      ],
+    });
+    expect(buffer('blk.0.attn_qk.weight')?.layout).toBeUndefined();
     expect(kernelOf(plan, 'blk.0.rope_kv_store')).toBe('rope-kv-store');
     expect(kernelOf(plan, 'blk.0.attention')).toBe('sdpa-decode-quantize');
     const f32 = buildDecodePlan(await readLlamaModel(fixturePath('f32')), { kv: 'f32' });
@@ -56,10 +64,9 @@ describe('buildDecodePlan', () => {
       const found = launch(label);
       return [found?.kernel, found?.firstDispatch, found?.buffers['x_quant'], found?.buffers['x_factors']];
     }; // prettier-ignore
-    // The first norm has no residual to add: q quantizes x; k and v, by the same code, skip it.
+    // The first norm has no residual to add: q and k quantize x; v, by the same code, skips it.
     expect(shared('blk.0.attn_norm')).toEqual(['rmsnorm', 0, undefined, undefined]);
-    expect(shared('blk.0.attn_q')).toEqual(['q4k-gemv', 0, 'xn.x_quant', 'xn.x_factors']);
-    expect(shared('blk.0.attn_k')).toEqual(['q4k-gemv', 1, 'xn.x_quant', 'xn.x_factors']);
+    expect(shared('blk.0.attn_qk')).toEqual(['q4k-gemv', 0, 'xn.x_quant', 'xn.x_factors']);
     expect(shared('blk.0.attn_v')).toEqual(['q6k-soa-gemv', 1, 'xn.x_quant', 'xn.x_factors']);
     // Every later norm writes x quantized beside it, so every mat-vec after it skips its first
     // dispatch, q8_0-gemv (scales alone, at the same words) too.
@@ -78,7 +85,7 @@ describe('buildDecodePlan', () => {
       expect(shared(attention)).toEqual(['sdpa-decode-quantize', 0, 'attn.x_quant', 'attn.x_factors']); // prettier-ignore
       expect(shared(projection).slice(1)).toEqual([1, 'attn.x_quant', 'attn.x_factors']);
     }
-    expect(plan.launches.filter((entry) => entry.firstDispatch === 1)).toHaveLength(9);
+    expect(plan.launches.filter((entry) => entry.firstDispatch === 1)).toHaveLength(8);
     // An f32 cache keeps sdpa-decode-f32 and the projection's own quantizing dispatch.
     const f32Cache = buildDecodePlan(await readLlamaModel(fixturePath('q')), { kv: 'f32' });
     const projection = f32Cache.launches.find((entry) => entry.label === 'blk.0.attn_output');
@@ -120,9 +127,9 @@ describe('buildDecodePlan', () => {
     ]);
   });
 
-  it('lists every launch in order: embedding, 12 a layer, output norm, output, argmax', async () => {
+  it('lists every launch in order: embedding, 10 a layer, output norm, output, argmax', async () => {
     const plan = buildDecodePlan(await readLlamaModel(fixturePath('f32')), { kv: 'f16' });
-    expect(plan.launches).toHaveLength(1 + 12 * TINY_LLAMA_CONFIG.nLayer + 3);
+    expect(plan.launches).toHaveLength(1 + 10 * TINY_LLAMA_CONFIG.nLayer + 3);
     // Each residual add runs in the launch of the norm after it.
     const norms = plan.launches
       .filter((launch) => launch.label.endsWith('norm'))
@@ -144,8 +151,8 @@ describe('buildDecodePlan', () => {
     expect(plan.launches.slice(0, 4).map((launch) => launch.label)).toEqual([
       'token_embd',
       'blk.0.attn_norm',
-      'blk.0.attn_q',
-      'blk.0.attn_k',
+      'blk.0.attn_qkv',
+      'blk.0.rope_kv_store',
     ]);
     expect(plan.launches.at(-1)?.label).toBe('argmax');
     // Every launch's buffers are plan buffers of the kernel's own sizes at the last position.
@@ -180,6 +187,38 @@ describe('buildDecodePlan', () => {
     });
     expect(paramsAt(launch('blk.0.attn_norm'), 7)['eps']).toBe(Math.fround(1e-5));
     expect(plan.buffers.find((buffer) => buffer.name === 'rope_table')?.length).toBe(32 * 64);
+  });
+
+  it('runs q with the k and v of its type as one mat-vec, writing views of one buffer', async () => {
+    const plan = buildDecodePlan(await readLlamaModel(fixturePath('f32')), { kv: 'f16' });
+    const joined = plan.launches.find((launch) => launch.label === 'blk.1.attn_qkv');
+    expect(joined).toMatchObject({
+      kernel: 'f32-gemv',
+      shape: { n_in: 256, n_out: 512 },
+      buffers: { w: 'blk.1.attn_qkv.weight', x: 'xn', y: 'qkv' },
+    });
+    expect(plan.launches.some((launch) => /attn_[qkv]$/.test(launch.label))).toBe(false);
+    const buffer = (name: string) => plan.buffers.find((candidate) => candidate.name === name);
+    expect(buffer('qkv')).toMatchObject({ length: 512, role: 'activation' });
+    expect(buffer('qkv')?.view).toBeUndefined();
+    for (const [name, offset, length] of [
+      ['q', 0, 256],
+      ['k', 256, 128],
+      ['v', 384, 128],
+      ['qk', 0, 384],
+    ] as const)
+      expect(buffer(name)).toMatchObject({ length, view: { of: 'qkv', offset } });
+    // Views take no bytes of their own.
+    const owned = plan.buffers.filter((entry) => entry.view === undefined);
+    expect(planBytes(plan).total).toBe(owned.reduce((sum, entry) => sum + entry.length * 4, 0));
+    // Layer 1 of the quantized model has three types: three mat-vecs.
+    const q = buildDecodePlan(await readLlamaModel(fixturePath('q')), { kv: 'f16' });
+    const labels = q.launches.map((launch) => launch.label);
+    expect(labels.filter((label) => /^blk\.1\.attn_[qkv]+$/.test(label))).toEqual([
+      'blk.1.attn_q',
+      'blk.1.attn_k',
+      'blk.1.attn_v',
+    ]);
   });
 
   it('falls back to token_embd for a model without output.weight', async () => {

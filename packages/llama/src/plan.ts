@@ -1,15 +1,9 @@
 // One decode step as data: the buffers a model needs and the catalog kernel launches that turn a
 // token at a position into logits and the argmax token. Runners only execute this list.
-import {
-  ELEMENT_BYTES,
-  ForgeError,
-  evaluateSizeExpression,
-  type ElementType,
-  type KernelSpec,
-  type Schedule,
-} from '@forge/ir';
+import { ELEMENT_BYTES, type ElementType, type Schedule } from '@forge/ir';
 import { getKernel, type Shape } from '@forge/ir/kernels';
-import { ModelError, type LlamaModel, type TensorType } from './model.js';
+import { ModelError, type LlamaModel } from './model.js';
+import { PlanBuilder } from './plan-builder.js';
 import { GET_ROWS_KERNELS, MATVEC_KERNELS, SWIGLU_KERNELS } from './tensor-roles.js';
 
 export { GET_ROWS_KERNELS, MATVEC_KERNELS, SWIGLU_KERNELS };
@@ -39,6 +33,16 @@ export interface PlanBuffer {
   readonly role: BufferRole;
   /** For role 'weight': the GGUF tensor whose bytes it holds (as u32 words unless f32). */
   readonly tensor?: string;
+  /**
+   * For role 'weight' instead of `tensor`: tensors of one type whose rows it holds one after
+   * another (q, k and v projections run as one mat-vec), each with its row count.
+   */
+  readonly tensors?: readonly { readonly name: string; readonly rows: number }[];
+  /**
+   * A view: the buffer's `length` elements are those of plan buffer `of` from element `offset` (a
+   * multiple of 64, 256 bytes, WebGPU's binding offset alignment). Runners allocate `of` alone.
+   */
+  readonly view?: { readonly of: string; readonly offset: number };
   /**
    * For a weight its kernel takes repacked (q6k-soa-gemv: structure-of-arrays rows): that kernel
    * and shape, whose `weights.fromNative` turns the tensor's GGUF bytes into the buffer's.
@@ -107,6 +111,7 @@ export function planBytes(plan: DecodePlan): { total: number; cache: number } {
   let total = 0;
   let cache = 0;
   for (const buffer of plan.buffers) {
+    if (buffer.view !== undefined) continue;
     const bytes = buffer.length * ELEMENT_BYTES[buffer.element];
     total += bytes;
     if (buffer.role === 'cache') cache += bytes;
@@ -119,183 +124,6 @@ function powerOfTwoDividing(value: number, limit: number): number {
   let result = 1;
   while (result * 2 <= limit && value % (result * 2) === 0) result *= 2;
   return result;
-}
-
-/** Builds a plan incrementally, checking each launch's buffers against the kernel's own sizes. */
-class PlanBuilder {
-  readonly buffers = new Map<string, PlanBuffer>();
-  readonly launches: PlanLaunch[] = [];
-  /** The first dispatch of the last launch, as sharedScratch compares it (undefined: none to share). */
-  private previousFirstDispatch: string | undefined;
-  /** x and n_in whose quantized words and factors a norm wrote beside it (add-rmsnorm-quantize). */
-  private quantizedBy: { readonly x: string; readonly nIn: number } | undefined;
-  constructor(
-    readonly model: LlamaModel,
-    /** Positions the cache holds: shapes are checked at the last one. */
-    readonly maxCtx: number,
-  ) {}
-
-  kernelFor(table: Readonly<Partial<Record<TensorType, string>>>, tensor: string, what: string) {
-    const type = this.model.tensors.get(tensor)?.type;
-    const kernel = type === undefined ? undefined : table[type];
-    if (type === undefined) throw new ModelError(this.model.file, tensor, 'missing from the file');
-    if (kernel === undefined)
-      throw new ModelError(
-        this.model.file,
-        tensor,
-        `type ${type} has no Forge ${what} kernel (types with one: ${Object.keys(table).join(', ')})`,
-      );
-    return kernel;
-  }
-
-  /** The SwiGLU kernel taking both tensors in one launch, when they share a type that has one. */
-  swigluKernel(gate: string, up: string): string | undefined {
-    const type = this.model.tensors.get(gate)?.type;
-    if (type === undefined || this.model.tensors.get(up)?.type !== type) return undefined;
-    return SWIGLU_KERNELS[type];
-  }
-
-  /**
-   * A launch that writes `x` (a norm's y, attention's out) and, beside it, x quantized as the
-   * row-streaming mat-vecs quantize x (n_in values): the mat-vecs reading x next skip their first
-   * dispatch.
-   */
-  quantizing(
-    label: string,
-    kernelId: string,
-    shape: Shape,
-    buffers: Record<string, string>,
-    quantized: { readonly x: string; readonly nIn: number },
-    extras: { positionOffsets?: Record<string, number>; params?: Record<string, number> } = {},
-    schedule: Schedule = {},
-  ): void {
-    const names = { x_quant: `${quantized.x}.x_quant`, x_factors: `${quantized.x}.x_factors` };
-    const kernel = getKernel(kernelId);
-    const lengths = kernel.bufferLengths(shape);
-    // A mat-vec without sums of 8 may have made the factors shorter: they grow to the full layout.
-    for (const declared of kernel.spec.buffers)
-      if (declared.name === 'x_quant' || declared.name === 'x_factors')
-        this.activationAtLeast(names[declared.name], declared.element, lengths[declared.name] ?? 0);
-    this.launch(label, kernelId, shape, { ...buffers, ...names }, extras, schedule);
-    this.quantizedBy = quantized;
-  }
-
-  /** Activation buffer `name`, created or grown to at least `length` elements. */
-  private activationAtLeast(name: string, element: PlanBuffer['element'], length: number): void {
-    const existing = this.buffers.get(name);
-    if (existing === undefined || existing.length < length)
-      this.buffers.set(name, { name, element, length, role: 'activation' });
-  }
-
-  launch(
-    label: string,
-    kernelId: string,
-    shape: Shape,
-    buffers: Readonly<Record<string, string>>,
-    extras: { positionOffsets?: Record<string, number>; params?: Record<string, number> } = {},
-    schedule: Schedule = {},
-  ): void {
-    const kernel = getKernel(kernelId);
-    const positionOffsets = extras.positionOffsets ?? {};
-    // Checked at the last position, where the position-dependent fields are largest.
-    const last = { ...shape };
-    for (const [field, offset] of Object.entries(positionOffsets))
-      last[field] = this.maxCtx - 1 + offset;
-    try {
-      kernel.checkShape?.(last);
-    } catch (error) {
-      if (!(error instanceof ForgeError)) throw error;
-      throw new ModelError(this.model.file, label, `${kernelId} cannot take it: ${error.message}`);
-    }
-    const lengths = kernel.bufferLengths(last);
-    for (const declared of kernel.spec.buffers) {
-      const name = buffers[declared.name];
-      const length = lengths[declared.name];
-      if (name === undefined || length === undefined)
-        throw new ForgeError(`${label}: ${kernelId}'s buffer ${declared.name} is not bound`);
-      const existing = this.buffers.get(name);
-      if (existing === undefined) {
-        const tensor = this.model.tensors.has(name) ? { tensor: name } : {};
-        // A kernel that reads its weights repacked says how (the buffer holds its layout).
-        const repacked =
-          this.model.tensors.has(name) &&
-          kernel.weights?.buffer === declared.name &&
-          kernel.weights.fromNative !== undefined;
-        this.buffers.set(name, {
-          name,
-          element: declared.element,
-          length,
-          role: this.roleOf(name),
-          ...tensor,
-          ...(repacked ? { layout: { kernel: kernelId, shape: last } } : {}),
-        });
-      } else if (existing.element !== declared.element || existing.length !== length) {
-        throw new ForgeError(
-          `${label}: ${kernelId}'s ${declared.name} takes ${length} ${declared.element}, but ${name} holds ${existing.length} ${existing.element}`,
-        );
-      }
-    }
-    const shared = this.sharedScratch(kernel.spec, shape, buffers, schedule);
-    // A launch binding the quantized x other than as a mat-vec's x (writing it) ends its validity.
-    if (this.quantizedBy !== undefined && Object.values(buffers).includes(this.quantizedBy.x))
-      if (buffers['x'] !== this.quantizedBy.x) this.quantizedBy = undefined;
-    this.launches.push({
-      label,
-      kernel: kernelId,
-      shape,
-      positionOffsets,
-      paramOverrides: extras.params ?? {},
-      schedule,
-      buffers: { ...buffers, ...shared?.buffers },
-      firstDispatch: shared?.firstDispatch ?? 0,
-    });
-  }
-
-  /**
-   * A row-streaming mat-vec's first dispatch only quantizes x into scratch: its scratch becomes
-   * plan buffers named after x, and a launch right after one whose first dispatch is the same code
-   * on the same x and n_in reads them and skips its own.
-   */
-  private sharedScratch(
-    spec: KernelSpec,
-    shape: Shape,
-    buffers: Readonly<Record<string, string>>,
-    schedule: Schedule,
-  ): { buffers: Record<string, string>; firstDispatch: number } | undefined {
-    const x = buffers['x'];
-    // Its scratch x_quant marks the row-streaming mat-vec, whose first dispatch writes scratch only.
-    const quantizes = spec.scratch?.some((scratch) => scratch.name === 'x_quant') === true;
-    const key =
-      x === undefined || !quantizes
-        ? undefined
-        : JSON.stringify([spec.body, spec.launch, spec.scratch, spec.params, shape['n_in'], x]);
-    const normQuantized =
-      this.quantizedBy !== undefined &&
-      this.quantizedBy.x === x &&
-      this.quantizedBy.nIn === shape['n_in'];
-    const reuse = key !== undefined && (key === this.previousFirstDispatch || normQuantized);
-    this.previousFirstDispatch = key;
-    if (x === undefined || key === undefined) return undefined;
-    const sizes: Record<string, number> = { ...getKernel(spec.id).params(shape) };
-    for (const knob of spec.schedule) sizes[knob.name] = schedule[knob.name] ?? knob.default;
-    const names: Record<string, string> = {};
-    for (const scratch of spec.scratch ?? []) {
-      const name = `${x}.${scratch.name}`;
-      const length = evaluateSizeExpression(scratch.length, sizes);
-      // Kernels with and without x's sums of 8 keep the same words; the longer factors win.
-      this.activationAtLeast(name, scratch.element, length);
-      names[scratch.name] = name;
-    }
-    return { buffers: names, firstDispatch: reuse ? 1 : 0 };
-  }
-
-  private roleOf(name: string): BufferRole {
-    if (this.model.tensors.has(name)) return 'weight';
-    if (name === 'rope_table') return 'rope-table';
-    if (name.endsWith('_cache')) return 'cache';
-    if (name === 'token') return 'token';
-    return 'activation';
-  }
 }
 
 /**
@@ -341,6 +169,16 @@ export function buildDecodePlan(model: LlamaModel, options: DecodePlanOptions): 
   };
   const kvSuffix = options.kv === 'f16' ? '' : '-f32';
 
+  // q, k and v are views of one buffer (where each starts 256 bytes aligned, as WebGPU binds), so
+  // projections of one type can run as one mat-vec writing all of them.
+  const joinable = qDim % 64 === 0 && kvDim % 64 === 0;
+  if (joinable) {
+    plan.activationAtLeast('qkv', 'f32', qDim + 2 * kvDim);
+    plan.view('qk', 'qkv', 0, qDim + kvDim);
+    plan.view('q', 'qkv', 0, qDim);
+    plan.view('k', 'qkv', qDim, kvDim);
+    plan.view('v', 'qkv', qDim + kvDim, kvDim);
+  }
   plan.launch(
     'token_embd',
     plan.kernelFor(GET_ROWS_KERNELS, 'token_embd.weight', 'embedding-row'),
@@ -370,9 +208,27 @@ export function buildDecodePlan(model: LlamaModel, options: DecodePlanOptions): 
     // x is the layer's input: the embedding row, or the last layer's h + ffn_out (written here).
     const attention = ['attn_q', 'attn_k', 'attn_v'].map((name) => `${blk}.${name}.weight`);
     norm(`${blk}.attn_norm`, `${blk}.attn_norm.weight`, 'x', attention);
-    matvec(`${blk}.attn_q`, `${blk}.attn_q.weight`, 'xn', 'q', p.nEmbd, qDim);
-    matvec(`${blk}.attn_k`, `${blk}.attn_k.weight`, 'xn', 'k', p.nEmbd, kvDim);
-    matvec(`${blk}.attn_v`, `${blk}.attn_v.weight`, 'xn', 'v', p.nEmbd, kvDim);
+    // q and the k and v after it of the same type and kernel run as one mat-vec over their rows
+    // one after another (native layouts only, whose rows concatenate), writing those views at once.
+    const kernels = attention.map((tensor) => plan.kernelFor(MATVEC_KERNELS, tensor, 'mat-vec'));
+    const types = attention.map((tensor) => model.tensors.get(tensor)?.type);
+    const [kernel = '', type] = [kernels[0], types[0]];
+    const native = getKernel(kernel).weights?.fromNative === undefined;
+    const joins = (index: number) =>
+      joinable && native && kernels[index] === kernel && types[index] === type;
+    const joined = !joins(1) ? 0 : joins(2) ? 3 : 2;
+    const names = ['q', 'k', 'v'];
+    if (joined > 0) {
+      const y = names.slice(0, joined).join('');
+      const weight = `${blk}.attn_${y}.weight`;
+      const nOut = plan.joinedWeight(weight, kernel, p.nEmbd, attention.slice(0, joined));
+      const buffers = { w: weight, x: 'xn', y };
+      plan.launch(`${blk}.attn_${y}`, kernel, { n_in: p.nEmbd, n_out: nOut }, buffers);
+    }
+    names.slice(joined).forEach((name, index) => {
+      const tensor = attention[joined + index] ?? '';
+      matvec(`${blk}.attn_${name}`, tensor, 'xn', name, p.nEmbd, name === 'q' ? qDim : kvDim);
+    });
     const caches = { k_cache: `${blk}.k_cache`, v_cache: `${blk}.v_cache` };
     // Rope and the cache store in one launch (sdpa-decode's head_dim, a multiple of 32, fits it).
     plan.launch(

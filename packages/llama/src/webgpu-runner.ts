@@ -97,16 +97,24 @@ export async function openWebGpuDecoder(
   device.pushErrorScope('out-of-memory');
   const storage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC;
   const resident = new Map(
-    plan.buffers.map((buffer) => [
-      buffer.name,
-      createBuffer(buffer.length * 4, storage, bytesOf(initialContents(model, plan, buffer))),
-    ]),
+    plan.buffers
+      .filter((buffer) => buffer.view === undefined)
+      .map((buffer) => [
+        buffer.name,
+        createBuffer(buffer.length * 4, storage, bytesOf(initialContents(model, plan, buffer))),
+      ]),
   );
-  const residentBuffer = (name: string): GPUBuffer => {
-    const found = resident.get(name);
+  const views = new Map(plan.buffers.map((buffer) => [buffer.name, buffer]));
+  // A plan buffer as a binding: the whole GPU buffer, or a view's range of the one it views.
+  const residentBinding = (name: string): GPUBufferBinding => {
+    const view = views.get(name)?.view;
+    const found = resident.get(view?.of ?? name);
     if (found === undefined) throw new ForgeError(`plan buffer ${name} was never allocated`);
-    return found;
+    if (view === undefined) return { buffer: found };
+    return { buffer: found, offset: view.offset * 4, size: (views.get(name)?.length ?? 0) * 4 };
   };
+  // The step's token, logits and argmax: whole buffers, never views.
+  const residentBuffer = (name: string): GPUBuffer => residentBinding(name).buffer;
   // Launches of one kernel and schedule share a module and pipelines; only their bindings differ.
   const modules = new Map<
     string,
@@ -146,28 +154,28 @@ export async function openWebGpuDecoder(
           GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST,
           packParams(shader.launch, paramsAt(launch, 0)),
         );
-        return params;
+        return { buffer: params };
       }
       // Scratch the plan shares (x quantized once for several mat-vecs) is a plan buffer.
       const shared = binding.kind === 'scratch' ? launch.buffers[binding.name] : undefined;
-      if (shared !== undefined) return residentBuffer(shared);
+      if (shared !== undefined) return residentBinding(shared);
       if (binding.kind === 'scratch') {
         // Sized for the last position, the largest any step needs.
         const scratch = shader.launch.scratch?.find((entry) => entry.name === binding.name);
         const bytes = scratch === undefined ? 4 : evaluateSizeExpression(scratch.bytes, sizes);
-        return createBuffer(bytes, GPUBufferUsage.STORAGE);
+        return { buffer: createBuffer(bytes, GPUBufferUsage.STORAGE) };
       }
       const planName = launch.buffers[binding.name];
       if (planName === undefined)
         throw new ForgeError(`${launch.label}: ${launch.kernel}'s ${binding.name} is not bound`);
-      return residentBuffer(planName);
+      return residentBinding(planName);
     });
     const bindGroups = layout.groups.map((groupLayout, group) =>
       device.createBindGroup({
         layout: groupLayout,
         entries: bindings.flatMap((binding, index) =>
           binding.group === group
-            ? [{ binding: binding.binding, resource: { buffer: resources[index] as GPUBuffer } }]
+            ? [{ binding: binding.binding, resource: resources[index] as GPUBufferBinding }]
             : [],
         ),
       }),

@@ -31,8 +31,10 @@ function spec(cache: SdpaCache): KernelSpec {
       description: `rope of q in place and of k at position pos (pairs (2i, 2i+1), or (i, i + head_dim/2) when neox != 0, angles from cos_sin row pos), then k_cache[pos] = rotated k and v_cache[pos] = v in the ${what} cache [max_ctx][n_kv_head][head_dim] sdpa-decode reads`,
       buffers: [
         { group: 0, binding: 0, name: 'q', element: 'f32', access: 'read_write' },
-        { group: 0, binding: 1, name: 'k', element: 'f32', access: 'read' },
-        { group: 0, binding: 2, name: 'v', element: 'f32', access: 'read' },
+        // Read only, but declared writable: WebGPU binds a buffer writable in a dispatch only where
+        // every binding of it is, and a decode plan's q, k and v are ranges of one buffer.
+        { group: 0, binding: 1, name: 'k', element: 'f32', access: 'read_write' },
+        { group: 0, binding: 2, name: 'v', element: 'f32', access: 'read_write' },
         { group: 0, binding: 3, name: 'cos_sin', element: 'f32', access: 'read' },
         { group: 0, binding: 4, name: 'k_cache', element: cached, access: 'read_write' },
         { group: 0, binding: 5, name: 'v_cache', element: cached, access: 'read_write' },
