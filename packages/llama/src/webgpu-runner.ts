@@ -104,14 +104,15 @@ export async function openWebGpuDecoder(
         createBuffer(buffer.length * 4, storage, bytesOf(initialContents(model, plan, buffer))),
       ]),
   );
-  const views = new Map(plan.buffers.map((buffer) => [buffer.name, buffer]));
+  const planBuffers = new Map(plan.buffers.map((buffer) => [buffer.name, buffer]));
   // A plan buffer as a binding: the whole GPU buffer, or a view's range of the one it views.
   const residentBinding = (name: string): GPUBufferBinding => {
-    const view = views.get(name)?.view;
+    const entry = planBuffers.get(name);
+    const view = entry?.view;
     const found = resident.get(view?.of ?? name);
     if (found === undefined) throw new ForgeError(`plan buffer ${name} was never allocated`);
     if (view === undefined) return { buffer: found };
-    return { buffer: found, offset: view.offset * 4, size: (views.get(name)?.length ?? 0) * 4 };
+    return { buffer: found, offset: view.offset * 4, size: (entry?.length ?? 0) * 4 };
   };
   // The step's token, logits and argmax: whole buffers, never views.
   const residentBuffer = (name: string): GPUBuffer => residentBinding(name).buffer;

@@ -11,10 +11,9 @@ import { ValidationError, type ValidationIssue } from '../errors.js';
 import { add, div, lt, mul, ne, packHalf, select, shl, shr, sub } from '../expressions.js';
 import type { KernelSpec } from '../spec.js';
 import type { CatalogKernel, Shape } from './catalog-kernel.js';
-import { kvStoreReference, kvStoreShapeIssues } from './kv-store.js';
-import { ROPE_SHAPE_NAMES, rotateHeads, ropeShapeIssues } from './rope.js';
-import { ROPE_FREQ_BASE, ropeTable } from './rope-table.js';
-import { SDPA_CACHE_BYTES, type SdpaCache } from './sdpa-shape.js';
+import { kvStore, kvStoreF32, kvStoreReference, kvStoreShapeIssues } from './kv-store.js';
+import { ROPE_SHAPE_NAMES, rope, rotateHeads, rotatePairs, ropeShapeIssues } from './rope.js';
+import type { SdpaCache } from './sdpa-shape.js';
 
 type Builder = BodyBuilder<Declared>;
 type Pair = readonly [Expr<'f32'>, Expr<'f32'>];
@@ -176,25 +175,20 @@ function reference(cache: SdpaCache): CatalogKernel['reference'] {
     const size = (name: string): number => params[name] ?? 0;
     const [headDim, pos] = [size('head_dim'), size('pos')];
     const neox = size('neox') !== 0;
-    const [k, table] = [inputs['k'] ?? [], inputs['cos_sin'] ?? []];
-    const rotated = Float64Array.from({ length: size('n_kv_head') * headDim }, (_, i) => k[i] ?? 0);
-    const f = Math.fround;
-    for (let head = 0; head < size('n_kv_head'); head++)
-      for (let i = 0; i < headDim / 2; i++) {
-        const [j0, j1] = (neox ? [i, i + headDim / 2] : [2 * i, 2 * i + 1]).map(
-          (j) => head * headDim + j,
-        ) as [number, number];
-        const [x0, x1] = [f(rotated[j0] ?? 0), f(rotated[j1] ?? 0)];
-        const [cos, sin] = [f(table[pos * headDim + 2 * i] ?? 0), f(table[pos * headDim + 2 * i + 1] ?? 0)]; // prettier-ignore
-        rotated[j0] = f(f(x0 * cos) - f(x1 * sin));
-        rotated[j1] = f(f(x0 * sin) + f(x1 * cos));
-      }
+    const table = inputs['cos_sin'] ?? [];
+    const entry = (at: number): number => Math.fround(table[pos * headDim + at] ?? 0);
+    const angle = (i: number): [number, number] => [entry(2 * i), entry(2 * i + 1)];
+    const heads = size('n_kv_head');
+    const k = rotatePairs(inputs['k'] ?? [], heads, headDim, neox, angle, Math.fround);
     return {
       q: rotateHeads(inputs['q'] ?? [], size('n_head'), headDim, pos, neox),
-      ...store({ ...inputs, k: rotated }, params),
+      ...store({ ...inputs, k }, params),
     };
   };
 }
+
+/** The kv-store kernel of `cache`'s type. */
+const kvStoreOf = (cache: SdpaCache): CatalogKernel => (cache === 'f16' ? kvStore : kvStoreF32);
 
 function ropeKvStoreKernel(cache: SdpaCache): CatalogKernel {
   return {
@@ -202,13 +196,11 @@ function ropeKvStoreKernel(cache: SdpaCache): CatalogKernel {
     shapeNames: ROPE_SHAPE_NAMES,
     defaultShape: { n_head: 32, n_kv_head: 8, head_dim: 128, pos: 37, max_ctx: 64, neox: 0 },
     params: (shape) => Object.fromEntries(ROPE_SHAPE_NAMES.map((name) => [name, shape[name] ?? 0])),
-    bufferLengths: (shape) => {
-      const [headDim, maxCtx] = [shape['head_dim'] ?? 0, shape['max_ctx'] ?? 0];
-      const row = (shape['n_kv_head'] ?? 0) * headDim;
-      const cached = (maxCtx * row) / (cache === 'f16' ? 2 : 1);
-      const q = (shape['n_head'] ?? 0) * headDim;
-      return { q, k: row, v: row, cos_sin: maxCtx * headDim, k_cache: cached, v_cache: cached };
-    },
+    // rope's q, k and table, kv-store's k, v and caches.
+    bufferLengths: (shape) => ({
+      ...rope.bufferLengths(shape),
+      ...kvStoreOf(cache).bufferLengths(shape),
+    }),
     outputs: ['q', 'k_cache', 'v_cache'],
     inPlace: ['q'],
     reference: reference(cache),
@@ -220,18 +212,10 @@ function ropeKvStoreKernel(cache: SdpaCache): CatalogKernel {
       const issues = ropeKvStoreShapeIssues(shape, cache);
       if (issues.length > 0) throw new ValidationError(issues);
     },
-    generateInput: ({ buffer, shape }) =>
-      buffer === 'cos_sin'
-        ? ropeTable(shape['max_ctx'] ?? 0, shape['head_dim'] ?? 0, ROPE_FREQ_BASE)
-        : undefined,
-    describeInput: (buffer, shape) => {
-      if (buffer === 'cos_sin')
-        return `[max_ctx ${shape['max_ctx']}][head_dim/2 ${(shape['head_dim'] ?? 0) / 2}][2] f32 (cos θ, sin θ), θ = pos·10000^(−2i/head_dim), as ropeTable writes it`;
-      if (buffer !== 'k_cache' && buffer !== 'v_cache') return undefined;
-      const [positions, heads, dims] = ['max_ctx', 'n_kv_head', 'head_dim'].map((n) => shape[n]);
-      const values = cache === 'f16' ? 'raw IEEE halves, little-endian' : 'f32 values';
-      return `[max_ctx ${positions}][n_kv_head ${heads}][head_dim ${dims}] ${values} (${SDPA_CACHE_BYTES[cache]} bytes each); --shape max_ctx=N sizes the cache and the table`;
-    },
+    // The table as rope generates it; the caches as kv-store describes them.
+    generateInput: (request) => rope.generateInput?.(request),
+    describeInput: (buffer, shape) =>
+      rope.describeInput?.(buffer, shape) ?? kvStoreOf(cache).describeInput?.(buffer, shape),
   };
 }
 

@@ -139,6 +139,34 @@ export function checkRopeShape(shape: Shape): void {
   if (issues.length > 0) throw new ValidationError(issues);
 }
 
+/**
+ * `x`'s heads with rope pair i (values 2i, 2i+1, or i, i + head_dim/2 in NeoX mode) of each turned
+ * by `angle(i)` = (cos θ, sin θ), every value, product and sum passed through `round` (none by
+ * default: float64; `Math.fround`: f32, operation by operation, as a kernel computes it).
+ */
+export function rotatePairs(
+  x: ArrayLike<number>,
+  heads: number,
+  headDim: number,
+  neox: boolean,
+  angle: (pair: number) => readonly [number, number],
+  round: (value: number) => number = (value) => value,
+): Float64Array {
+  const out = Float64Array.from({ length: heads * headDim }, (_, index) => round(x[index] ?? 0));
+  const half = headDim / 2;
+  for (let head = 0; head < heads; head++) {
+    for (let i = 0; i < half; i++) {
+      const [cos, sin] = angle(i);
+      const [j0, j1] = neox ? [i, i + half] : [2 * i, 2 * i + 1];
+      const x0 = out[head * headDim + j0] ?? 0;
+      const x1 = out[head * headDim + j1] ?? 0;
+      out[head * headDim + j0] = round(round(x0 * cos) - round(x1 * sin));
+      out[head * headDim + j1] = round(round(x0 * sin) + round(x1 * cos));
+    }
+  }
+  return out;
+}
+
 /** The float64 rotation of `x`'s heads at `pos`, θ from pow/cos/sin (never from the f32 table). */
 export function rotateHeads(
   x: ArrayLike<number>,
@@ -147,19 +175,10 @@ export function rotateHeads(
   pos: number,
   neox: boolean,
 ): Float64Array {
-  const out = Float64Array.from({ length: heads * headDim }, (_, index) => x[index] ?? 0);
-  const half = headDim / 2;
-  for (let head = 0; head < heads; head++) {
-    for (let i = 0; i < half; i++) {
-      const theta = pos * Math.pow(ROPE_FREQ_BASE, (-2 * i) / headDim);
-      const [j0, j1] = neox ? [i, i + half] : [2 * i, 2 * i + 1];
-      const x0 = out[head * headDim + j0] ?? 0;
-      const x1 = out[head * headDim + j1] ?? 0;
-      out[head * headDim + j0] = x0 * Math.cos(theta) - x1 * Math.sin(theta);
-      out[head * headDim + j1] = x0 * Math.sin(theta) + x1 * Math.cos(theta);
-    }
-  }
-  return out;
+  return rotatePairs(x, heads, headDim, neox, (i) => {
+    const theta = pos * Math.pow(ROPE_FREQ_BASE, (-2 * i) / headDim);
+    return [Math.cos(theta), Math.sin(theta)];
+  });
 }
 
 /**

@@ -291,11 +291,13 @@ function sdpaSpec(variant: SdpaVariant): KernelSpec {
   return defineKernel(declarations(variant), (b) => body(b, variant.cache));
 }
 
-function sdpaKernel(cache: SdpaCache): CatalogKernel {
+function sdpaKernel(cache: SdpaCache, quantize = false): CatalogKernel {
+  const parts = sdpaCatalogParts(cache);
   return {
-    spec: sdpaSpec({ cache, quantize: false }),
-    ...sdpaCatalogParts(cache),
+    spec: sdpaSpec({ cache, quantize }),
+    ...parts,
     tolerance: 1e-10,
+    ...(quantize ? sdpaQuantizedParts(parts) : {}),
   };
 }
 
@@ -303,15 +305,9 @@ function sdpaKernel(cache: SdpaCache): CatalogKernel {
 export const sdpaDecode: CatalogKernel = sdpaKernel('f16');
 /** Catalog kernel `sdpa-decode-f32`: decode attention over an f32 cache. */
 export const sdpaDecodeF32: CatalogKernel = sdpaKernel('f32');
-
 /**
  * Catalog kernel `sdpa-decode-quantize`: `sdpa-decode`, whose combine also writes out quantized into
  * x_quant and x_factors as a row-streaming mat-vec's first dispatch would quantize it, so the
  * output projection after it runs its row dispatch alone.
  */
-export const sdpaDecodeQuantize: CatalogKernel = {
-  spec: sdpaSpec({ cache: 'f16', quantize: true }),
-  ...sdpaCatalogParts('f16'),
-  tolerance: 1e-10,
-  ...sdpaQuantizedParts(sdpaCatalogParts('f16')),
-};
+export const sdpaDecodeQuantize: CatalogKernel = sdpaKernel('f16', true);
