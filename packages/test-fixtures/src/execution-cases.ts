@@ -122,6 +122,10 @@ export const EXECUTION_CASES: readonly ExecutionCase[] = [
   rmsnormCase(4096, 1, { kernelId: 'add-rmsnorm-quantize', rows: 1 }),
   rmsnormCase(640, 1, { kernelId: 'add-rmsnorm-quantize', schedule: { workgroupSize: 32 } }),
   rmsnormCase(4096, 1, { kernelId: 'add-rmsnorm-quantize', schedule: { workgroupSize: 1024 } }),
+  // A row in one workgroup; in 16 (most past its 4 groups); in 2 of 32 threads (8 steps a part).
+  rmsnormCase(640, 1, { kernelId: 'add-rmsnorm-quantize', schedule: { parts: 1 } }),
+  rmsnormCase(128, 1e3, { kernelId: 'add-rmsnorm-quantize', schedule: { parts: 16, workgroupSize: 32 } }), // prettier-ignore
+  rmsnormCase(4096, 1, { kernelId: 'add-rmsnorm-quantize', schedule: { parts: 2, workgroupSize: 32 } }), // prettier-ignore
   ...Q8_0_GEMV_CASES,
   ...Q4K_GEMV_CASES,
   ...Q4K_SWIGLU_GEMV_CASES,

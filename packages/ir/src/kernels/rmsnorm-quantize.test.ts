@@ -35,6 +35,10 @@ describe('add-rmsnorm-quantize', () => {
     [1, {}],
     [1e-3, { workgroupSize: 32 }],
     [1e3, { workgroupSize: 1024 }],
+    // A row in one workgroup; in 16 of 2 groups, 4 of them past its 24 groups (they store nothing).
+    [1, { parts: 1 }],
+    [1, { parts: 16 }],
+    [1, { parts: 16, workgroupSize: 32 }],
   ])(
     'writes the words and factors q4k-gemv would quantize from its y, bit for bit (|a|,|b| <= %s, %j)',
     (magnitude, schedule) => {
@@ -49,8 +53,8 @@ describe('add-rmsnorm-quantize', () => {
     },
   );
 
-  it('writes s and y exactly as add-rmsnorm does', () => {
-    const out = fused(1);
+  it.each([1, 8, 16])('writes s and y exactly as add-rmsnorm does (%i parts)', (parts) => {
+    const out = fused(1, { parts });
     const plain = {
       a: out.a,
       b: out.b,

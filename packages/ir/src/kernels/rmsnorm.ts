@@ -8,6 +8,7 @@ import {
   eq,
   f32,
   fma,
+  le,
   lt,
   min,
   mul,
@@ -15,6 +16,7 @@ import {
   shr,
   sqrt,
   sub,
+  u32,
 } from '../expressions.js';
 import type { CatalogKernel, Shape } from './catalog-kernel.js';
 import { X_QUANT_GROUP_WORDS } from './gemv-rows.js';
@@ -22,6 +24,22 @@ import { four } from './locals.js';
 import { quantizeXQuarter, X_GROUP } from './x-quantize.js';
 
 type Four<T> = readonly [T, T, T, T];
+
+/**
+ * Workgroups a quantized row is split across: each sums the whole row's squares (the same threads
+ * and order, so the same scale) and writes its part of s, y and the quantized groups. One workgroup
+ * would move all of them through one SM's link to L2; the parts move the row's inputs again from L2.
+ */
+const PARTS_KNOB = {
+  name: 'parts',
+  description:
+    'workgroups a row is split across (add-rmsnorm-quantize), each writing its share of whole 32-value groups',
+  default: 8,
+  bounds: {
+    ptx: { min: 1, max: 16, powerOfTwo: true },
+    wgsl: { min: 1, max: 16, powerOfTwo: true },
+  },
+} as const;
 
 /** Values a vector load moves, and vec4s a thread loads a step before using any (16 values). */
 const VECTOR = 4;
@@ -75,7 +93,7 @@ export function rmsnormSpec(input: RmsnormInput, quantize = false) {
       semanticVersion: residual ? 1 : 2,
       entryPoint: id.replaceAll('-', '_'),
       description: quantize
-        ? 'add-rmsnorm (s = a + b, y = s * w / sqrt(mean s^2 + eps)), then y quantized as the row-streaming mat-vecs quantize x, into x_quant and x_factors, so they skip that dispatch'
+        ? 'add-rmsnorm (s = a + b, y = s * w / sqrt(mean s^2 + eps)), then y quantized as the row-streaming mat-vecs quantize x, into x_quant and x_factors, so they skip that dispatch; a row is split across `parts` workgroups, each summing the whole row and writing its share of whole groups'
         : residual
           ? 's[r,i] = a[r,i] + b[r,i] (the residual add), y[r,i] = s[r,i] * w[i] / sqrt(mean_i s[r,i]^2 + eps), one workgroup per row, 16 values a thread in flight'
           : 'y[r,i] = x[r,i] * w[i] / sqrt(mean_i x[r,i]^2 + eps), one workgroup per row, 16 values a thread in flight',
@@ -90,8 +108,12 @@ export function rmsnormSpec(input: RmsnormInput, quantize = false) {
             wgsl: { min: 32, max: 1024, multipleOf: 32 },
           },
         },
+        ...(quantize ? [PARTS_KNOB] : []),
       ],
-      launch: { workgroupSize: 'workgroupSize', grid: ['rows', '1', '1'] },
+      launch: {
+        workgroupSize: 'workgroupSize',
+        grid: quantize ? ['parts', 'rows', '1'] : ['rows', '1', '1'],
+      },
     },
     (b) => rmsnormBody(b, input, quantize),
   );
@@ -127,7 +149,7 @@ function loadValues(b: RmsnormBuilder, input: RmsnormInput, at: Expr<'u32'>, pre
 function rmsnormBody(b: RmsnormBuilder, input: RmsnormInput, quantize: boolean): void {
   const size = b.schedule('workgroupSize');
   const nEmbd = b.param('n_embd');
-  const { row } = b.let({ row: b.workgroupId('x') });
+  const { row } = b.let({ row: b.workgroupId(quantize ? 'y' : 'x') });
   // The guard is workgroup-uniform, so the barrier inside it is reached by all threads or none.
   b.if(lt(row, b.param('rows')), (body) => {
     const { base, sum, vectorRows } = body.let({
@@ -137,6 +159,8 @@ function rmsnormBody(b: RmsnormBuilder, input: RmsnormInput, quantize: boolean):
       vectorRows: eq(and(nEmbd, VECTOR - 1), 0),
     });
     const { first } = body.let({ first: mul(body.localId(), VECTOR) });
+    // This workgroup's share of the row when quantizing: whole groups, `partSlots` 8-value slots.
+    const share = quantize ? partShare(body, nEmbd) : undefined;
     const stride = mul(size, VECTOR * UNROLL);
     const scalarValue = (loop: RmsnormBuilder, index: Expr<'u32'>): Expr<'f32'> =>
       input === 'x' ? loop.load('x', index) : add(loop.load('a', index), loop.load('b', index));
@@ -149,9 +173,10 @@ function rmsnormBody(b: RmsnormBuilder, input: RmsnormInput, quantize: boolean):
           );
           for (const { live, at, values } of xs) {
             const vector = values(loop);
-            // The residual sum goes out once, by the thread that owns it.
+            // The residual sum goes out once, by the thread (and part) that owns it.
+            const owned = share === undefined ? live : and(live, share.owns(at));
             if (input === 'residual')
-              loop.if(live, (store) => store.storeVector('s', add(base, at), vector));
+              loop.if(owned, (store) => store.storeVector('s', add(base, at), vector));
             for (const value of vector) {
               const kept = select(live, value, f32(0));
               loop.assign(sum, fma(kept, kept, sum));
@@ -161,7 +186,9 @@ function rmsnormBody(b: RmsnormBuilder, input: RmsnormInput, quantize: boolean):
       (scalar) =>
         scalar.for('i_scalar', { start: scalar.localId(), end: nEmbd, step: size }, (loop, i) => {
           const { value } = loop.let({ value: scalarValue(loop, add(base, i)) });
-          if (input === 'residual') loop.store('s', add(base, i), value);
+          if (input === 'residual')
+            if (share === undefined) loop.store('s', add(base, i), value);
+            else loop.if(share.owns(i), (store) => store.store('s', add(base, i), value));
           loop.assign(sum, fma(value, value, sum));
         }),
     );
@@ -179,8 +206,8 @@ function rmsnormBody(b: RmsnormBuilder, input: RmsnormInput, quantize: boolean):
       invRms: div(1, sqrt(add(mean, body.param('eps')))),
     });
     // Quantizing, the second pass is quantizeRow's: it stores y beside the quantized words.
-    if (quantize) {
-      quantizeRow(body, input, { row, base, nEmbd, scale });
+    if (share !== undefined) {
+      quantizeRow(body, input, { row, base, nEmbd, scale, share });
       return;
     }
     // The second pass reads its inputs again (from cache) rather than s, which other threads wrote.
@@ -213,6 +240,46 @@ function rmsnormBody(b: RmsnormBuilder, input: RmsnormInput, quantize: boolean):
   });
 }
 
+/** A workgroup's share of a quantized row: 8-value slots [first, end), whole 32-value groups. */
+interface PartShare {
+  readonly slotFirst: Var<'u32'>;
+  readonly slotEnd: Var<'u32'>;
+  /** Slots of a part, a multiple of 4. */
+  readonly slots: Var<'u32'>;
+  /** Whether value `index` of the row is this part's. */
+  readonly owns: (index: Expr<'u32'>) => Expr<'bool'>;
+  /** w at the thread's first slot (8 values), loaded before the sums so it is there after them. */
+  readonly w: readonly Var<'f32'>[];
+}
+
+function partShare(b: RmsnormBuilder, n: Expr<'u32'>): PartShare {
+  const parts = b.schedule('parts');
+  const { partSlots: slots } = b.let({
+    partSlots: mul(div(add(div(n, X_GROUP), sub(parts, 1)), parts), 4),
+  });
+  const { slotFirst, slotCount } = b.let({
+    slotFirst: mul(b.workgroupId('x'), slots),
+    slotCount: div(n, 8),
+  });
+  const { slotEnd } = b.let({ slotEnd: min(add(slotFirst, slots), slotCount) });
+  const [valueFirst, valueEnd] = [mul(slotFirst, 8), mul(slotEnd, 8)];
+  const { wFirst } = b.let({ wFirst: mul(min(add(slotFirst, b.localId()), sub(slotCount, 1)), 8) });
+  const w = [0, 4].flatMap((offset) =>
+    b.loadVector(
+      'w',
+      offset === 0 ? wFirst : add(wFirst, offset),
+      four((i) => `w_first${offset}_${i}`),
+    ),
+  );
+  return {
+    slotFirst,
+    slotEnd,
+    slots,
+    owns: (index) => and(le(valueFirst, index), lt(index, valueEnd)),
+    w,
+  };
+}
+
 /**
  * The second pass of add-rmsnorm-quantize, four lanes a 32-value group (quantizeXQuarter), 8 values
  * a lane: y computed as add-rmsnorm's second pass computes it (inputs from cache) and stored, then
@@ -228,9 +295,10 @@ function quantizeRow(
     readonly base: Var<'u32'>;
     readonly nEmbd: Expr<'u32'>;
     readonly scale: Var<'f32'>;
+    readonly share: PartShare;
   },
 ): void {
-  const { row, base, nEmbd: n, scale } = at;
+  const { row, base, nEmbd: n, scale, share } = at;
   const size = b.schedule('workgroupSize');
   const { qGroups: groups, lanes } = b.let({ qGroups: div(n, X_GROUP), lanes: div(n, 8) });
   const {
@@ -240,38 +308,42 @@ function quantizeRow(
   } = b.let({
     quantRow: mul(row, div(n, 2)),
     factorRow: mul(row, mul(groups, 5)),
-    qEnd: mul(div(add(lanes, sub(size, 1)), size), size),
+    qEnd: mul(div(add(share.slots, sub(size, 1)), size), size),
   });
-  // Uniform bounds (the shuffles need every lane): this step's slot is its start plus the thread.
-  b.for('q_step', { start: 0, end, step: size }, (q, start) => {
-    const { slot } = q.let({ slot: add(start, q.localId()) });
-    const { qLive: live, qFirst: first } = q.let({
-      qLive: lt(slot, lanes),
-      qFirst: mul(min(slot, sub(lanes, 1)), 8),
+  // Uniform bounds (the shuffles need every lane): a step's slot is the part's first, the step's
+  // start and the thread; slots past the part's read its row's last 8 values. The first step's w
+  // was loaded before the sums (share.w); the others load theirs.
+  const step = (q: RmsnormBuilder, start: Expr<'u32'>, tag: string, w?: readonly Var<'f32'>[]) => {
+    const name = (base: string): string => `q${tag}_${base}`;
+    const slot = q.let(name('slot'), add(add(share.slotFirst, start), q.localId()));
+    const live = q.let(name('live'), lt(slot, share.slotEnd));
+    const first = q.let(name('first'), mul(min(slot, sub(lanes, 1)), 8));
+    const group = q.let(name('group'), shr(slot, 2));
+    const part = q.let(name('part'), and(slot, 3));
+    const values = [0, 4].flatMap((offset, half) => {
+      const index = offset === 0 ? first : q.let(name(`at${offset}`), add(first, offset));
+      const x = loadValues(q, input, add(base, index), name(`x${offset}_`))(q);
+      const ws = w?.slice(4 * half, 4 * half + 4) ?? q.loadVector('w', index, four((i) => name(`w${offset}_${i}`))); // prettier-ignore
+      return four((i) => q.let(name(`y${offset}_${i}`), mul(mul(x[i], scale), ws[i]!)));
     });
-    const { qGroup: group, qPart: part } = q.let({ qGroup: shr(slot, 2), qPart: and(slot, 3) });
-    const values = [0, 4].flatMap((offset) => {
-      const index = offset === 0 ? first : q.let(`q_at${offset}`, add(first, offset));
-      const x = loadValues(q, input, add(base, index), `q${offset}_`)(q);
-      const w = q.loadVector('w', index, four((i) => `q_w${offset}_${i}`));
-      return four((i) => q.let(`q_y${offset}_${i}`, mul(mul(x[i], scale), w[i])));
-    }); // prettier-ignore
     q.if(live, (store) =>
       [0, 4].forEach(
         (offset, half) =>
         store.storeVector('y', add(add(base, first), offset), values.slice(4 * half, 4 * half + 4) as [Expr<'f32'>, Expr<'f32'>, Expr<'f32'>, Expr<'f32'>]), // prettier-ignore
       ),
     );
-    const quantized = quantizeXQuarter(q as unknown as Parameters<typeof quantizeXQuarter>[0], values); // prettier-ignore
+    const quantized = quantizeXQuarter(q as unknown as Parameters<typeof quantizeXQuarter>[0], values, tag === '' ? '' : `q${tag}_`); // prettier-ignore
     q.if(live, (store) => {
-      const { qWord: word } = store.let({ qWord: add(add(quantRow, mul(group, X_QUANT_GROUP_WORDS)), mul(part, 2)) }); // prettier-ignore
+      const word = store.let(name('word'), add(add(quantRow, mul(group, X_QUANT_GROUP_WORDS)), mul(part, 2))); // prettier-ignore
       const [low, high] = quantized.words as [(typeof quantized.words)[0], (typeof quantized.words)[0]]; // prettier-ignore
       store.storeVector('x_quant', word, [low.high, high.high]);
       store.storeVector('x_quant', add(word, 8), [low.low, high.low]);
       store.store('x_factors', add(add(add(factorRow, groups), mul(group, 4)), part), quantized.sum); // prettier-ignore
       store.if(eq(part, 0), (lead) => lead.store('x_factors', add(factorRow, group), quantized.scale)); // prettier-ignore
     });
-  });
+  };
+  step(b, u32(0), '_first', share.w);
+  b.for('q_step', { start: size, end, step: size }, (q, start) => step(q, start, ''));
 }
 
 /**

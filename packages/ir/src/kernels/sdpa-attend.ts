@@ -17,6 +17,7 @@ import {
   shl,
   shr,
   sub,
+  u32,
   unpackHalf,
   xor,
 } from '../expressions.js';
@@ -41,7 +42,13 @@ export const u32Param = (b: SdpaBuilder, name: string): Expr<'u32'> => b.param(n
 export const windowCuts = (nKv: Expr<'u32'>, window: Expr<'u32'>): Expr<'bool'> =>
   and(gt(window, 0), gt(nKv, window));
 
-import { SDPA_CHUNK_WORDS, SDPA_STAGE_WORDS, SDPA_TILE, stageChunk } from './sdpa-stage.js';
+import {
+  SDPA_CHUNK_WORDS,
+  SDPA_STAGE_WORDS,
+  SDPA_TILE,
+  loadChunk,
+  storeChunk,
+} from './sdpa-stage.js';
 
 export { SDPA_CHUNK_WORDS, SDPA_STAGE_WORDS, SDPA_TILE } from './sdpa-stage.js';
 /** q's row stride in shared memory: the largest head_dim. */
@@ -139,48 +146,73 @@ export function attendRange(b: SdpaBuilder, range: SdpaRange, state: SdpaState):
   const { cache, lane, warp, warps, start, end, chunks } = range;
   const span = sub(end, start);
   const { tiles } = b.let({ tiles: shr(add(span, SDPA_TILE - 1), 5) });
-  const { rounds } = b.let({ rounds: div(add(tiles, sub(warps, 1)), warps) });
-  const { laneRow, lanePiece, swizzle, stageBase, probBase } = b.let({
+  const { rounds, tileStep } = b.let({
+    rounds: div(add(tiles, sub(warps, 1)), warps),
+    tileStep: shl(warps, 5),
+  });
+  const { laneRow, lanePiece, swizzle, stageBase, probBase, firstTile } = b.let({
     laneRow: shr(lane, 3),
     lanePiece: and(lane, 7),
     // Lane p reads row p: rotating its 16-byte pieces by p mod 8 keeps 8 lanes on 32 banks.
     swizzle: shl(and(lane, 7), 2),
     stageBase: mul(warp, SDPA_STAGE_WORDS),
     probBase: mul(warp, mul(headsKnob(b), SDPA_TILE)),
+    firstTile: add(start, shl(warp, 5)),
   });
+  const lanes = { laneRow, lanePiece };
+  // Each step's math runs with the next step's loads in flight (K chunks, then V chunks, then the
+  // next round's K): a step issues them, does its math, waits at a barrier, then stores them.
+  const step = (
+    block: SdpaBuilder,
+    next: {
+      readonly memory: 'k' | 'v';
+      readonly tileStart: Expr<'u32'>;
+      readonly chunk: Expr<'u32'>;
+    },
+    prefix: string,
+    math: (inside: SdpaBuilder) => void,
+  ): void => {
+    const loads = loadChunk(block, range, { ...lanes, ...next }, next.memory, prefix);
+    math(block);
+    block.barrier();
+    storeChunk(block, range, loads, stageBase);
+  };
   b.for('round', { start: 0, end: rounds }, (loop, round) => {
-    const { tileStart } = loop.let({
-      tileStart: add(start, shl(add(mul(round, warps), warp), 5)),
-    });
-    const { live, position } = loop.let({
+    const { tileStart } = loop.let({ tileStart: add(firstTile, mul(round, tileStep)) });
+    const { live, position, lastChunk } = loop.let({
       live: lt(tileStart, end),
       position: add(tileStart, lane),
+      lastChunk: sub(chunks, 1),
     });
     const { visible } = loop.let({ visible: lt(position, end) });
     const scores = ALL_HEADS.map((h) => loop.let(`s${h}`, 0, 'f32'));
-    const staging = { tileStart, live, laneRow, lanePiece, stageBase };
-    loop.for('chunk', { start: 0, end: chunks }, (inner, chunk) => {
-      stageChunk(inner, range, { ...staging, chunk }, 'k');
-      inner.if(live, (compute) =>
-        dotChunk(compute, cache, { chunk, scores, stageBase, lane, swizzle }),
-      );
-      inner.barrier();
+    // The round's first chunk: its round trip is the one a round does not overlap.
+    storeChunk(loop, range, loadChunk(loop, range, { ...lanes, tileStart, chunk: u32(0) }, 'k', 'k_first'), stageBase); // prettier-ignore
+    const dot = (chunk: Expr<'u32'>, site: string) => (inside: SdpaBuilder) =>
+      inside.if(live, (compute) => dotChunk(compute, cache, { chunk, scores, stageBase, lane, swizzle, site })); // prettier-ignore
+    const addV = (chunk: Expr<'u32'>) => (inside: SdpaBuilder) =>
+      inside.if(live, (compute) => addChunk(compute, range, { state, chunk, tileStart, stageBase, probBase })); // prettier-ignore
+    loop.for('chunk', { start: 0, end: lastChunk }, (inner, chunk) =>
+      step(inner, { memory: 'k', tileStart, chunk: add(chunk, 1) }, 'k_next', dot(chunk, '')),
+    );
+    step(loop, { memory: 'v', tileStart, chunk: u32(0) }, 'v_first', (inside) => {
+      dot(lastChunk, '_last')(inside);
+      foldTile(inside, { visible, scores, state, probBase, lane });
     });
-    foldTile(loop, { visible, scores, state, probBase, lane });
-    // V comes through the stage too, a chunk at a time: its loads are in flight together.
-    loop.for('v_chunk', { start: 0, end: chunks }, (inner, chunk) => {
-      stageChunk(inner, range, { ...staging, chunk }, 'v');
-      inner.if(live, (compute) =>
-        addChunk(compute, range, { state, chunk, tileStart, stageBase, probBase }),
-      );
-      inner.barrier();
-    });
+    // The last V step loads its own chunk again (the next is K, another buffer): one copy of the
+    // p·V code, the largest part of the kernel, where a last step of its own would need two.
+    loop.for(
+      'v_chunk',
+      { start: 0, end: chunks },
+      (inner, chunk) =>
+      step(inner, { memory: 'v', tileStart, chunk: min(add(chunk, 1), lastChunk) }, 'v_next', addV(chunk)), // prettier-ignore
+    );
   });
 }
 
 interface AddChunkAt {
   readonly state: SdpaState;
-  readonly chunk: Var<'u32'>;
+  readonly chunk: Expr<'u32'>;
   readonly tileStart: Var<'u32'>;
   readonly stageBase: Var<'u32'>;
   readonly probBase: Var<'u32'>;
@@ -203,31 +235,32 @@ function addChunk(b: SdpaBuilder, range: SdpaRange, at: AddChunkAt): void {
 }
 
 interface DotAt {
-  readonly chunk: Var<'u32'>;
+  readonly chunk: Expr<'u32'>;
   readonly scores: readonly Var<'f32'>[];
   readonly stageBase: Var<'u32'>;
   readonly lane: Var<'u32'>;
   readonly swizzle: Var<'u32'>;
+  /** Suffixes the locals of a second call site. */
+  readonly site: string;
 }
 
 /** Adds the chunk's part of q_h · K[position] into each head's score, the lane's own position. */
 function dotChunk(b: SdpaBuilder, cache: SdpaCache, at: DotAt): void {
-  const { chunk, scores, stageBase, lane, swizzle } = at;
+  const { chunk, scores, stageBase, lane, swizzle, site } = at;
   const perWord = valuesPerWord(cache);
-  const { rowSlot, qChunk } = b.let({
-    rowSlot: add(stageBase, mul(lane, SDPA_CHUNK_WORDS)),
-    qChunk: mul(chunk, SDPA_CHUNK_WORDS * perWord),
-  });
+  const rowSlot = b.let(`row_slot${site}`, add(stageBase, mul(lane, SDPA_CHUNK_WORDS)));
+  const qChunk = b.let(`q_chunk${site}`, mul(chunk, SDPA_CHUNK_WORDS * perWord));
   // A loop, not unrolled: the spec stays small, and the loop costs 3 of ~50 instructions a trip.
-  b.for('piece', { start: 0, end: SDPA_CHUNK_WORDS, step: 4 }, (loop, piece) => {
+  b.for(`piece${site}`, { start: 0, end: SDPA_CHUNK_WORDS, step: 4 }, (loop, piece) => {
     const words = loop.loadVector(
       'k_stage',
       add(rowSlot, xor(swizzle, piece)),
-      [0, 1, 2, 3].map((i) => `ks${i}`),
+      [0, 1, 2, 3].map((i) => `ks${i}${site}`),
     );
-    const { qPiece } = loop.let({
-      qPiece: add(qChunk, perWord === 1 ? piece : mul(piece, perWord)),
-    });
+    const qPiece = loop.let(
+      `q_piece${site}`,
+      add(qChunk, perWord === 1 ? piece : mul(piece, perWord)),
+    );
     const values = 4 * perWord;
     const queries: Var<'f32'>[][] = [];
     // Every head's q loads first, then the FMAs key by key across the heads: independent chains.
@@ -238,7 +271,7 @@ function dotChunk(b: SdpaBuilder, cache: SdpaCache, at: DotAt): void {
         for (let v = 0; v < values; v += 4) {
           // One constant offset from qPiece, so PTX folds it into the load's address.
           const offset = h * SDPA_Q_STRIDE + v;
-          const names = [0, 1, 2, 3].map((i) => `q${h}_${v + i}`);
+          const names = [0, 1, 2, 3].map((i) => `q${h}_${v + i}${site}`);
           loaded.push(
             ...(head.loadVector(
               'q_scaled',
@@ -251,7 +284,9 @@ function dotChunk(b: SdpaBuilder, cache: SdpaCache, at: DotAt): void {
       },
       (block, n) => {
         const tag = headsTag(n);
-        const keys = words.flatMap((word, i) => wordValues(block, cache, word, `key${i}${tag}`));
+        const keys = words.flatMap((word, i) =>
+          wordValues(block, cache, word, `key${i}${tag}${site}`),
+        );
         keys.forEach((key, v) =>
           ALL_HEADS.slice(0, n).forEach((h) => {
             const query = queries[h]?.[v];
@@ -310,7 +345,7 @@ function foldTile(b: SdpaBuilder, at: FoldAt): void {
 
 interface AddAt {
   readonly state: SdpaState;
-  readonly chunk: Var<'u32'>;
+  readonly chunk: Expr<'u32'>;
   /** Visible positions of the tile, and the running slots of the lane's V word and the heads' p. */
   readonly count: Var<'u32'>;
   readonly laneSlot: Var<'u32'>;

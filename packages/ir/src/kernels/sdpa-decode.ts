@@ -35,20 +35,24 @@ import type { SdpaCache } from './sdpa-shape.js';
 // flight before the first is used. A workgroup takes one KV head and up to `heads` (a knob: 1, 2,
 // 4 or 8; default 4) of its query heads: a GQA group of `heads` or fewer shares every K/V load, a
 // larger one takes more workgroups; heads above the group only cost registers and FMAs on zero q,
-// so MHA wants 1 and a group of 8 wants 8. q is staged first (16-byte loads, all issued before
-// any store). The warps take interleaved tiles of 32 positions of the range [start, n_kv):
-//  - QK: the warp stages K a chunk at a time (32 words = 128 bytes of each position's row) into
-//    shared memory, 16-byte loads, 4 positions a load, so every request is whole sectors; a whole
-//    tile and chunk issues its 8 loads before its 8 stores (one round trip a chunk, 4 KB in
-//    flight a warp). Lane p then dots position p with the heads' q (pre-scaled by scale·log2e,
-//    broadcast from shared), unpacking each K word once for all the heads. Staged K rows are
-//    swizzled by 16-byte piece so the lanes' row reads hit distinct banks.
+// so MHA wants 1 and a group of 8 wants 8. q is staged first (16-byte loads, all issued before any
+// store). The warps take interleaved tiles of 32 positions of the range [start, n_kv), a chunk (32
+// words = 128 bytes of each position's row) a step, software-pipelined: a step issues the 8 loads
+// of the chunk after it (4 KB in flight a warp), runs its math on the staged chunk, and stores the
+// loaded chunk into the warp's stage after a barrier. The next K chunk is loaded during a K chunk's
+// dots, V's first during the last dots and the softmax, the next V chunk during a V chunk's p·V
+// (the last V step reloads its own: one copy of the p·V code, the kernel's largest part); a tile's
+// first K chunk is its one round trip not overlapped. Loads read clamped rows; stores write zeros
+// past the range or the head.
+//  - QK: the stage holds K, 16-byte loads, 4 positions a load, so every request is whole sectors.
+//    Lane p dots position p with the heads' q (pre-scaled by scale·log2e, broadcast from shared),
+//    unpacking each K word once for all the heads. Staged K rows are swizzled by 16-byte piece so
+//    the lanes' row reads hit distinct banks.
 //  - softmax: per head the warp max of the 32 scores, the rescale exp2(m_old − m_new) of the sum and
 //    accumulators, p = exp2(s − m_new); masked lanes (past n_kv) take a finite sentinel score and
 //    p = 0, so no −inf − (−inf) arises. Each lane keeps its own share of the sum (one reduction at
 //    the end) and writes its p to shared for the PV step.
-//  - PV: V goes through the same stage a chunk at a time (8 loads in flight, no swizzle: every
-//    lane reads one row); lane l owns dims 64c + 2l and 64c + 2l + 1 of the head (one f16 word or
+//  - PV: V goes through the same stage a chunk at a time (no swizzle: every lane reads one row); lane l owns dims 64c + 2l and 64c + 2l + 1 of the head (one f16 word or
 //    two f32 a lane); 4 positions a trip, it reads the heads' p in one broadcast (two at 8 heads)
 //    and its staged V word(s) for all 4 first, then adds p·v to column c's accumulators (code per
 //    column; staged rows and p past the tile's end are zeros, so a trip may run past it).
@@ -64,14 +68,14 @@ import type { SdpaCache } from './sdpa-shape.js';
 // and fold cost twice as much): 128 positions by default, so the grid has min(splits, ceil(n_kv /
 // 128)) rows (2 at n_kv 256, 8 at 1024, 32 from 4096: 32/8 heads then fill 256 workgroups, 8/2
 // heads 64); under a window the rows past the visible range exit at once.
-// K and V are read once, in ≥ 95% efficient sectors; 16/2 heads at heads=8, n_kv 1024: 0.33 warp
-// instructions per K+V byte. H200 timing model, 32/8 heads, head_dim 128, default schedule (main +
-// combine): n_kv 256 6.91 + 0.90 µs, 1024 7.33 + 1.02, 4096 9.35 + 2.58 (31% of DRAM bandwidth,
-// 8 warps/SM; was 12.4 + 2.58 before the 4-position p·V trips, the one-pass fold and the
-// interleaved reductions), 32768 58.2 + 2.66 (47%); 8/2 heads at 4096 7.33 + 2.02 µs. Still
-// latency-bound: one tile a warp, 8 warps an SM, and each chunk's loads wait for the step before
-// (the next step: the next chunk's loads in flight during this one's math); the dots' q broadcasts
-// are most of the shared wavefronts.
+// K and V are read once, in ≥ 95% efficient sectors. H200 timing model, 32/8 heads, head_dim 128,
+// default schedule (main + combine): n_kv 256 6.04 + 0.90 µs, 1024 6.15 + 1.02, 4096 8.11 + 2.58
+// (35% of DRAM bandwidth, 8 warps/SM; 9.35 before the pipelined stage, 12.4 before the 4-position
+// p·V trips, the one-pass fold and the interleaved reductions), 32768 48.3 + 2.66 (56%, bound by
+// the shared data path; was 58.2); 8/2 heads at 4096 6.15 + 2.02 µs. Short ranges stay latency-
+// bound: one tile a warp, whose dot and p·V steps wait on shared loads (4 LSU issue cycles each, q
+// broadcast a piece per head); the q broadcasts are also most of the shared wavefronts that bind
+// long ranges.
 
 /**
  * Warps per workgroup, powers of two (the schedule sweep assembles every in-bounds schedule, and

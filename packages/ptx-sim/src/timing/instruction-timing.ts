@@ -14,6 +14,11 @@ export interface InstructionTiming {
   readonly barrier: boolean;
   /** A `ld.param`: a constant-bank operand in SASS, ready as fast as an integer result. */
   readonly param: boolean;
+  /**
+   * A `mov` splitting a register into a vector (`mov.b32 {%h1, _}, %r1`): SASS reads the half in
+   * place (`HADD2.F32 R0, -RZ, R1.H0_H0`), so it issues nothing and its results are the source's.
+   */
+  readonly alias: boolean;
 }
 
 // Opcodes whose register operands are all read: stores, reductions, branches, barriers, hints.
@@ -67,6 +72,7 @@ function timingOf(
     writes: slots(written),
     barrier: (opcode === 'bar' || opcode === 'barrier') && modifiers[0] !== 'warp',
     param: opcode === 'ld' && modifiers.includes('param'),
+    alias: opcode === 'mov' && first?.kind === 'vector' && rest[0]?.kind === 'register',
   };
 }
 

@@ -54,6 +54,18 @@ ${body}
 }`;
 }
 
+// A dependent chain through f16 halves: each step splits a word and widens its low half.
+function halfChain(length: number): string {
+  const step = '  mov.b32 {%h1, _}, %r1;\n  cvt.f32.f16 %f1, %h1;\n  mov.b32 %r1, %f1;';
+  return `${HEADER}.visible .entry halves(.param .u64 out) {
+  .reg .f32 %f<2>; .reg .b16 %h<2>; .reg .b32 %r<2>; .reg .b64 %rd<3>;
+  mov.b32 %r1, 1065353216; mov.b16 %h1, 15360;
+${Array.from({ length }, () => step).join('\n')}
+  ld.param.u64 %rd1, [out]; cvta.to.global.u64 %rd1, %rd1; st.global.f32 [%rd1], %f1;
+  ret;
+}`;
+}
+
 // 60 dependent FMAs, then a load independent of them and its use: ptxas issues the load first.
 const LOAD_AFTER_WORK = `${HEADER}.visible .entry late(.param .u64 data) {
   .reg .f32 %f<6>; .reg .b64 %rd<4>;
@@ -118,6 +130,20 @@ describe('timing model known answers', () => {
     // The chain plus the final store's trip to L2 and DRAM.
     expect(cycles).toBeLessThan(chain + A100.latencies.l2 + 100);
     expect(result.estimate?.bound).toBe('latency');
+  });
+
+  it('splitting a word into halves issues nothing: SASS reads the half in place', () => {
+    const cycles =
+      (simulate(parsePtx(halfChain(512)), {
+        grid: [1, 1, 1],
+        block: [32, 1, 1],
+        args: { out: buffer(new Uint8Array(4)) },
+        timing: { gpu: A100, registers: 8 },
+      }).estimate?.seconds ?? 0) * A100.clockHz;
+    const { fp16, int } = A100.latencies.classes;
+    // Each step: the widening (fp16) and the bit copy back (int); the split itself costs nothing.
+    expect(cycles).toBeGreaterThan(512 * (fp16 + int));
+    expect(cycles).toBeLessThan(512 * (fp16 + int) + A100.latencies.l2 + 100);
   });
 
   it('integer logic (ALU) and integer dot products (the FMA pipe) issue side by side', () => {

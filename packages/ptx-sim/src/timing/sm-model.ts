@@ -138,6 +138,7 @@ export function replaySm(work: SmWork): SmTiming {
         dramIssue: new Float64Array(work.registerSlots).fill(Number.NaN),
       };
       block.warps.push(warp);
+      passAliases(warp);
       if (warp.done) block.live--;
       else scheduler.warps.push(warp);
     });
@@ -163,6 +164,24 @@ export function replaySm(work: SmWork): SmTiming {
         warp.atBarrier = false;
         warp.notBefore = at + lat.barrier;
       }
+  };
+
+  // A warp's aliases at its cursor take no issue slot: their results are ready when the source is.
+  const passAliases = (warp: Warp): void => {
+    while (!warp.done) {
+      const timing = timings[(warp.words[warp.cursor] as number) >> 3] as InstructionTiming;
+      if (!timing.alias) return;
+      let [ready, dramIssue] = [warp.notBefore, Number.NaN];
+      for (const slot of timing.reads)
+        if ((warp.ready[slot] as number) > ready)
+          [ready, dramIssue] = [warp.ready[slot] as number, warp.dramIssue[slot] as number];
+      for (const slot of timing.writes) {
+        warp.ready[slot] = ready;
+        warp.dramIssue[slot] = dramIssue;
+      }
+      warp.cursor += 1;
+      warp.done = warp.cursor >= warp.length;
+    }
   };
 
   const earliest = (warp: Warp, scheduler: Scheduler): number => {
@@ -271,6 +290,7 @@ export function replaySm(work: SmWork): SmTiming {
     warp.lastIssue = t;
     scheduler.last = warp;
     const block = warp.block;
+    passAliases(warp);
     if (warp.cursor >= warp.length) {
       warp.done = true;
       block.live--;
