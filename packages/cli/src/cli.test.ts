@@ -666,8 +666,9 @@ describe('forge sim and the ptx-sim engine', () => {
       estimate: Record<string, number> & { dispatches: { seconds: number }[] };
     };
     expect(estimate.dispatches[0]?.seconds).toBeCloseTo(main?.seconds ?? 0, 15);
-    // The combine reads the partials from L2, where the sampled split pass left 3 of its 4 blocks'.
-    expect(Math.abs((estimate['seconds'] ?? 0) / report.estimate.seconds - 1)).toBeLessThan(0.01);
+    // The combine reads the partials from L2, where the sampled split pass left 3 of its 4 blocks'
+    // (the 4th's from DRAM): 1.7% of the total at 8/2 heads of 32, 512 positions.
+    expect(Math.abs((estimate['seconds'] ?? 0) / report.estimate.seconds - 1)).toBeLessThan(0.03);
     // 4 + 8 workgroups, of which 3 + 3 ran.
     expect([estimate['sampledWorkgroups'], estimate['workgroups']]).toEqual([6, 12]);
     // 600 positions leave the last split shorter: its sample is refused.
