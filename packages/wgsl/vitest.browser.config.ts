@@ -18,7 +18,8 @@ export default defineConfig({
     setupFiles: ['src/vitest.setup.ts'],
     // tools/test-summary.mjs reads this file beside .vitest-result.json (the Node suites').
     reporters: ['default', ['json', { outputFile: '.vitest-browser-result.json' }]],
-    testTimeout: 60_000,
+    // The largest attention shaders take ~40 s to compile in lavapipe alone; Chromium's too may.
+    testTimeout: 180_000,
     hookTimeout: 60_000,
     browser: {
       enabled: true,

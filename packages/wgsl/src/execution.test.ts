@@ -20,6 +20,9 @@ for (const features of GOLDEN_FEATURE_SETS) {
         const context = await sharedWebGpu(shader.launch.requiredFeatures ?? []);
         await expectCaseMatchesReference(context, testCase, shader);
       },
+      // lavapipe compiles the largest attention shaders (heads=8) in ~40 s alone, more beside
+      // the other suites.
+      180_000,
     );
   });
 }
