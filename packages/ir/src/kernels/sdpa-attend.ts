@@ -160,8 +160,8 @@ export function attendRange(b: SdpaBuilder, range: SdpaRange, state: SdpaState):
     firstTile: add(start, shl(warp, 5)),
   });
   const lanes = { laneRow, lanePiece };
-  // Each step's math runs with the next step's loads in flight (K chunks, then V chunks, then the
-  // next round's K): a step issues them, does its math, waits at a barrier, then stores them.
+  // Each step's math runs with the next chunk's loads in flight (the next K chunk, V's first, the
+  // next V chunk): a step issues them, does its math, waits at a barrier, then stores them.
   const step = (
     block: SdpaBuilder,
     next: {
@@ -188,9 +188,9 @@ export function attendRange(b: SdpaBuilder, range: SdpaRange, state: SdpaState):
     const scores = ALL_HEADS.map((h) => loop.let(`s${h}`, 0, 'f32'));
     // The round's first chunk: its round trip is the one a round does not overlap.
     storeChunk(loop, range, loadChunk(loop, range, { ...lanes, tileStart, chunk: u32(0) }, 'k', 'k_first'), stageBase); // prettier-ignore
-    const dot = (chunk: Expr<'u32'>, site: string) => (inside: SdpaBuilder) =>
+    const dot = (chunk: Var<'u32'>, site: string) => (inside: SdpaBuilder) =>
       inside.if(live, (compute) => dotChunk(compute, cache, { chunk, scores, stageBase, lane, swizzle, site })); // prettier-ignore
-    const addV = (chunk: Expr<'u32'>) => (inside: SdpaBuilder) =>
+    const addV = (chunk: Var<'u32'>) => (inside: SdpaBuilder) =>
       inside.if(live, (compute) => addChunk(compute, range, { state, chunk, tileStart, stageBase, probBase })); // prettier-ignore
     loop.for('chunk', { start: 0, end: lastChunk }, (inner, chunk) =>
       step(inner, { memory: 'k', tileStart, chunk: add(chunk, 1) }, 'k_next', dot(chunk, '')),
@@ -212,7 +212,7 @@ export function attendRange(b: SdpaBuilder, range: SdpaRange, state: SdpaState):
 
 interface AddChunkAt {
   readonly state: SdpaState;
-  readonly chunk: Expr<'u32'>;
+  readonly chunk: Var<'u32'>;
   readonly tileStart: Var<'u32'>;
   readonly stageBase: Var<'u32'>;
   readonly probBase: Var<'u32'>;
@@ -235,7 +235,7 @@ function addChunk(b: SdpaBuilder, range: SdpaRange, at: AddChunkAt): void {
 }
 
 interface DotAt {
-  readonly chunk: Expr<'u32'>;
+  readonly chunk: Var<'u32'>;
   readonly scores: readonly Var<'f32'>[];
   readonly stageBase: Var<'u32'>;
   readonly lane: Var<'u32'>;
@@ -345,7 +345,7 @@ function foldTile(b: SdpaBuilder, at: FoldAt): void {
 
 interface AddAt {
   readonly state: SdpaState;
-  readonly chunk: Expr<'u32'>;
+  readonly chunk: Var<'u32'>;
   /** Visible positions of the tile, and the running slots of the lane's V word and the heads' p. */
   readonly count: Var<'u32'>;
   readonly laneSlot: Var<'u32'>;
