@@ -42,6 +42,12 @@ for (const packageDirectory of workspaces) {
       console.log(
         `${pkg.name}${label}: ${suite.name} failed outside its tests (a load error, or a hook that threw or timed out)${suite.message ? `: ${suite.message.split('\n')[0]}` : ''}`,
       );
+    // Each failed test is named, with its time and first message line: CI shows only the log's tail.
+    for (const suite of result.testResults)
+      for (const assertion of suite.assertionResults.filter((each) => each.status === 'failed'))
+        console.log(
+          `${pkg.name}${label}: failed: ${suite.name.split('/').slice(-2).join('/')} > ${assertion.fullName ?? assertion.title}${typeof assertion.duration === 'number' ? ` (${Math.round(assertion.duration)} ms)` : ''}: ${String(assertion.failureMessages?.[0] ?? '').split('\n')[0]}`,
+        );
     // Skipped tests (a browser adapter lacking a feature) are named, never counted as passed.
     const skipped = result.numPendingTests + result.numTodoTests;
     console.log(

@@ -17,7 +17,13 @@ afterEach(() => {
 
 const passing = (name) => ({ title: name, status: 'passed' });
 const skipped = (name) => ({ title: name, status: 'pending' });
-const failing = (name) => ({ title: name, status: 'failed' });
+const failing = (name) => ({
+  title: name,
+  fullName: `group > ${name}`,
+  status: 'failed',
+  duration: 60000.4,
+  failureMessages: ['Error: Test timed out in 60000ms.\nIf this is a long-running test, ...'],
+});
 
 /** One report: its suites as [status, message, assertions]. */
 function report(suites) {
@@ -81,6 +87,9 @@ describe('test-summary.mjs', () => {
       'docs=failed',
     );
     expect(result.last).toBe('2 passed, 2 failed');
+    expect(result.lines).toContain(
+      '@x/one: failed: src/suite-0.test.ts > group > b (60000 ms): Error: Test timed out in 60000ms.',
+    );
     expect(result.status).toBe(1);
   });
 

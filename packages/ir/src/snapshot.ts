@@ -4,11 +4,11 @@ import { seal } from './sealed.js';
 
 /**
  * Most JSON values a spec may hold, counting a shared sub-object once per place it is used (as it
- * would be emitted). The largest catalog kernel (sdpa-decode) has about 37,000; a DAG that expands
+ * would be emitted). The largest catalog kernel (sdpa-decode-quantize) has about 51,000; a DAG that expands
  * past this would make checking and emission exponential, so it is rejected before either runs.
  * One expression has a tighter bound of its own (the type checker's MAX_EXPRESSION_VALUES).
  */
-export const MAX_SPEC_NODES = 250_000;
+export const MAX_SPEC_NODES = 500_000;
 /** Deepest nesting of arrays and objects a snapshot copies; far above what validation accepts. */
 export const MAX_SPEC_DEPTH = 1_000;
 // A value with this many problems is reported by its first ones; the rest add nothing.
