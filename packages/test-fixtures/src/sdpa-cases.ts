@@ -53,7 +53,7 @@ const QUANTIZE = 'sdpa-decode-quantize';
  * Decode attention: the issue's n_kv at 8/2 heads of 128; every head ratio and head_dim; windows
  * (one position, mid-tile, wider than n_kv); the adversarial families (with a window too); the
  * f32 cache; 1 and 6 warps (6 is WGSL's largest); 1, 2, 4 and 64 splits (a split
- * takes ≥ 32 positions a warp, so most of 64 are empty); `heads` 1 (MHA), 2 (a group of 7 in 4 passes)
+ * takes ≥ 32 positions a warp, so most of 64 are empty, or 34 in use at 1057 positions); `heads` 1 (MHA), 2 (a group of 7 in 4 passes)
  * and 8 (a group of 8 in one workgroup).
  * 4096 positions only on WebGPU (the simulator takes ~8 s per arch for it).
  */
@@ -81,6 +81,8 @@ export const SDPA_DECODE_CASES: readonly ExecutionCase[] = [
   sdpaCase(F16, 257, { schedule: { splits: 1 } }),
   sdpaCase(F16, 1000, { headDim: 64, schedule: { splits: 4 } }),
   sdpaCase(F16, 33, { nHead: 4, nKvHead: 1, headDim: 32, schedule: { splits: 64 } }),
+  // 34 splits in use: more than the combine loads with the stats (32), the last batch partial.
+  sdpaCase(F16, 1057, { nHead: 4, nKvHead: 1, headDim: 32, schedule: { splits: 64, warps: 1, heads: 1 } }), // prettier-ignore
   sdpaCase(F32, 1000, {
     headDim: 64,
     window: 700,

@@ -16,6 +16,7 @@ import {
   shl,
   shr,
   sub,
+  u32,
 } from '../expressions.js';
 import { SDPA_NO_SCORE, u32Param, windowCuts, type SdpaBuilder } from './sdpa-attend.js';
 import { X_GROUP, quantizeXQuarter } from './x-quantize.js';
@@ -42,7 +43,9 @@ export function partialAt(
   };
 }
 
-/** Splits the combine loads before it sums them. */
+/** Splits whose acc values a lane loads with the stats, before any is used: one round trip. */
+const FIRST_LOADS = 32;
+/** Splits the combine loads at a time past the first FIRST_LOADS, before it sums them. */
 const COMBINE_LOADS = 8;
 
 /**
@@ -74,7 +77,8 @@ export const SDPA_MAX_SPLITS = 64;
  * `used` splits that had positions (a visible range is never empty, so the sum is > 0). A workgroup
  * is one warp and 32 dims of one query head: the lanes weigh the splits (lane s takes splits s,
  * s + 32), warp reductions give M* and the sum, the weights go to shared memory, and each lane then
- * sums its dim over the splits: one load and one fma a split.
+ * sums its dim over the splits: one load and one fma a split. The first FIRST_LOADS splits' values
+ * are loaded with the stats, so at the default 32 splits the combine waits for memory once.
  */
 function combineBody(b: SdpaBuilder, quantize: boolean): void {
   const splits = b.schedule('splits');
@@ -89,6 +93,20 @@ function combineBody(b: SdpaBuilder, quantize: boolean): void {
   // The splits that had positions (the rest stored nothing): never more than `splits`.
   const { used } = b.let({ used: div(add(visible, sub(span, 1)), span) });
   const { firstRow } = b.let({ firstRow: mul(head, splits) });
+  // d < head_dim (a multiple of 32), so these loads need no guard; a split past `used` reads the last.
+  const { at, last } = b.let({
+    at: add(partialAt(nHead, splits, headDim, firstRow).acc, d),
+    last: sub(used, 1),
+  });
+  // Split s's acc value of this lane's dim, named `${batch}_value${u}`.
+  const read = (into: SdpaBuilder, batch: string, s: Expr<'u32'>, u: number) => {
+    const from = into.let(`${batch}_from${u}`, min(s, last));
+    const value = into.let(
+      `${batch}_value${u}`,
+      into.load('partials', add(at, mul(from, headDim))),
+    );
+    return { batch, s, from, value: value as Expr<'f32'> };
+  };
   // Lane s's splits s, s + 32, …: every stats load first (a split past `used` reads split 0's).
   const laneSplits = Array.from({ length: SDPA_MAX_SPLITS / SDPA_COMBINE_THREADS }, (_, k) => {
     const s = b.let(`lane_split${k}`, k === 0 ? lane : add(lane, k * SDPA_COMBINE_THREADS));
@@ -96,6 +114,23 @@ function combineBody(b: SdpaBuilder, quantize: boolean): void {
     const where = partialAt(nHead, splits, headDim, add(firstRow, select(inUse, s, 0))).stats;
     const [m, l] = b.loadVector('partials', where, [`stat${k}_m`, `stat${k}_l`]);
     return { s, used: inUse, m: m as Expr<'f32'>, l: l as Expr<'f32'> };
+  });
+  // The first FIRST_LOADS splits' values, COMBINE_LOADS a batch: a batch past `used` loads nothing.
+  const firstBatches = Array.from({ length: FIRST_LOADS / COMBINE_LOADS }, (_, g) => {
+    const batch = `first${g}`;
+    const splitOf = (u: number) => u32(g * COMBINE_LOADS + u);
+    if (g === 0) return Array.from({ length: COMBINE_LOADS }, (_, u) => read(b, batch, splitOf(u), u)); // prettier-ignore
+    const reads = Array.from({ length: COMBINE_LOADS }, (_, u) => ({
+      batch,
+      s: splitOf(u),
+      from: b.let(`${batch}_from${u}`, min(splitOf(u), last)),
+      value: b.let(`${batch}_value${u}`, 0, 'f32'),
+    }));
+    b.if(lt(u32(g * COMBINE_LOADS), used), (load) => {
+      for (const { from, value } of reads)
+        load.assign(value, load.load('partials', add(at, mul(from, headDim))) as Expr<'f32'>);
+    });
+    return reads;
   });
   const laneMost = b.let('lane_most', SDPA_NO_SCORE, 'f32');
   for (const split of laneSplits)
@@ -115,27 +150,24 @@ function combineBody(b: SdpaBuilder, quantize: boolean): void {
   const result = quantize ? b.let('result', 0, 'f32') : undefined;
   b.if(lt(d, headDim), (inside) => {
     const acc = inside.let('acc', 0, 'f32');
-    const { at, last } = inside.let({
-      at: add(partialAt(nHead, splits, headDim, firstRow).acc, d),
-      last: sub(used, 1),
+    // A batch's weights loaded, then its splits summed in split order.
+    const sum = (into: SdpaBuilder, reads: (typeof firstBatches)[number]) => {
+      const weights = reads.map(({ batch, from }, u) => into.let(`${batch}_weight${u}`, into.load('weights', from))); // prettier-ignore
+      reads.forEach(({ s, value }, u) =>
+        into.assign(acc, select(lt(s, used), fma(value, weights[u] as Expr<'f32'>, acc), acc)),
+      );
+    };
+    firstBatches.forEach((reads, g) => {
+      if (g === 0) sum(inside, reads);
+      else inside.if(lt(u32(g * COMBINE_LOADS), used), (more) => sum(more, reads));
     });
-    // COMBINE_LOADS splits' values and weights loaded, then summed in split order.
-    inside.for('s_acc', { start: 0, end: used, step: COMBINE_LOADS }, (loop, first) => {
-      const reads = Array.from({ length: COMBINE_LOADS }, (_, u) => {
-        const s = loop.let(`acc_split${u}`, u === 0 ? first : add(first, u));
-        const from = loop.let(`acc_from${u}`, min(s, last));
-        return {
-          s,
-          value: loop.let(`acc_value${u}`, loop.load('partials', add(at, mul(from, headDim)))),
-          weight: loop.let(`acc_weight${u}`, loop.load('weights', from)),
-        };
-      });
-      for (const { s, value, weight } of reads)
-        loop.assign(
-          acc,
-          select(lt(s, used), fma(value as Expr<'f32'>, weight as Expr<'f32'>, acc), acc),
-        );
-    });
+    // More splits than FIRST_LOADS: COMBINE_LOADS at a time, loaded before they are summed.
+    inside.for('s_acc', { start: FIRST_LOADS, end: used, step: COMBINE_LOADS }, (loop, first) =>
+      sum(
+        loop,
+        Array.from({ length: COMBINE_LOADS }, (_, u) => read(loop, 'acc', add(first, u), u)),
+      ),
+    );
     if (result === undefined) inside.store('out', add(mul(head, headDim), d), div(acc, total));
     else {
       inside.assign(result, div(acc, total));

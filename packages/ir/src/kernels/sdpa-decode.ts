@@ -61,8 +61,8 @@ import type { SdpaCache } from './sdpa-shape.js';
 // one pass (two at head_dim 256), warp 0's first, into (M, L, acc).
 // Split (FlashDecoding): the visible range is cut into `splits` chunks of whole tiles, one per
 // grid row y, so few heads still fill the GPU; each workgroup stores its (M, L, acc) in scratch and
-// a second dispatch, `combine`, merges a query head's splits (all stats loads, then 8 splits'
-// values a round trip) and writes out = acc* / L*.
+// a second dispatch, `combine`, merges a query head's splits (every stats load and the first 32
+// splits' values in one round trip, any more 8 a round trip) and writes out = acc* / L*.
 // The default of 32 splits is fixed (a knob's default cannot depend on the shape), so n_kv decides
 // how many are used: a split takes at least a tile a warp (twice that at 8 heads, whose q staging
 // and fold cost twice as much): 128 positions by default, so the grid has min(splits, ceil(n_kv /
