@@ -194,7 +194,8 @@ describe('shared sub-objects', () => {
       value !== null && typeof value === 'object'
         ? 1 + Object.values(value).reduce((sum: number, child) => sum + count(child), 0)
         : 1;
-    // A fifth at most: the largest, sdpa-decode-quantize with code for 8 query heads, has about 51,000.
+    // A fifth at most: the largest, sdpa-decode-quantize with code for 8 query heads, has about
+    // 51,000 values.
     for (const kernel of CATALOG.values())
       expect(count(kernel.spec) * 5).toBeLessThan(MAX_SPEC_NODES);
   });

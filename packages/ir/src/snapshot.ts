@@ -4,8 +4,9 @@ import { seal } from './sealed.js';
 
 /**
  * Most JSON values a spec may hold, counting a shared sub-object once per place it is used (as it
- * would be emitted). The largest catalog kernel (sdpa-decode-quantize) has about 51,000; a DAG that expands
- * past this would make checking and emission exponential, so it is rejected before either runs.
+ * would be emitted). The largest catalog kernel (sdpa-decode-quantize) has about 51,000; a DAG that
+ * expands past this would make checking and emission exponential, so it is rejected before either
+ * runs.
  * One expression has a tighter bound of its own (the type checker's MAX_EXPRESSION_VALUES).
  */
 export const MAX_SPEC_NODES = 500_000;

@@ -52,9 +52,9 @@ const QUANTIZE = 'sdpa-decode-quantize';
 /**
  * Decode attention: the issue's n_kv at 8/2 heads of 128; every head ratio and head_dim; windows
  * (one position, mid-tile, wider than n_kv); the adversarial families (with a window too); the
- * f32 cache; 1 and 6 warps (6 is WGSL's largest); 1, 2, 4 and 64 splits (a split
- * takes ≥ 32 positions a warp, so most of 64 are empty, or 34 in use at 1057 positions); `heads` 1 (MHA), 2 (a group of 7 in 4 passes)
- * and 8 (a group of 8 in one workgroup).
+ * f32 cache; 1 and 6 warps (6 is WGSL's largest); 1, 2, 4 and 64 splits (a split takes ≥ 32
+ * positions a warp, so most of 64 are empty, or 34 in use at 1057 positions); `heads` 1 (MHA), 2 (a
+ * group of 7 in 4 passes) and 8 (a group of 8 in one workgroup).
  * 4096 positions only on WebGPU (the simulator takes ~8 s per arch for it).
  */
 export const SDPA_DECODE_CASES: readonly ExecutionCase[] = [

@@ -13,8 +13,8 @@ const context = await openWebGpu({ features: ['subgroups'] });
 const { subgroupMinSize, subgroupMaxSize } = context.adapter.info;
 const results = [];
 // `first`: one case a kernel, the one whose WGSL is shortest (lavapipe's compile time grows with
-// the code: sdpa-decode at heads 8 takes ~50 s with the cache off, at heads 1 a few); otherwise
-// every case.
+// the code: with the cache off sdpa-decode-f32 takes ~52 s at the default schedule, ~33 s at
+// heads 2); otherwise every case.
 const firstOnly = process.argv[2] === 'first';
 const chosen = new Map();
 for (const testCase of executionCasesFor('webgpu')) {

@@ -98,14 +98,15 @@ function combineBody(b: SdpaBuilder, quantize: boolean): void {
     at: add(partialAt(nHead, splits, headDim, firstRow).acc, d),
     last: sub(used, 1),
   });
-  // Split s's acc value of this lane's dim, named `${batch}_value${u}`.
+  // Split s's row (clamped to the last in use) and its acc value of this lane's dim.
+  const fromOf = (into: SdpaBuilder, batch: string, s: Expr<'u32'>, u: number) =>
+    into.let(`${batch}_from${u}`, min(s, last));
+  const valueAt = (into: SdpaBuilder, from: Expr<'u32'>) =>
+    into.load('partials', add(at, mul(from, headDim))) as Expr<'f32'>;
+  // Split s's value loaded now, named `${batch}_value${u}`.
   const read = (into: SdpaBuilder, batch: string, s: Expr<'u32'>, u: number) => {
-    const from = into.let(`${batch}_from${u}`, min(s, last));
-    const value = into.let(
-      `${batch}_value${u}`,
-      into.load('partials', add(at, mul(from, headDim))),
-    );
-    return { batch, s, from, value: value as Expr<'f32'> };
+    const from = fromOf(into, batch, s, u);
+    return { batch, s, from, value: into.let(`${batch}_value${u}`, valueAt(into, from)) };
   };
   // Lane s's splits s, s + 32, …: every stats load first (a split past `used` reads split 0's).
   const laneSplits = Array.from({ length: SDPA_MAX_SPLITS / SDPA_COMBINE_THREADS }, (_, k) => {
@@ -123,12 +124,11 @@ function combineBody(b: SdpaBuilder, quantize: boolean): void {
     const reads = Array.from({ length: COMBINE_LOADS }, (_, u) => ({
       batch,
       s: splitOf(u),
-      from: b.let(`${batch}_from${u}`, min(splitOf(u), last)),
+      from: fromOf(b, batch, splitOf(u), u),
       value: b.let(`${batch}_value${u}`, 0, 'f32'),
     }));
     b.if(lt(u32(g * COMBINE_LOADS), used), (load) => {
-      for (const { from, value } of reads)
-        load.assign(value, load.load('partials', add(at, mul(from, headDim))) as Expr<'f32'>);
+      for (const { from, value } of reads) load.assign(value, valueAt(load, from));
     });
     return reads;
   });
