@@ -30,8 +30,9 @@ describe('schedule sweep', () => {
     const wgslOnly = { name: 'x', default: 7, bounds: { wgsl: { min: 1, max: 8 } } };
     expect(ptxKnobValues(wgslOnly)).toEqual([7]);
     expect(ptxKnobValues({ name: 'x', default: 3 })).toEqual([3]);
-    const gemv = CATALOG.get('q6k-gemv').spec;
-    expect(ptxSchedules(gemv)).toHaveLength(8 * 16);
+    // sdpa-decode: warps 1-8, splits 1-64 and heads 1-8, powers of two.
+    const sdpa = CATALOG.get('sdpa-decode').spec;
+    expect(ptxSchedules(sdpa)).toHaveLength(4 * 7 * 4);
     const expected = [...CATALOG.values()].reduce(
       (sum, { spec }) =>
         sum + spec.schedule.reduce((product, knob) => product * ptxKnobValues(knob).length, 1),
@@ -44,13 +45,17 @@ describe('schedule sweep', () => {
   });
 
   it('samples edges and seeded schedules, the same for the same seed', () => {
-    const gemv = CATALOG.get('q6k-gemv').spec;
-    const edges = edgeSchedules(gemv).map(formatSchedule);
-    for (const edge of ['rowsPerWarp=4,workgroupSize=32', 'rowsPerWarp=16,workgroupSize=256'])
+    const sdpa = CATALOG.get('sdpa-decode').spec;
+    const edges = edgeSchedules(sdpa).map(formatSchedule);
+    for (const edge of [
+      'heads=4,splits=32,warps=1',
+      'heads=1,splits=1,warps=1',
+      'heads=8,splits=64,warps=8',
+    ])
       expect(edges).toContain(edge);
-    expect(sampledSchedules(gemv, 5, 7)).toEqual(sampledSchedules(gemv, 5, 7));
-    expect(sampledSchedules(gemv, 5, 7)).not.toEqual(sampledSchedules(gemv, 5, 8));
-    expect(sampledSchedules(gemv, 200, 7)).toHaveLength(128);
+    expect(sampledSchedules(sdpa, 5, 7)).toEqual(sampledSchedules(sdpa, 5, 7));
+    expect(sampledSchedules(sdpa, 5, 7)).not.toEqual(sampledSchedules(sdpa, 5, 8));
+    expect(sampledSchedules(sdpa, 200, 7)).toHaveLength(4 * 7 * 4);
   });
 
   it('finds the spill that widened bounds would let through (issue #10 item 8)', async () => {

@@ -76,7 +76,7 @@ export function checkBody(
 ): string[] {
   new BodyChecker(context, issues).block(body, path, new Map(), 0);
   if (issues.issues.length > 0) return [];
-  return checkUniformity(body as readonly JsonRecord[], context, issues);
+  return checkUniformity(body as readonly JsonRecord[], path, context, issues);
 }
 
 class BodyChecker {

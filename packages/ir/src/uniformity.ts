@@ -14,11 +14,12 @@ export type Uniformity = (typeof Uniformity)[keyof typeof Uniformity];
  */
 export function checkUniformity(
   body: readonly JsonRecord[],
+  path: string,
   context: BodyContext,
   issues: IssueCollector,
 ): string[] {
   const analysis = new UniformityAnalysis(context, issues);
-  analysis.checkUniformity(body);
+  analysis.checkUniformity(body, path);
   return analysis.warpUniformOnly;
 }
 
@@ -36,13 +37,13 @@ class UniformityAnalysis {
   ) {}
 
   /** Fixed-point uniformity analysis over locals, then checks barrier and warp-op placement. */
-  checkUniformity(body: readonly JsonRecord[]): void {
+  checkUniformity(body: readonly JsonRecord[], path: string): void {
     do {
       this.changed = false;
-      this.uniformBlock(body, Uniformity.Workgroup, 'body');
+      this.uniformBlock(body, Uniformity.Workgroup, path);
     } while (this.changed);
     this.reportUniformity = true;
-    this.uniformBlock(body, Uniformity.Workgroup, 'body');
+    this.uniformBlock(body, Uniformity.Workgroup, path);
   }
 
   private raise(name: string, level: Uniformity): void {

@@ -477,6 +477,17 @@ describe('uniformity of barriers and warp operations', () => {
     );
   });
 
+  it('names a later dispatch by its stage in the path', () => {
+    const divergent = barrierUnder((b) => ir.lt(b.localId(), ir.u32(16)));
+    const { body, launch, shared } = divergent;
+    const staged = {
+      ...divergent,
+      body: [],
+      stages: [{ entryPoint: 'second', shared, launch, body }],
+    };
+    expect(paths(staged)).toEqual(['stages[0].body[0].then[0]']);
+  });
+
   it('rejects a barrier under a warp-uniform (but not workgroup-uniform) if', () => {
     expect(paths(barrierUnder((b) => ir.eq(b.warpId(), ir.u32(0))))).toEqual(['body[0].then[0]']);
     expect(paths(barrierUnder((b) => ir.eq(b.laneId(), ir.u32(0))))).toEqual(['body[0].then[0]']);

@@ -169,14 +169,14 @@ export const Q4K_SWIGLU_GEMV_CASES: readonly ExecutionCase[] = [
 ];
 
 /**
- * Native Q6_K rows are 210·nb bytes at even offsets: a row loads at most 2 bytes of a neighbour's
- * word and starts up to 30 bytes into its first sector.
+ * Native Q6_K blocks are 210 bytes at even offsets: a lane loads each 16-byte piece as the 5 words
+ * holding it (3 for its 8 scale bytes), so a step asks for 19 words a lane where 15 would do (1.45
+ * times the payload, from L1: DRAM reads each sector once, as the DRAM check shows), and an odd
+ * n_out's last warp reads its row twice (its second row is clamped to it). A word load takes 4
+ * bytes of each of 4 sectors a block, so a request is 12.5-25% of the sectors it touches.
  */
-function q6kTrafficBounds(rowBytes: number): WeightTrafficBounds {
-  return {
-    maxReadRatio: 1.02,
-    minSectorEfficiency: Math.min(0.9, rowBytes / (32 * Math.ceil((rowBytes + 30) / 32))),
-  };
+function q6kTrafficBounds(nOut: number): WeightTrafficBounds {
+  return { maxReadRatio: (1.46 * (nOut + (nOut % 2))) / nOut, minSectorEfficiency: 0.17 };
 }
 
 function q6kCase(nOut: number, nIn: number, options: GemvOptions = {}): ExecutionCase {
@@ -190,7 +190,7 @@ function q6kCase(nOut: number, nIn: number, options: GemvOptions = {}): Executio
     shape: { n_in: nIn, n_out: nOut },
     seed: seedFromString(name),
     magnitude,
-    weightTraffic: q6kTrafficBounds((nIn / 256) * 210),
+    weightTraffic: q6kTrafficBounds(nOut),
     ...(options.engines === undefined ? {} : { engines: options.engines }),
   };
 }
@@ -202,12 +202,16 @@ export const Q6K_GEMV_CASES: readonly ExecutionCase[] = [
   // Subnormal f16 d and large ones.
   q6kCase(64, 512, { magnitude: 1e-3 }),
   q6kCase(64, 512, { magnitude: 1e3 }),
-  // Odd block counts start every other row 2 bytes into a word; ragged last workgroups.
-  q6kCase(200, 256, { schedule: { workgroupSize: 32, rowsPerWarp: 3 } }),
+  // Odd block counts start every other row 2 bytes into a word; steps of 8 blocks: 1, 3 and 7
+  // blocks leave lanes idle, 9 and 18 end in a ragged step; ragged last workgroups; odd n_out
+  // leaves a warp's second row past it. (Workgroup sizes within the PTX bounds, 32 to 256.)
+  q6kCase(200, 256, { schedule: { workgroupSize: 32 } }),
   q6kCase(100, 768, { schedule: { workgroupSize: 96 } }),
-  q6kCase(5, 1792, { schedule: { rowsPerWarp: 2 } }),
-  // 61 of the 64 warp rows are past n_out: they run every step on the last row and store nothing.
-  q6kCase(3, 512, { schedule: { workgroupSize: 256, rowsPerWarp: 8 } }),
+  q6kCase(5, 4608, { schedule: { workgroupSize: 192 } }),
+  q6kCase(7, 1792, { schedule: { workgroupSize: 64 } }),
+  q6kCase(7, 2304, { schedule: { workgroupSize: 32 } }),
+  // 13 of the 16 warp row pairs are past n_out: they run every step on the last row and store nothing.
+  q6kCase(3, 512, { schedule: { workgroupSize: 256 } }),
 ];
 
 function q6kSoaCase(nOut: number, nIn: number, options: GemvOptions = {}): ExecutionCase {

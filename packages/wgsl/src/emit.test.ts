@@ -178,6 +178,38 @@ describe('WGSL legality', () => {
     );
   });
 
+  it('names the op and path of a divergent warp operation in a later dispatch, too', () => {
+    const spec = defineKernel(
+      {
+        id: 'warp-branch-stage',
+        semanticVersion: 1,
+        entryPoint: 'warp_branch_stage',
+        description: 'a plain first dispatch, then a reduce in the first warp only',
+        buffers: [{ group: 0, binding: 0, name: 'y', element: 'f32', access: 'read_write' }],
+        params: [],
+        shared: [],
+        schedule: [],
+        launch: { workgroupSize: '64', grid: ['1', '1', '1'] },
+        stages: [
+          {
+            entryPoint: 'warp_branch_stage_reduce',
+            shared: [],
+            launch: { workgroupSize: '64', grid: ['1', '1', '1'] },
+            body: (b) =>
+              b.if(ir.eq(b.warpId(), ir.u32(0)), (first) => {
+                first.store('y', first.localId(), first.reduce('add', 'total', ir.f32(1)));
+              }),
+          },
+        ],
+      },
+      (b) => b.store('y', b.localId(), ir.f32(0)),
+    );
+    // Was a TypeError: the message looked the path up in the first dispatch's body.
+    expect(() => emitWgsl(spec, {}, wgslTarget(['subgroups']))).toThrow(
+      /does not support op 'reduce': stages\[0\]\.body\[0\]\.then\[0\]: WGSL emulates/,
+    );
+  });
+
   it('rejects schedules outside the WGSL bounds and unknown features', () => {
     expect(() => emitWgsl(halfKernel(), { size: 512 }, wgslTarget(['f16']))).toThrow(
       /^schedule\.size: 512 is outside \[1, 256\] for wgsl/,

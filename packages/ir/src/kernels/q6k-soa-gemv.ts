@@ -1,21 +1,5 @@
-import { type Expr, type VarExpr as Var } from '../body.js';
-import {
-  add,
-  and,
-  bitSelect,
-  convert,
-  div,
-  dot4I8,
-  fma,
-  lt,
-  min,
-  mul,
-  shl,
-  shr,
-  sub,
-  u32,
-  unpackHalf,
-} from '../expressions.js';
+import { type VarExpr as Var } from '../body.js';
+import { add, and, div, lt, min, mul, shl, shr, sub, u32 } from '../expressions.js';
 import { QUANT_FORMATS } from '../quant/formats.js';
 import { repack, unpack } from '../quant/repack.js';
 import { packWords } from '../quant/words.js';
@@ -27,7 +11,8 @@ import {
   type RowStep,
   type RowsBuilder,
 } from './gemv-rows.js';
-import { four, vectorNames } from './locals.js';
+import { vectorNames } from './locals.js';
+import { blockValues, loadX, xOffsets, type RowWords } from './q6k-values.js';
 
 const { blockSize: BLOCK_VALUES, blockBytes: BLOCK_BYTES } = QUANT_FORMATS.q6_K;
 /** Words a block of each repacked array (quant/LAYOUTS.md): ql 128 bytes, qh 64, scales 16. */
@@ -37,10 +22,6 @@ const BLOCK_LANES = 4;
 const STEP_BLOCKS = 32 / BLOCK_LANES;
 /** x_quant words of a block (8 groups of 16). */
 const X_BLOCK_WORDS = 8 * X_QUANT_GROUP_WORDS;
-/** A value byte: the ql nibble at bits 0-3 (these), the 2-bit qh part at bits 4-5, bits 6-7 zero. */
-const NIBBLES = 0x0f0f0f0f;
-/** The qh parts of j = 0, 2 (bits 0-1, 4-5 of each byte) and of j = 1, 3 (bits 2-3, 6-7). */
-const [EVEN_PARTS, ODD_PARTS] = [0x33333333, 0xcccccccc];
 
 // Bandwidth plan (layout in quant/LAYOUTS.md): a warp streams two rows, 8 blocks (1680 bytes) of
 // each a step. Lane l takes block l / 4, half n = (l / 2) % 2 and l0 = 16·(l % 2) of it: 16-byte
@@ -55,22 +36,6 @@ const [EVEN_PARTS, ODD_PARTS] = [0x33333333, 0xcccccccc];
 // dot4I8 picks the int8 out of its word) and d. Integer instructions are the issue-bound pipe
 // (half rate), so the f32 side takes what it can. The last step's lanes past the row load its
 // last block again and add nothing; a second row past n_out loads nothing.
-
-/** Words of x a lane loads a step: x_high and x_low of each group j, its scales and sums of 8. */
-interface XWords {
-  readonly words: readonly (readonly (readonly Var<'u32'>[])[])[];
-  readonly scales: readonly Var<'f32'>[];
-  /** −32 · Σ x over the lane's 16 values of each group. */
-  readonly offsets: readonly Var<'f32'>[];
-}
-
-/** One row's words of a step: ql (j even, j odd), qh, scale words and the d word. */
-interface RowWords {
-  readonly low: readonly (readonly Var<'u32'>[])[];
-  readonly high: readonly Var<'u32'>[];
-  readonly scales: readonly Var<'u32'>[];
-  readonly d: Var<'u32'>;
-}
 
 /** Per lane and warp, what every step shares: its first words, strides counted in blocks. */
 interface Lanes {
@@ -208,17 +173,8 @@ function step(
     readonly kept: RowWords;
   },
 ): void {
-  const offset = (base: Var<'u32'>, words: number) => (words === 0 ? base : add(base, words));
-  const x = pointers;
   const first = loadRow(s, '0', pointers);
-  const words = [0, 1, 2, 3].map((j) =>
-    [0, 8].map((part) => {
-      const name = `x${j}${part === 0 ? 'h' : 'l'}_`;
-      return s.loadVector('x_quant', offset(x.quant, j * X_QUANT_GROUP_WORDS + part), vectorNames(name)); // prettier-ignore
-    }),
-  );
-  const scales = s.loadVector('x_factors', x.scale, vectorNames('x_scale'));
-  const sums = [0, 1, 2, 3].map((j) => s.loadVector('x_factors', offset(x.sum, 4 * j), [`x_sum${j}a`, `x_sum${j}b`])); // prettier-ignore
+  const { words, scales, sums } = loadX(s, pointers);
   // Row 1's copies wait for its words: after every load of the step is issued.
   s.if(rows[1]!.live, (live) => {
     const at = {
@@ -239,56 +195,11 @@ function step(
     for (const [into, value] of pairs) live.assign(into, value);
   });
   const w = [first, kept];
-  const offsets = sums.map(([a, b], j) => s.let(`x_offset${j}`, mul(add(a!, b!), -32)));
+  const offsets = xOffsets(s, sums);
   rows.forEach(({ total, live }, r) => {
     const xWords = { words, scales, offsets };
     s.if(and(live, inRow), (inside) => blockValues(inside, `${r}`, w[r]!, xWords, lanes, total));
   });
-}
-
-/**
- * The 4 words of value bytes q of group j from ql words `low` (j's nibbles) and qh `parts` of j's
- * parity (the other parity cleared, so nothing shifts into bits 6-7).
- */
-function groupWords(j: number, low: readonly Expr<'u32'>[], parts: readonly Expr<'u32'>[]) {
-  // Nibble: ql bits 0-3 (j < 2) or 4-7, to bits 0-3; high part: qh bits 2j, 2j + 1 to bits 4-5.
-  const lowPart = (word: Expr<'u32'>) => (j < 2 ? word : shr(word, 4));
-  const highPart = (word: Expr<'u32'>) =>
-    j === 2 ? word : j === 3 ? shr(word, 2) : shl(word, 4 - 2 * j);
-  return four((i) => bitSelect(NIBBLES, lowPart(low[i]!), highPart(parts[i]!)));
-}
-
-/** Adds the lane's 64 values of one row (16 of each of 4 sub-blocks) into total. */
-function blockValues(
-  b: RowsBuilder,
-  tag: string,
-  { low, high, scales, d }: RowWords,
-  x: XWords,
-  { scalePicks, dShift }: Lanes,
-  total: Var<'f32'>,
-): void {
-  const name = (base: string) => `${base}${tag}`;
-  const parity = (label: string, mask: number) =>
-    high.map((word, i) => b.let(name(`${label}${i}_`), and(word, mask)));
-  // Groups 0 and 2 take the even parts, then 1 and 3 the odd ones (one parity live at a time).
-  let parts: readonly Var<'u32'>[] = [];
-  // Group j's sub-block scale and Σ (q − 32)·x, as f32.
-  const group = (j: number): readonly [Expr<'f32'>, Var<'f32'>] => {
-    if (j === 0 || j === 1) parts = parity(j === 0 ? 'qh_even' : 'qh_odd', j === 0 ? EVEN_PARTS : ODD_PARTS); // prettier-ignore
-    const words = groupWords(j, low[j % 2]!, parts).map((word, i) => b.let(name(`q${j}_${i}_`), word)); // prettier-ignore
-    const [xHigh, xLow] = x.words[j]! as [readonly Var<'u32'>[], readonly Var<'u32'>[]];
-    const sumHigh = words.reduce<Expr<'i32'> | number>((c, word, i) => dot4I8(word, xHigh[i]!, c), 0); // prettier-ignore
-    const dotHigh = b.let(name(`dot_high${j}_`), shl(sumHigh as Expr<'i32'>, 8));
-    const dot = words.reduce<Expr<'i32'>>((c, word, i) => dot4I8(word, xLow[i]!, c), dotHigh);
-    // Σ (q − 32)·x ≈ x scale · Σ q·(256·x_high + x_low) − 32 · Σ x.
-    const values = b.let(name(`values${j}_`), fma(x.scales[j]!, convert('f32', dot), x.offsets[j]!)); // prettier-ignore
-    return [convert('f32', dot4I8(scales[j >> 1]!, scalePicks[j % 2]!, 0)), values];
-  };
-  // Group by group into the block's partial, then d: the fma nesting WGSL devices and the
-  // interpreter round alike.
-  const partial = b.let(name('partial'), mul(...group(0)));
-  for (const j of [2, 1, 3]) b.assign(partial, fma(...group(j), partial));
-  b.assign(total, fma(unpackHalf(shr(d, dShift), 0), partial, total));
 }
 
 /**

@@ -1,10 +1,8 @@
 import type { Expr, VarExpr as Var } from '../body.js';
 import { abs, add, bitcast, div, fma, gt, max, mul } from '../expressions.js';
 import { bitSelect, select, shl, shr, xor } from '../expressions.js';
-import type { GemvBuilder } from './gemv-interface.js';
+import type { RowsBuilder } from './gemv-rows.js';
 
-/** x values a workgroup quantizes into shared memory at a time (a multiple of every block size). */
-export const X_TILE = 4096;
 /** Values sharing one scale: a Q8_0 block, a Q4_K sub-block, two Q6_K sub-blocks. */
 export const X_GROUP = 32;
 /** |v| ≤ X_RANGE keeps h = (v + 128) >> 8 in int8: (±32639 + 128) >> 8 is 127 or -127. */
@@ -19,7 +17,7 @@ export interface QuantizedGroup {
 }
 
 /** Anything that loads x and declares locals: a gemv body, or a stage with an `x` buffer. */
-type XBuilder = Pick<GemvBuilder, 'let' | 'loadVector'>;
+type XBuilder = Pick<RowsBuilder, 'let' | 'loadVector'>;
 
 /**
  * Quantizes the 32 values x[xBase, xBase + 32): s = max|x| / 32639, v = round(x / s), h = (v + 128)
@@ -104,7 +102,7 @@ function quantizedWord(
 }
 
 /** A builder that declares locals and shuffles across the warp. */
-type LaneBuilder = Pick<GemvBuilder, 'let' | 'shuffle'>;
+type LaneBuilder = Pick<RowsBuilder, 'let' | 'shuffle'>;
 
 /**
  * quantizeXGroup spread over 4 consecutive lanes, 8 values each (`values`, the group's values
@@ -143,36 +141,4 @@ export function quantizeXQuarter(
     return { high: q.let(named(`x_high${k}`), high), low: q.let(named(`x_low${k}`), low) };
   });
   return { scale, sum: laneSum, words };
-}
-
-/**
- * Quantizes x[tileStart, tileStart + tileValues) into the shared tile, one 32-value group a thread
- * (quantizeXGroup): word k of group g at x_high/x_low[8g + k], its scale at x_scale[g] and its sums
- * of 8 at x_sum[4g..4g + 3].
- */
-export function quantizeXTile(b: GemvBuilder, tileStart: Var<'u32'>, tileValues: Var<'u32'>): void {
-  const range = { start: b.localId(), end: div(tileValues, X_GROUP), step: b.workgroupSize() };
-  b.for('x_group', range, (q, group) => {
-    const { xBase } = q.let({ xBase: add(tileStart, mul(group, X_GROUP)) });
-    // Indices off let-bound bases, so the renderer computes each array's address once.
-    let bases: { firstWord: Var<'u32'>; firstSum: Var<'u32'> } | undefined;
-    const wordIndex = (k: number): Expr<'u32'> =>
-      k === 0 ? (bases?.firstWord ?? mul(group, 8)) : add(bases?.firstWord ?? mul(group, 8), k);
-    const { scale, sums } = quantizeXGroup(q, xBase, {
-      beforeWords: () => {
-        const { xHighWord, xSumWord } = q.let({
-          xHighWord: mul(group, 8),
-          xSumWord: mul(group, 4),
-        });
-        bases = { firstWord: xHighWord, firstSum: xSumWord };
-      },
-      onWords: (k, high, low) => {
-        q.store('x_high', wordIndex(k), high);
-        q.store('x_low', wordIndex(k), low);
-      },
-    });
-    const firstSum = bases?.firstSum ?? mul(group, 4);
-    q.store('x_scale', group, scale);
-    sums.forEach((sum, j) => q.store('x_sum', j === 0 ? firstSum : add(firstSum, j), sum));
-  });
 }

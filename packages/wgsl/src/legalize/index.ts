@@ -50,8 +50,9 @@ export function requireF16Feature(
 }
 
 /** The statement at a validator path such as `body[3].then[0]`, if there is one. */
-function statementAt(body: readonly Stmt[], path: string): Stmt | undefined {
-  let node: unknown = { body };
+function statementAt(spec: KernelSpec, path: string): Stmt | undefined {
+  // Paths start at the spec: `body[…]…` or `stages[k].body[…]…`.
+  let node: unknown = spec;
   for (const [, key, index] of path.matchAll(/(\w+)\[(\d+)\]/g))
     node = (node as Record<string, readonly unknown[] | undefined>)[key ?? '']?.[Number(index)];
   return node as Stmt | undefined;
@@ -63,7 +64,7 @@ export function requireUniformWarpOps(spec: KernelSpec, target: WgslTarget): voi
   if (path !== undefined) {
     throw new UnsupportedError(
       targetName(target),
-      statementAt(spec.body, path)?.op ?? 'warp operation',
+      statementAt(spec, path)?.op ?? 'warp operation',
       `${path}: WGSL emulates 32-lane warps with workgroup barriers, so warp operations need workgroup-uniform control flow`,
     );
   }
