@@ -32,10 +32,10 @@ interface OracleRowsGemv {
   readonly weightSectorEfficiency: number;
 }
 
-// Per block: 3 pieces × 4 lanes × 5 words, 2 halves × 3 scale words, the d word: 268 bytes of 210.
-const REQUESTED_Q6K = 268 / 210;
-// Its requests touch 47.25 sectors a block in all (each 4 bytes of a sector a lane): 268 / 1512.
-const SECTORS_Q6K = 268 / 1512;
+// Per block: 3 pieces × 4 lanes × 3 word pairs, 2 halves × 3 scale words, the d word: 316 of 210.
+const REQUESTED_Q6K = 316 / 210;
+// Its requests touch 30.25 sectors a block in all (8 bytes of a sector a lane and pair): 316 / 968.
+const SECTORS_Q6K = 316 / 968;
 const ROWS_CASES: readonly OracleRowsGemv[] = [
   // Lanes of a block share its header's request; header and qs runs are separate requests over
   // shared sectors: 3/4 of the sector bytes used.
@@ -67,9 +67,9 @@ const ROWS_CASES: readonly OracleRowsGemv[] = [
     requestedRatio: 1,
     weightSectorEfficiency: 0.9375,
   },
-  // Native 210-byte blocks: a lane asks for the 5 words holding each 16-byte piece (3 for its 8
-  // scale bytes) and the d word, 4 bytes of each of a block's 4 sectors a request; L1 serves the
-  // words neighbouring lanes ask for again.
+  // Native 210-byte blocks: a lane asks for the 3 aligned word pairs holding each 16-byte piece,
+  // the 3 words holding its 8 scale bytes and the d word; L1 serves the words neighbouring lanes
+  // ask for again.
   {
     kernel: q6kGemv,
     oracle: 'Q6_K',

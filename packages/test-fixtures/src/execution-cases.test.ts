@@ -199,8 +199,8 @@ describe('EXECUTION_CASES', () => {
     ).toBe(true);
     for (const { shape, weightTraffic } of gemv) {
       const nOut = shape['n_out'] ?? 1;
-      expect(weightTraffic?.maxReadRatio).toBeCloseTo((1.46 * (nOut + (nOut % 2))) / nOut, 12);
-      expect(weightTraffic?.minSectorEfficiency).toBe(0.17);
+      expect(weightTraffic?.maxReadRatio).toBeCloseTo((1.51 * (nOut + (nOut % 2))) / nOut, 12);
+      expect(weightTraffic?.minSectorEfficiency).toBe(0.3);
     }
   });
 

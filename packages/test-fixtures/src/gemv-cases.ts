@@ -169,14 +169,14 @@ export const Q4K_SWIGLU_GEMV_CASES: readonly ExecutionCase[] = [
 ];
 
 /**
- * Native Q6_K blocks are 210 bytes at even offsets: a lane loads each 16-byte piece as the 5 words
- * holding it (3 for its 8 scale bytes), so a step asks for 19 words a lane where 15 would do (1.45
- * times the payload, from L1: DRAM reads each sector once, as the DRAM check shows), and an odd
- * n_out's last warp reads its row twice (its second row is clamped to it). A word load takes 4
- * bytes of each of 4 sectors a block, so a request is 12.5-25% of the sectors it touches.
+ * Native Q6_K blocks are 210 bytes at even offsets: a lane loads each 16-byte piece as the 3
+ * aligned word pairs holding it (3 words for its 8 scale bytes), so a step asks for 316 bytes a
+ * block (1.5 times the payload, from L1: DRAM reads each sector once, as the DRAM check shows), and
+ * an odd n_out's last warp reads its row twice (its second row is clamped to it). A pair takes 8
+ * bytes of a sector and a word 4, so a request is about a third of the sectors it touches.
  */
 function q6kTrafficBounds(nOut: number): WeightTrafficBounds {
-  return { maxReadRatio: (1.46 * (nOut + (nOut % 2))) / nOut, minSectorEfficiency: 0.17 };
+  return { maxReadRatio: (1.51 * (nOut + (nOut % 2))) / nOut, minSectorEfficiency: 0.3 };
 }
 
 function q6kCase(nOut: number, nIn: number, options: GemvOptions = {}): ExecutionCase {

@@ -7,6 +7,8 @@ import {
   lt,
   min,
   mul,
+  ne,
+  select,
   shl,
   shr,
   sub,
@@ -37,35 +39,49 @@ const [QH_WORD, SCALES_WORD, D_WORD] = [32, 48, 52];
 // (1680 bytes) of each a step; lane l takes block l / 4, half n = (l / 2) % 2 and l0 = 16·(l % 2)
 // of it, the same values as in the repacked layout: ql[64n + l0 ..], ql[64n + 32 + l0 ..],
 // qh[32n + l0 ..] (16 bytes each), scales sc[8n ..] (8 bytes) and d. A block starts 0 or 2 bytes
-// into a word (210 = 4·52 + 2), so each 16-byte piece is 5 word loads from the word holding its
-// first byte, realigned by one funnel shift a word (by 0 or 16 bits, the same for all of a block's
-// pieces); every word a warp asks for lies in the blocks it streams, so sectors are read once.
-// All of a step's loads of both rows, then its x loads from scratch (L1), are issued before any is
-// used. The last step's lanes past the row load its last block again and add nothing.
+// into a word (210 = 4·52 + 2) and at an even or odd word, so each 16-byte piece comes as the 3
+// aligned 8-byte pairs holding it, realigned by a word select and one funnel shift a word (the
+// same for all of a block's pieces); every word a warp asks for lies in the blocks it streams, so
+// DRAM reads each sector once. All of a step's loads of both rows, then its x loads from scratch
+// (L1), are issued before any is used. The last step's lanes past the row load its last block
+// again and add nothing.
 
 /**
- * Issues a row's W loads of a step: each piece's words from the one holding its first byte, and
- * the word after (5 for ql and qh pieces, 3 for scales), and the d word. Returns the block's shift
- * and, for a builder inside the row's guard, the pieces realigned by one funnel shift a word.
+ * Issues a row's W loads of a step. A block starts at an even or odd word (`odd`), and every piece
+ * at an even word offset in it, so a ql or qh piece's 5 words (from the one holding its first
+ * byte) lie in the 3 aligned 8-byte pairs from the even word at or below it; its scales are 3 word
+ * loads, and d one. Returns the block's shift and, for a builder inside the row's guard, the pieces
+ * realigned: a word select (odd blocks skip the pair's first) and one funnel shift a word.
  */
 function loadRow(s: RowsBuilder, tag: string, blockByte: Var<'u32'>, lanes: Lanes) {
   const word = s.let(`block_word${tag}`, shr(blockByte, 2));
   const shift = s.let(`block_shift${tag}`, shl(and(blockByte, 2), 3));
-  const piece = (name: string, at: Expr<'u32'>, words: number) => {
-    const first = s.let(`${name}${tag}_at`, at);
-    const raw = Array.from({ length: words + 1 }, (_, i) =>
-      s.let(`${name}${tag}_raw${i}`, s.load('w', i === 0 ? first : add(first, i))),
+  const odd = s.let(`block_odd${tag}`, ne(and(word, 1), 0));
+  const even = s.let(`block_even${tag}`, and(word, 0xfffffffe));
+  const realigned = (name: string, raw: readonly Var<'u32'>[], words: number) => (at: RowsBuilder) =>
+    raw.slice(0, words).map((low, i) => at.let(`${name}${tag}_${i}`, funnelShiftRight(low, raw[i + 1]!, shift))); // prettier-ignore
+  const piece = (name: string, offset: Expr<'u32'>) => {
+    const first = s.let(`${name}${tag}_at`, add(even, offset));
+    const pairs: Var<'u32'>[] = [0, 2, 4].flatMap(
+      (k) =>
+      s.loadVector('w', k === 0 ? first : add(first, k), [`${name}${tag}_pair${k}`, `${name}${tag}_pair${k + 1}`]), // prettier-ignore
     );
-    return (at: RowsBuilder) =>
-      raw.slice(0, words).map((low, i) => at.let(`${name}${tag}_${i}`, funnelShiftRight(low, raw[i + 1]!, shift))); // prettier-ignore
+    // Realigned where used, after every load of the step is issued.
+    return (at: RowsBuilder) => {
+      const raw = Array.from({ length: 5 }, (_, i) =>
+        at.let(`${name}${tag}_raw${i}`, select(odd, pairs[i + 1]!, pairs[i]!)),
+      );
+      return realigned(name, raw, 4)(at);
+    };
   };
+  const scaleFirst = s.let(`sc${tag}_at`, add(word, lanes.scalesWord));
+  const scaleRaw = [0, 1, 2].map((i) =>
+    s.let(`sc${tag}_raw${i}`, s.load('w', i === 0 ? scaleFirst : add(scaleFirst, i))),
+  );
   const pieces = {
-    low: [
-      piece('qla', add(word, lanes.qlWord), 4),
-      piece('qlb', add(word, add(lanes.qlWord, 8)), 4),
-    ],
-    high: piece('qh', add(word, lanes.qhWord), 4),
-    scales: piece('sc', add(word, lanes.scalesWord), 2),
+    low: [piece('qla', lanes.qlWord), piece('qlb', add(lanes.qlWord, 8))],
+    high: piece('qh', lanes.qhWord),
+    scales: realigned('sc', scaleRaw, 2),
   };
   const d = s.let(`d_word${tag}`, s.load('w', add(word, D_WORD)));
   return {
