@@ -12,7 +12,6 @@ import {
   shl,
   shr,
   sub,
-  u32,
 } from '../expressions.js';
 import { QUANT_FORMATS } from '../quant/formats.js';
 import { packWords } from '../quant/words.js';
@@ -24,7 +23,16 @@ import {
   type RowStep,
   type RowsBuilder,
 } from './gemv-rows.js';
-import { blockValues, loadX, xOffsets, type RowWords, type XPointers } from './q6k-values.js';
+import {
+  blockValues,
+  laneXPointers,
+  loadX,
+  scalePicksOf,
+  xOffsets,
+  type RowWords,
+  type ScalePicks,
+  type XPointers,
+} from './q6k-values.js';
 
 const { blockSize: BLOCK_VALUES, blockBytes: BLOCK_BYTES } = QUANT_FORMATS.q6_K;
 /** Lanes a block: a lane takes 64 of its values, so a step is 8 blocks of the row. */
@@ -105,8 +113,7 @@ interface Lanes {
   readonly scalesWord: Var<'u32'>;
   /** x_quant word, x_factors scale and sum indices of block 0's values of the lane. */
   readonly x: XPointers;
-  /** dot4I8 operands that pick scale byte l0 / 16 (j even) or l0 / 16 + 2 (j odd) of a word. */
-  readonly scalePicks: readonly [Var<'u32'>, Var<'u32'>];
+  readonly scalePicks: ScalePicks['scalePicks'];
 }
 
 function row({ b, rows, lane, sumBase }: RowStep): void {
@@ -129,15 +136,8 @@ function row({ b, rows, lane, sumBase }: RowStep): void {
     qlWord: b.let('lane_ql', add(mul(half, 16), sideWords)),
     qhWord: b.let('lane_qh', add(QH_WORD, add(mul(half, 8), sideWords))),
     scalesWord: b.let('lane_scales', add(SCALES_WORD, mul(half, 2))),
-    x: {
-      quant: b.let('lane_quant', add(mul(half, 4 * X_QUANT_GROUP_WORDS), sideWords)),
-      scale: b.let('lane_scale', mul(half, 4)),
-      sum: b.let('lane_sum', add(sumBase, add(mul(half, 16), mul(side, 2)))),
-    },
-    scalePicks: [
-      b.let('scale_pick_even', shl(u32(1), sideBytes)),
-      b.let('scale_pick_odd', shl(u32(1 << 16), sideBytes)),
-    ],
+    x: laneXPointers(b, { half, side, sideWords, sumBase }),
+    scalePicks: scalePicksOf(b, sideBytes),
   };
   // A warp whose first row is past n_out has nothing to load (its totals stay 0).
   b.if(rows[0]!.live, (live) => rowSteps(live, rows, rowStarts, lanes));

@@ -1,5 +1,5 @@
 import { type VarExpr as Var } from '../body.js';
-import { add, and, div, lt, min, mul, shl, shr, sub, u32 } from '../expressions.js';
+import { add, and, div, lt, min, mul, shr, sub, u32 } from '../expressions.js';
 import { QUANT_FORMATS } from '../quant/formats.js';
 import { repack, unpack } from '../quant/repack.js';
 import { packWords } from '../quant/words.js';
@@ -12,7 +12,16 @@ import {
   type RowsBuilder,
 } from './gemv-rows.js';
 import { vectorNames } from './locals.js';
-import { blockValues, loadX, xOffsets, type RowWords } from './q6k-values.js';
+import {
+  blockValues,
+  laneXPointers,
+  loadX,
+  scalePicksOf,
+  xOffsets,
+  type RowWords,
+  type ScalePicks,
+  type XPointers,
+} from './q6k-values.js';
 
 const { blockSize: BLOCK_VALUES, blockBytes: BLOCK_BYTES } = QUANT_FORMATS.q6_K;
 /** Words a block of each repacked array (quant/LAYOUTS.md): ql 128 bytes, qh 64, scales 16. */
@@ -42,12 +51,11 @@ interface Lanes {
   readonly blocks: Var<'u32'>;
   readonly laneBlock: Var<'u32'>;
   /** x_quant word, x_factors scale and sum indices of block 0's values of the lane. */
-  readonly x: { readonly quant: Var<'u32'>; readonly scale: Var<'u32'>; readonly sum: Var<'u32'> };
+  readonly x: XPointers;
   /** Row 0's ql, qh, scale and d words of block 0, and the words from row 0 to row 1. */
   readonly w: { readonly ql: Var<'u32'>; readonly qh: Var<'u32'>; readonly scales: Var<'u32'>; readonly d: Var<'u32'> }; // prettier-ignore
   readonly rowDelta: Var<'u32'>;
-  /** dot4I8 operands that pick scale byte l0 / 16 (j even) or l0 / 16 + 2 (j odd) of a word. */
-  readonly scalePicks: readonly [Var<'u32'>, Var<'u32'>];
+  readonly scalePicks: ScalePicks['scalePicks'];
   /** Where the block's d sits in its word (odd blocks: the high half). */
   readonly dShift: Var<'u32'>;
 }
@@ -70,11 +78,7 @@ function row({ b, rows, lane, sumBase }: RowStep): void {
   const lanes: Lanes = {
     blocks,
     laneBlock,
-    x: {
-      quant: b.let('lane_quant', add(mul(half, 4 * X_QUANT_GROUP_WORDS), sideWords)),
-      scale: b.let('lane_scale', mul(half, 4)),
-      sum: b.let('lane_sum', add(sumBase, add(mul(half, 16), mul(side, 2)))),
-    },
+    x: laneXPointers(b, { half, side, sideWords, sumBase }),
     w: {
       ql: b.let('lane_ql', add(first, add(mul(half, 16), sideWords))),
       qh: b.let('lane_qh', add(first, add(mul(blocks, QL_WORDS), add(mul(half, 8), sideWords)))),
@@ -82,10 +86,7 @@ function row({ b, rows, lane, sumBase }: RowStep): void {
       d: b.let('lane_d', add(first, mul(blocks, QL_WORDS + QH_WORDS + SCALE_WORDS))),
     },
     rowDelta: b.let('row_delta', sub(second, first)),
-    scalePicks: [
-      b.let('scale_pick_even', shl(u32(1), sideBytes)),
-      b.let('scale_pick_odd', shl(u32(1 << 16), sideBytes)),
-    ],
+    scalePicks: scalePicksOf(b, sideBytes),
     dShift: b.let('d_shift', mul(and(laneBlock, 1), 16)),
   };
   // A warp whose first row is past n_out has nothing to load (its totals stay 0).

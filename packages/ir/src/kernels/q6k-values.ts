@@ -9,6 +9,7 @@ import {
   mul,
   shl,
   shr,
+  u32,
   unpackHalf,
 } from '../expressions.js';
 import type { RowsBuilder } from './gemv-rows.js';
@@ -53,6 +54,27 @@ export interface XPointers {
   readonly scale: Var<'u32'>;
   readonly sum: Var<'u32'>;
 }
+
+/**
+ * A lane's x pointers at block 0 for half `half`, l0 = 16·`side` (`sideWords` = 4·side): its values
+ * 128n + 32j + l0.. of a block are half of x group 8·block + 4n + j.
+ */
+export function laneXPointers(
+  b: RowsBuilder,
+  { half, side, sideWords, sumBase }: Record<'half' | 'side' | 'sideWords' | 'sumBase', Var<'u32'>>,
+): XPointers {
+  return {
+    quant: b.let('lane_quant', add(mul(half, 4 * X_QUANT_GROUP_WORDS), sideWords)),
+    scale: b.let('lane_scale', mul(half, 4)),
+    sum: b.let('lane_sum', add(sumBase, add(mul(half, 16), mul(side, 2)))),
+  };
+}
+
+/** ScalePicks' dot4I8 operands for l0 = 16·side (`sideBytes` = 8·side). */
+export const scalePicksOf = (b: RowsBuilder, sideBytes: Var<'u32'>): ScalePicks['scalePicks'] => [
+  b.let('scale_pick_even', shl(u32(1), sideBytes)),
+  b.let('scale_pick_odd', shl(u32(1 << 16), sideBytes)),
+];
 
 /** A step's x loads from scratch (L1): each group's x_high and x_low words, scales, sums of 8. */
 export function loadX(s: RowsBuilder, x: XPointers) {
