@@ -178,7 +178,15 @@ export function printKernel(specInput: KernelSpec): string {
  */
 export function printKernelLines(specInput: KernelSpec): PrintedKernel {
   // Read once, so the text describes one consistent spec whatever getters the input has.
-  const spec = takeSnapshot(specInput) as KernelSpec;
+  return printAssembledKernelLines(takeSnapshot(specInput) as KernelSpec);
+}
+
+/**
+ * printKernelLines for a spec a backend assembled itself from a validated spec's parts (its bound
+ * and legalized bodies): plain data it made, printed as it is, without the snapshot's deep copy,
+ * which took most of the time of a PTX emission's line info.
+ */
+export function printAssembledKernelLines(spec: KernelSpec): PrintedKernel {
   const buffers = spec.buffers.map(
     (buffer) =>
       `${buffer.name}: ${buffer.access} ${buffer.element}[] @${buffer.group}:${buffer.binding}`,

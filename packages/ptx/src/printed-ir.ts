@@ -3,7 +3,7 @@ import {
   evaluateSizeExpression,
   kernelDispatches,
   launchScratch,
-  printKernelLines,
+  printAssembledKernelLines,
   resolveSchedule,
   validateSpec,
   type KernelSpec,
@@ -92,7 +92,7 @@ export function printLowered(
         }),
     ...(stages === undefined ? {} : { stages }),
   };
-  return printKernelLines(emitted);
+  return printAssembledKernelLines(emitted);
 }
 
 const ownValue = <Key extends 'stages' | 'scratch'>(
