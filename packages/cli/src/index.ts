@@ -8,7 +8,7 @@
 export { runCli } from './main.js';
 export type { CliIo } from './io.js';
 export {
-  GOLDEN_ENTRIES,
+  goldenEntries,
   goldenFileName,
   type GoldenEntrySpec,
   type GoldenTarget,

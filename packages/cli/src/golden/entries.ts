@@ -1,5 +1,5 @@
 import { formatSchedule, type Schedule } from '@forge/ir';
-import { CATALOG } from '@forge/ir/kernels';
+import { CATALOG, catalogIdOf } from '@forge/ir/kernels';
 import type { PtxArch } from '@forge/ptx';
 import type { WgslFeature } from '@forge/wgsl';
 
@@ -31,25 +31,36 @@ const SCHEDULE_TARGET: Readonly<Record<GoldenKind, GoldenTarget>> = {
   wgsl: { kind: 'wgsl', features: [] },
 };
 
+let entries: readonly GoldenEntrySpec[] | undefined;
+
 /**
  * Everything `golden/` pins, derived from the catalog: per target kind, every kernel's default
- * schedule on each golden target, then each kernel's `goldenSchedules` for that kind.
+ * schedule on each golden target, then each kernel's `goldenSchedules` for that kind. Computed on
+ * the first call, not at import: it reads every kernel, and a command that emits one need not
+ * build the others.
  */
-export const GOLDEN_ENTRIES: readonly GoldenEntrySpec[] = GOLDEN_KINDS.flatMap((kind) => {
-  const kernels = [...CATALOG.values()];
-  return [
-    ...kernels.flatMap((kernel) =>
-      GOLDEN_TARGETS[kind].map((target) => ({ kernelId: kernel.spec.id, target, schedule: {} })),
-    ),
-    ...kernels.flatMap((kernel) =>
-      (kernel.goldenSchedules?.[kind] ?? []).map((schedule) => ({
-        kernelId: kernel.spec.id,
-        target: SCHEDULE_TARGET[kind],
-        schedule,
-      })),
-    ),
-  ];
-});
+export function goldenEntries(): readonly GoldenEntrySpec[] {
+  entries ??= GOLDEN_KINDS.flatMap((kind) => {
+    const kernels = [...CATALOG.values()];
+    return [
+      ...kernels.flatMap((kernel) =>
+        GOLDEN_TARGETS[kind].map((target) => ({
+          kernelId: catalogIdOf(kernel),
+          target,
+          schedule: {},
+        })),
+      ),
+      ...kernels.flatMap((kernel) =>
+        (kernel.goldenSchedules?.[kind] ?? []).map((schedule) => ({
+          kernelId: catalogIdOf(kernel),
+          target: SCHEDULE_TARGET[kind],
+          schedule,
+        })),
+      ),
+    ];
+  });
+  return entries;
+}
 
 /** `ptx/rmsnorm.sm_80.ptx`, `ptx/rmsnorm.sm_80.workgroupSize-128.ptx`, `wgsl/rmsnorm.f16-subgroups.wgsl`. */
 export function goldenFileName(entry: GoldenEntrySpec): string {

@@ -8,7 +8,7 @@ import { emitFor } from '../emitters.js';
 import { InputError } from '../errors.js';
 import { readInputText } from '../input-file.js';
 import { CLI_LIMITS, formatBytes } from '../limits.js';
-import { GOLDEN_ENTRIES, goldenFileName, type GoldenEntrySpec } from './entries.js';
+import { goldenEntries, goldenFileName, type GoldenEntrySpec } from './entries.js';
 import {
   checkGoldenDirectoryPath,
   recoverGoldenDirectory,
@@ -81,7 +81,7 @@ export interface GoldenProblem {
 /** Re-emits every entry and compares bytes and hashes with the pinned files; returns every problem. */
 export function checkGolden(
   directory: string,
-  entries: readonly GoldenEntrySpec[] = GOLDEN_ENTRIES,
+  entries: readonly GoldenEntrySpec[] = goldenEntries(),
 ): { checked: number; problems: GoldenProblem[] } {
   checkGoldenDirectoryPath(directory);
   // Finishes a swap a killed update committed to; leftovers beside the directory are not read.
@@ -151,7 +151,7 @@ export function checkGolden(
  */
 export function updateGolden(
   directory: string,
-  entries: readonly GoldenEntrySpec[] = GOLDEN_ENTRIES,
+  entries: readonly GoldenEntrySpec[] = goldenEntries(),
 ): { written: string[]; removed: string[]; unchanged: number } {
   checkGoldenDirectoryPath(directory);
   recoverGoldenDirectory(directory, true);

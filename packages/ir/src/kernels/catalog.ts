@@ -2,6 +2,7 @@ import { ForgeError } from '../errors.js';
 import { affineF32 } from './affine-f32.js';
 import { argmax } from './argmax.js';
 import type { CatalogKernel } from './catalog-kernel.js';
+import { catalogIdOf } from './lazy-kernel.js';
 import { getRowsF16, getRowsF32, getRowsQ4k, getRowsQ6k, getRowsQ8_0 } from './get-rows-catalog.js';
 import { addF32, siluMul } from './elementwise.js';
 import { f16Gemv, f32Gemv } from './dense-gemv-catalog.js';
@@ -50,7 +51,7 @@ export const CATALOG: ReadonlyMap<string, CatalogKernel> = new Map(
     ropeKvStore,
     ropeKvStoreF32,
     sdpaDecodeQuantize,
-  ].map((kernel) => [kernel.spec.id, kernel]),
+  ].map((kernel) => [catalogIdOf(kernel), kernel]),
 );
 
 /** Thrown for an id the catalog does not have; a user's mistake, so a ForgeError. */

@@ -4,6 +4,7 @@ import { defineKernel, type KernelDeclarations, type StageDeclaration } from '..
 import { add, and, div, f32, lt, min, mul, rem, select, shl, shr, sub } from '../expressions.js';
 import type { KernelSpec } from '../spec.js';
 import type { CatalogKernel } from './catalog-kernel.js';
+import { lazyKernel } from './lazy-kernel.js';
 import {
   SDPA_CHUNK_WORDS,
   SDPA_Q_STRIDE,
@@ -306,12 +307,14 @@ function sdpaKernel(cache: SdpaCache, quantize = false): CatalogKernel {
 }
 
 /** Catalog kernel `sdpa-decode`: decode attention over an f16 cache read as u32 words. */
-export const sdpaDecode: CatalogKernel = sdpaKernel('f16');
+export const sdpaDecode: CatalogKernel = lazyKernel('sdpa-decode', () => sdpaKernel('f16'));
 /** Catalog kernel `sdpa-decode-f32`: decode attention over an f32 cache. */
-export const sdpaDecodeF32: CatalogKernel = sdpaKernel('f32');
+export const sdpaDecodeF32: CatalogKernel = lazyKernel('sdpa-decode-f32', () => sdpaKernel('f32'));
 /**
  * Catalog kernel `sdpa-decode-quantize`: `sdpa-decode`, whose combine also writes out quantized into
  * x_quant and x_factors as a row-streaming mat-vec's first dispatch would quantize it, so the
  * output projection after it runs its row dispatch alone.
  */
-export const sdpaDecodeQuantize: CatalogKernel = sdpaKernel('f16', true);
+export const sdpaDecodeQuantize: CatalogKernel = lazyKernel('sdpa-decode-quantize', () =>
+  sdpaKernel('f16', true),
+);
