@@ -21,7 +21,9 @@ import {
   sub,
   u32,
 } from '../expressions.js';
+import type { KernelSpec } from '../spec.js';
 import type { CatalogKernel, Shape } from './catalog-kernel.js';
+import { lazyKernel } from './lazy-kernel.js';
 import { argmaxFamily, ARGMAX_FAMILIES } from './argmax-families.js';
 
 export { argmaxFamily, ARGMAX_FAMILIES, ARGMAX_NAN_BITS } from './argmax-families.js';
@@ -101,41 +103,42 @@ function argmaxInterface() {
 
 type ArgmaxBuilder = BodyBuilder<DeclaredBy<ReturnType<typeof argmaxInterface>>>;
 
-const spec = defineKernel(
-  {
-    id: 'argmax',
-    semanticVersion: 2,
-    entryPoint: 'argmax',
-    description:
-      'index[0] = the lowest i < n with x[i] NaN if any x is NaN, else the lowest i with x[i] the largest of x (f32, n >= 1; -0 == +0), value[0] = x[index]; workgroups scan, one folds their partials',
-    ...argmaxInterface(),
-    schedule: [
-      {
-        name: 'workgroupSize',
-        description: 'threads of a workgroup, in both dispatches; a multiple of the 32-lane warp',
-        default: 256,
-        bounds: {
-          ptx: { min: 32, max: 1024, multipleOf: 32 },
-          wgsl: { min: 32, max: 1024, multipleOf: 32 },
+const argmaxSpec = (): KernelSpec =>
+  defineKernel(
+    {
+      id: 'argmax',
+      semanticVersion: 2,
+      entryPoint: 'argmax',
+      description:
+        'index[0] = the lowest i < n with x[i] NaN if any x is NaN, else the lowest i with x[i] the largest of x (f32, n >= 1; -0 == +0), value[0] = x[index]; workgroups scan, one folds their partials',
+      ...argmaxInterface(),
+      schedule: [
+        {
+          name: 'workgroupSize',
+          description: 'threads of a workgroup, in both dispatches; a multiple of the 32-lane warp',
+          default: 256,
+          bounds: {
+            ptx: { min: 32, max: 1024, multipleOf: 32 },
+            wgsl: { min: 32, max: 1024, multipleOf: 32 },
+          },
         },
+      ],
+      launch: {
+        workgroupSize: 'workgroupSize',
+        grid: [`min(ceil_div(n, workgroupSize * ${PER_THREAD}), ${ARGMAX_PARTS})`, '1', '1'],
       },
-    ],
-    launch: {
-      workgroupSize: 'workgroupSize',
-      grid: [`min(ceil_div(n, workgroupSize * ${PER_THREAD}), ${ARGMAX_PARTS})`, '1', '1'],
+      stages: [
+        {
+          entryPoint: 'argmax_combine',
+          shared: foldArrays(),
+          launch: { workgroupSize: 'workgroupSize', grid: ['1', '1', '1'] },
+          // The stage's builder is typed loosely; its names are those argmaxInterface declares.
+          body: (b) => combineBody(b as unknown as ArgmaxBuilder),
+        },
+      ],
     },
-    stages: [
-      {
-        entryPoint: 'argmax_combine',
-        shared: foldArrays(),
-        launch: { workgroupSize: 'workgroupSize', grid: ['1', '1', '1'] },
-        // The stage's builder is typed loosely; its names are those argmaxInterface declares.
-        body: (b) => combineBody(b as unknown as ArgmaxBuilder),
-      },
-    ],
-  },
-  (b) => scanBody(b),
-);
+    (b) => scanBody(b),
+  );
 
 /** The workgroup's (rank, index): the max rank of its threads' `best`, the lowest `at` holding it. */
 function foldWorkgroup(
@@ -282,8 +285,8 @@ function checkShape(shape: Shape): void {
  * is one, else of the largest (argmaxIndex), `value` (f32, length 1) that element; exact, so its
  * tolerance is 0 (a NaN value matches a NaN reference: compareWithReference).
  */
-export const argmax: CatalogKernel = {
-  spec,
+export const argmax: CatalogKernel = lazyKernel('argmax', () => ({
+  spec: argmaxSpec(),
   shapeNames: ['n'],
   defaultShape: { n: 32000 },
   params: (shape) => ({ n: sizeOf(shape) }),
@@ -301,4 +304,4 @@ export const argmax: CatalogKernel = {
   generateFamily: ({ family, shape, rng, magnitude }) => ({
     x: argmaxFamily(family, sizeOf(shape), rng, magnitude),
   }),
-};
+}));

@@ -1,6 +1,7 @@
 // The catalog entries of `f32-gemv` and `f16-gemv`: shapes, inputs and the float64 reference.
 import { ValidationError } from '../errors.js';
 import type { CatalogKernel, Shape } from './catalog-kernel.js';
+import { lazyKernel } from './lazy-kernel.js';
 import { denseGemvSpec, VALUES_PER_WORD, type DenseType } from './dense-gemv.js';
 import { packF16Words, unpackF16Words } from './half-words.js';
 import { fillUniform } from './random.js';
@@ -79,6 +80,6 @@ function denseGemv(type: DenseType): CatalogKernel {
 }
 
 /** Catalog kernel `f32-gemv`: y = W x, W f32 [n_out][n_in] row-major, any n_in and n_out. */
-export const f32Gemv: CatalogKernel = denseGemv('f32');
+export const f32Gemv: CatalogKernel = lazyKernel('f32-gemv', () => denseGemv('f32'));
 /** Catalog kernel `f16-gemv`: y = W x, W f16 [n_out][n_in] as u32 words, n_in even. */
-export const f16Gemv: CatalogKernel = denseGemv('f16');
+export const f16Gemv: CatalogKernel = lazyKernel('f16-gemv', () => denseGemv('f16'));

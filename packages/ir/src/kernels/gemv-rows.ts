@@ -4,6 +4,7 @@ import { add, and, div, eq, f32, lt, min, mul, sub } from '../expressions.js';
 import type { QuantType } from '../quant/formats.js';
 import type { KnobBounds } from '../spec.js';
 import type { CatalogKernel } from './catalog-kernel.js';
+import { lazyKernel } from './lazy-kernel.js';
 import { gemvCatalogKernel, type GemvCatalogOptions } from './gemv-catalog.js';
 import { GEMV_BINDINGS } from './gemv-interface.js';
 import { siluTimes } from './elementwise.js';
@@ -105,6 +106,15 @@ const QUANTIZE_THREADS = 32;
 
 /** A row-streaming gemv catalog kernel, W's rows `layout`: x quantized once, then a warp a row. */
 export function rowsGemvKernel(
+  kernel: RowsGemvKernel,
+  layout: string,
+  options: RowsGemvOptions,
+): CatalogKernel {
+  return lazyKernel(kernel.id, () => buildRowsGemvKernel(kernel, layout, options));
+}
+
+/** rowsGemvKernel's kernel, built when first read. */
+function buildRowsGemvKernel(
   kernel: RowsGemvKernel,
   layout: string,
   { gated = false, ...options }: RowsGemvOptions,

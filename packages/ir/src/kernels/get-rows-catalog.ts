@@ -8,6 +8,7 @@ import {
 } from '../quant/formats.js';
 import { packWords, unpackWords } from '../quant/words.js';
 import type { CatalogKernel, Shape } from './catalog-kernel.js';
+import { lazyKernel } from './lazy-kernel.js';
 import { randomQ4kWords, randomQ6kBlocks, shapeSize } from './gemv-catalog.js';
 import { getRowsSpec, type GetRowsType, type TableElement } from './get-rows.js';
 import { F16_ROWS, F32_ROWS, Q4K_ROWS, Q6K_ROWS, Q8_0_ROWS } from './get-rows-types.js';
@@ -160,15 +161,15 @@ function getRowsKernel<E extends TableElement>(
 }
 
 /** Catalog kernel `get-rows-f32`: embedding rows of an f32 table. */
-export const getRowsF32 = getRowsKernel('f32', F32_ROWS);
+export const getRowsF32 = lazyKernel('get-rows-f32', () => getRowsKernel('f32', F32_ROWS));
 /** Catalog kernel `get-rows-f16`: embedding rows of an f16 table, as f32. */
-export const getRowsF16 = getRowsKernel('f16', F16_ROWS);
+export const getRowsF16 = lazyKernel('get-rows-f16', () => getRowsKernel('f16', F16_ROWS));
 /** Catalog kernel `get-rows-q8_0`: embedding rows of a native Q8_0 table (n_embd a multiple of 32). */
-export const getRowsQ8_0 = getRowsKernel('q8_0', Q8_0_ROWS);
+export const getRowsQ8_0 = lazyKernel('get-rows-q8_0', () => getRowsKernel('q8_0', Q8_0_ROWS));
 /** Catalog kernel `get-rows-q4k`: embedding rows of a native Q4_K table (n_embd a multiple of 256). */
-export const getRowsQ4k = getRowsKernel('q4_K', Q4K_ROWS);
+export const getRowsQ4k = lazyKernel('get-rows-q4k', () => getRowsKernel('q4_K', Q4K_ROWS));
 /** Catalog kernel `get-rows-q6k`: embedding rows of a native Q6_K table (n_embd a multiple of 256). */
-export const getRowsQ6k = getRowsKernel('q6_K', Q6K_ROWS);
+export const getRowsQ6k = lazyKernel('get-rows-q6k', () => getRowsKernel('q6_K', Q6K_ROWS));
 
 /** The get-rows kernel of each table type. */
 export const GET_ROWS_KERNELS: Readonly<Record<TableType, CatalogKernel | undefined>> = {

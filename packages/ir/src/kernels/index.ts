@@ -1,8 +1,8 @@
 /**
  * `@forge/ir/kernels`: the catalog of reference kernels, each with its float64 reference, shapes
  * and input generators, and the seeded inputs (`makeCaseInputs`) and checks (`compareWithReference`)
- * that `forge run` and every engine's tests use. Importing it builds every catalog kernel's spec
- * but decode attention's, which are built the first time they are read (`lazyKernel`).
+ * that `forge run` and every engine's tests use. Importing it builds the small kernels' specs; decode
+ * attention, the mat-vecs, get-rows and argmax are built the first time they are read (`lazyKernel`).
  *
  * @module @forge/ir/kernels
  */

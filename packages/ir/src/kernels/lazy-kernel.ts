@@ -5,9 +5,10 @@ import type { CatalogKernel } from './catalog-kernel.js';
 const declaredIds = new WeakMap<CatalogKernel, string>();
 
 /**
- * `build()`'s kernel, built on the first read of any of its fields: decode attention's specs take
- * most of the catalog's build time (about 200 ms of 340 on this machine), which a process emitting
- * one other kernel need not pay. The kernel built must have the id declared here.
+ * `build()`'s kernel, built on the first read of any of its fields: the large specs (decode
+ * attention's about 200 ms of the catalog's 340 on this machine, the mat-vecs', argmax's) are a
+ * cost a process emitting one other kernel need not pay. The kernel built must have the id
+ * declared here.
  */
 export function lazyKernel(id: string, build: () => CatalogKernel): CatalogKernel {
   let built: CatalogKernel | undefined;
