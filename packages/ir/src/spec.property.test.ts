@@ -312,7 +312,11 @@ function shuffleKeys(value: Json, rng: Rng): Json {
   return result;
 }
 
-describe('random valid specs', () => {
+// The properties below run hundreds of catalog-sized specs through validation (one takes 37–44 s
+// alone on a 2-core machine, 61 s beside another test file): past the packages' 60 s default.
+const PROPERTY_TIMEOUT = { timeout: 300_000 };
+
+describe('random valid specs', PROPERTY_TIMEOUT, () => {
   it('are valid, round-trip through JSON with an unchanged semantic hash, and resolve their default schedule', () => {
     fc.assert(
       fc.property(variation, ({ base, spec }) => {
@@ -493,7 +497,7 @@ const corruption: fc.Arbitrary<Corruption> = fc.oneof(
   }),
 );
 
-describe('random corruptions of valid specs', () => {
+describe('random corruptions of valid specs', PROPERTY_TIMEOUT, () => {
   it('give a ValidationError with a path for every issue, never another exception', () => {
     let rejected = 0;
     fc.assert(
