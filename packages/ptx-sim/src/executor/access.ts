@@ -95,6 +95,17 @@ function locate(
           );
         }
       }
+      if (context.simulation.sanitize && shared.copies.size > 0) {
+        const copier = shared.copies.writerOf(address, address + size);
+        if (copier !== undefined)
+          report(
+            context,
+            'async-copy-race',
+            `${verb} of shared bytes [${address}, ${address + size}) that a cp.async of thread ${copier} may still be writing (no cp.async.wait_group covers it${copier === threadIndex(context.warp, lane) ? '' : ', then a barrier'})`,
+            location,
+            lane,
+          );
+      }
       context.simulation.trace?.sharedAccess(lane, address, size);
       return found(shared.view, address);
     }
@@ -217,13 +228,14 @@ function sectorsOf(
 }
 
 /**
- * Counts one warp-level global ld/st of a buffer: bytes asked for vs distinct 32-byte sectors
- * touched (L1 request level), and each sector's pass through the modeled L2 (DRAM level).
+ * Counts one warp-level global ld/st of a buffer (or a cp.async's reads: `.ca` through L1, `.cg`
+ * not): bytes asked for vs distinct 32-byte sectors touched (L1 request level), and each sector's
+ * pass through the modeled L2 (DRAM level).
  */
 export function countSectors(
   context: ExecutionContext,
   accesses: readonly WarpAccess[],
-  kind: 'load' | 'store',
+  kind: 'load' | 'store' | 'copy-ca' | 'copy-cg',
 ): void {
   const { sectors, requested, traffic } = sectorsOf(context, accesses);
   if (traffic === undefined) return;
@@ -231,8 +243,9 @@ export function countSectors(
   traffic.sectorBytes += sectors.size * 32;
   const { l2, trace } = context.simulation;
   for (const sector of sectors) {
-    const hit = kind === 'load' ? l2.read(sector, traffic) : l2.write(sector, traffic);
-    trace?.globalSector(sector, hit, kind === 'store');
+    const hit = kind === 'store' ? l2.write(sector, traffic) : l2.read(sector, traffic);
+    if (kind === 'load' || kind === 'store') trace?.globalSector(sector, hit, kind === 'store');
+    else trace?.copySector(sector, hit, kind === 'copy-ca');
   }
 }
 

@@ -9,6 +9,7 @@ import {
 } from '../ast.js';
 import { PtxLimitError, PtxSyntaxError, SimulationInputError } from '../errors.js';
 import { SIMULATOR_LIMITS, overLimit, type SimulatorLimit } from '../limits.js';
+import { compileAsyncCopy } from './instructions/async-copy.js';
 import { CONTROL_COMPILERS } from './instructions/control.js';
 import { MEMORY_COMPILERS } from './instructions/memory-ops.js';
 import { TENSOR_COMPILERS } from './instructions/tensor-ops.js';
@@ -24,6 +25,7 @@ import { WARP } from './state.js';
 const COMPILERS: readonly InstructionCompiler[] = [
   ...CONTROL_COMPILERS,
   ...MEMORY_COMPILERS,
+  compileAsyncCopy,
   ...WARP_COMPILERS,
   ...TENSOR_COMPILERS,
   compileAlu,

@@ -5,8 +5,9 @@ import type { SourceLocation, SourcePosition } from '../ast.js';
  * accesses with no barrier between them, out-of-bounds and misaligned accesses, uses of
  * undefined register values (never written, or computed from one: moving, selecting or computing
  * with them is fine; reaching an address, a guard, a stored value or another non-ALU operand is
- * not), and shuffle member masks that do not match the lanes present. `deadlock` is declared, but
- * nothing reports it yet.
+ * not), shuffle member masks that do not match the lanes present, and shared bytes touched while a
+ * cp.async may still be writing them; `trap` is a kernel that executed trap (a GPU aborts the
+ * launch). `deadlock` is declared, but nothing reports it yet.
  */
 export const FINDING_CATEGORIES = [
   'divergent-barrier',
@@ -15,6 +16,8 @@ export const FINDING_CATEGORIES = [
   'misaligned',
   'uninitialized-register',
   'shuffle-mask',
+  'async-copy-race',
+  'trap',
   'deadlock',
 ] as const;
 /** A kind of sanitizer finding; see FINDING_CATEGORIES. */

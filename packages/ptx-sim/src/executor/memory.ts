@@ -1,4 +1,5 @@
 import type { Bits } from '../semantics/types.js';
+import { PendingCopies } from './pending-copies.js';
 
 /** Global buffers live 4 GiB apart, so any stray address falls outside every buffer. */
 export const BUFFER_STRIDE = 2 ** 32;
@@ -102,6 +103,8 @@ export class SharedMemory {
   private readonly readerWarpEpoch: Int32Array;
   epoch = 0;
   readonly warpEpochs: Int32Array;
+  /** cp.async copies into it not yet waited for (sanitizer). */
+  readonly copies: PendingCopies;
 
   constructor(size: number, warps: number) {
     this.bytes = new Uint8Array(size);
@@ -113,6 +116,7 @@ export class SharedMemory {
     this.readerEpoch = new Int32Array(size).fill(-1);
     this.readerWarpEpoch = new Int32Array(size);
     this.warpEpochs = new Int32Array(warps);
+    this.copies = new PendingCopies(warps * 32);
   }
 
   /** Back to the state of a new CTA's shared memory (zero bytes, no accesses), for reuse. */
@@ -126,6 +130,7 @@ export class SharedMemory {
     this.readerWarpEpoch.fill(0);
     this.warpEpochs.fill(0);
     this.epoch = 0;
+    this.copies.reset();
   }
 
   private ordered(other: number, otherWarpEpoch: number, thread: number): boolean {

@@ -95,6 +95,20 @@ const BUGS: readonly PlantedBug[] = [
     block: 32,
     args: () => ({ out: zeros(128) }),
   },
+  {
+    file: 'async-copy-race',
+    category: 'async-copy-race',
+    at: 'ld.shared.v4.u32 {%r7, %r8, %r9, %r10}, [%r6];',
+    block: 32,
+    args: () => ({ x: zeros(512), y: zeros(512) }),
+  },
+  {
+    file: 'trap',
+    category: 'trap',
+    at: '@!%p1 trap;',
+    block: 32,
+    args: () => ({ x: zeros(128), n: { kind: 'scalar', value: 32 } }),
+  },
 ];
 
 // The fixed f16 kernel is the same code given a buffer that holds a whole f16.

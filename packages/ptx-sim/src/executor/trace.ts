@@ -4,7 +4,8 @@ import { sharedWavefronts } from '../timing/shared-banks.js';
 /**
  * Event tags in a warp's trace. An event is one word, `pc × 8 + tag`, then the tag's fields:
  * GLOBAL_LOAD l1, l2 and DRAM sectors; GLOBAL_STORE sectors; ATOMIC l2 and DRAM sectors; SHARED
- * wavefronts and their minimum; LOCAL none (an L1 access).
+ * wavefronts and their minimum; LOCAL none (an L1 access); ASYNC_COPY (cp.async: global to shared)
+ * l1, l2 and DRAM sectors, like a load's.
  */
 export const PLAIN = 0;
 export const GLOBAL_LOAD = 1;
@@ -12,7 +13,8 @@ export const GLOBAL_STORE = 2;
 export const ATOMIC = 3;
 export const SHARED = 4;
 export const LOCAL = 5;
-export const FIELDS: readonly number[] = [0, 3, 1, 2, 2, 0];
+export const ASYNC_COPY = 6;
+export const FIELDS: readonly number[] = [0, 3, 1, 2, 2, 0, 3];
 
 /** Words all traces of one run may hold (128 MiB): past it the run is too long to time. */
 export const MAX_TRACE_WORDS = 2 ** 25;
@@ -117,11 +119,24 @@ export class TraceRecorder {
   /** A warp-level global load or store touched `sector`; `l2Hit` is the L2 model's answer. */
   globalSector(sector: number, l2Hit: boolean, store: boolean): void {
     if (!this.tag(store ? GLOBAL_STORE : GLOBAL_LOAD)) return;
-    const fields = this.fields;
     if (store) {
-      fields[0] = (fields[0] as number) + 1;
+      this.fields[0] = (this.fields[0] as number) + 1;
       return;
     }
+    this.loadSector(sector, l2Hit);
+  }
+
+  /** A cp.async read `sector`: through L1 (`.ca`), or from L2 on (`.cg` caches in L2 only). */
+  copySector(sector: number, l2Hit: boolean, viaL1: boolean): void {
+    if (!this.tag(ASYNC_COPY)) return;
+    if (viaL1) this.loadSector(sector, l2Hit);
+    else if (l2Hit) this.fields[1] = (this.fields[1] as number) + 1;
+    else this.fields[2] = (this.fields[2] as number) + 1;
+  }
+
+  /** A load's sector: an L1 hit (LRU over sectors), else an L2 hit or a DRAM read, then in L1. */
+  private loadSector(sector: number, l2Hit: boolean): void {
+    const fields = this.fields;
     if (this.l1.has(sector)) {
       this.l1.delete(sector);
       fields[0] = (fields[0] as number) + 1;

@@ -19,6 +19,10 @@ export interface InstructionTiming {
    * place (`HADD2.F32 R0, -RZ, R1.H0_H0`), so it issues nothing and its results are the source's.
    */
   readonly alias: boolean;
+  /** cp.async.commit_group (and wait_all): the warp's copies since the last commit form a group. */
+  readonly asyncCommit: boolean;
+  /** cp.async.wait_group N (wait_all: 0): groups left pending after it; -1 for other instructions. */
+  readonly asyncWait: number;
 }
 
 // Opcodes whose register operands are all read: stores, reductions, branches, barriers, hints.
@@ -73,6 +77,21 @@ function timingOf(
     barrier: (opcode === 'bar' || opcode === 'barrier') && modifiers[0] !== 'warp',
     param: opcode === 'ld' && modifiers.includes('param'),
     alias: opcode === 'mov' && first?.kind === 'vector' && rest[0]?.kind === 'register',
+    ...asyncGroupOf(instruction),
+  };
+}
+
+/** What a cp.async group instruction does to the warp's copies in flight. */
+function asyncGroupOf({ opcode, modifiers, operands }: Instruction): {
+  asyncCommit: boolean;
+  asyncWait: number;
+} {
+  const form = opcode === 'cp' && modifiers[0] === 'async' ? modifiers[1] : undefined;
+  const count = operands[0];
+  return {
+    asyncCommit: form === 'commit_group' || form === 'wait_all',
+    asyncWait:
+      form === 'wait_all' ? 0 : form === 'wait_group' && count?.kind === 'integer' ? Number(count.value) : -1, // prettier-ignore
   };
 }
 

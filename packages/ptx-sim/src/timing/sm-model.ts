@@ -1,5 +1,13 @@
 import { ISSUE_CLASSES } from '../executor/issue-class.js';
-import { ATOMIC, FIELDS, GLOBAL_LOAD, GLOBAL_STORE, LOCAL, SHARED } from '../executor/trace.js';
+import {
+  ASYNC_COPY,
+  ATOMIC,
+  FIELDS,
+  GLOBAL_LOAD,
+  GLOBAL_STORE,
+  LOCAL,
+  SHARED,
+} from '../executor/trace.js';
 import type { GpuSpec } from './gpu.js';
 import type { InstructionTiming } from './instruction-timing.js';
 
@@ -66,6 +74,11 @@ interface Warp {
   readonly ready: Float64Array;
   /** Issue clock of the DRAM load that produced each register, NaN when none did. */
   readonly dramIssue: Float64Array;
+  /** cp.async copies since the last commit: when the last lands, and the first DRAM one's issue. */
+  openGroupLands: number;
+  openGroupIssue: number;
+  /** Committed cp.async groups, oldest first: (lands, first DRAM issue) pairs. */
+  readonly groups: number[];
 }
 
 interface Scheduler {
@@ -136,6 +149,9 @@ export function replaySm(work: SmWork): SmTiming {
         roundTripEnd: -Infinity,
         ready: new Float64Array(work.registerSlots),
         dramIssue: new Float64Array(work.registerSlots).fill(Number.NaN),
+        openGroupLands: at,
+        openGroupIssue: Number.NaN,
+        groups: [],
       };
       block.warps.push(warp);
       passAliases(warp);
@@ -182,6 +198,26 @@ export function replaySm(work: SmWork): SmTiming {
       warp.cursor += 1;
       warp.done = warp.cursor >= warp.length;
     }
+  };
+
+  // cp.async.wait_group N: the warp's next instruction waits until all but its newest N groups
+  // have landed; a wait for DRAM copies issued after its last such wait ended is a round trip.
+  const waitForGroups = (warp: Warp, pending: number, t: number): void => {
+    const { groups } = warp;
+    const landed = groups.length / 2 - pending;
+    if (landed <= 0) return;
+    let [lands, issue] = [t, -Infinity];
+    for (let index = 0; index < landed; index++) {
+      lands = Math.max(lands, groups[2 * index] as number);
+      const groupIssue = groups[2 * index + 1] as number;
+      if (groupIssue > issue) issue = groupIssue;
+    }
+    groups.splice(0, 2 * landed);
+    if (lands > t + 1 && issue > -Infinity && issue >= warp.roundTripEnd) {
+      warp.roundTrips++;
+      warp.roundTripEnd = lands;
+    }
+    warp.notBefore = Math.max(warp.notBefore, lands);
   };
 
   const earliest = (warp: Warp, scheduler: Scheduler): number => {
@@ -239,19 +275,30 @@ export function replaySm(work: SmWork): SmTiming {
       dramFree = Math.max(dramFree, start) + bytes / work.dramBytesPerClock;
       return dramFree;
     };
+    // A global read's sectors through L1, L2 and DRAM: when its last sector arrives.
+    const globalRead = (l1: number, l2: number, dram: number): number => {
+      const bytes = (l1 + l2 + dram) * SECTOR;
+      const start = dataPath(Math.max(1, Math.ceil(bytes / gpu.l1BytesPerClock)));
+      let arrival = start + lat.l1;
+      if (l2 + dram > 0) arrival = Math.max(arrival, toL2((l2 + dram) * SECTOR, start) + lat.l2);
+      if (dram > 0) {
+        const arrives = toDram(dram * SECTOR, start) + lat.dram;
+        arrival = Math.max(arrival, arrives);
+        inFlight.push(t, arrives, dram * SECTOR);
+        dramLoad = true;
+      }
+      return arrival;
+    };
     switch (tag) {
-      case GLOBAL_LOAD: {
-        const [l1, l2, dram] = [field(0), field(1), field(2)];
-        const bytes = (l1 + l2 + dram) * SECTOR;
-        const start = dataPath(Math.max(1, Math.ceil(bytes / gpu.l1BytesPerClock)));
-        ready = start + lat.l1;
-        if (l2 + dram > 0) ready = Math.max(ready, toL2((l2 + dram) * SECTOR, start) + lat.l2);
-        if (dram > 0) {
-          const arrives = toDram(dram * SECTOR, start) + lat.dram;
-          ready = Math.max(ready, arrives);
-          inFlight.push(t, arrives, dram * SECTOR);
-          dramLoad = true;
-        }
+      case GLOBAL_LOAD:
+        ready = globalRead(field(0), field(1), field(2));
+        break;
+      case ASYNC_COPY: {
+        // No register waits for it: it joins the open group, which a wait_group waits for.
+        ready = globalRead(field(0), field(1), field(2));
+        warp.openGroupLands = Math.max(warp.openGroupLands, ready);
+        if (dramLoad && Number.isNaN(warp.openGroupIssue)) warp.openGroupIssue = t;
+        dramLoad = false;
         break;
       }
       case GLOBAL_STORE: {
@@ -286,6 +333,11 @@ export function replaySm(work: SmWork): SmTiming {
       warp.dramIssue[slot] = dramLoad ? t : Number.NaN;
     }
     end = Math.max(end, ready, t + 1);
+    if (timing.asyncCommit) {
+      warp.groups.push(warp.openGroupLands, warp.openGroupIssue);
+      [warp.openGroupLands, warp.openGroupIssue] = [t, Number.NaN];
+    }
+    if (timing.asyncWait >= 0) waitForGroups(warp, timing.asyncWait, t);
     warp.cursor += 1 + (FIELDS[tag] ?? 0);
     warp.lastIssue = t;
     scheduler.last = warp;

@@ -1,6 +1,6 @@
 import { PtxSyntaxError } from '../../errors.js';
 import type { InstructionCompiler } from '../program.js';
-import { AT_BARRIER, EXITED } from '../state.js';
+import { AT_BARRIER, EXITED, report } from '../state.js';
 
 const compileBranch: InstructionCompiler = (instruction, { labels }) => {
   if (instruction.opcode !== 'bra') return undefined;
@@ -18,6 +18,21 @@ const compileBranch: InstructionCompiler = (instruction, { labels }) => {
     changesFlow: true,
     execute(context, lanes) {
       for (const lane of lanes) context.warp.pc[lane] = index;
+    },
+  };
+};
+
+/** trap aborts the launch on a GPU: here a finding, and the lanes that reach it stop. */
+const compileTrap: InstructionCompiler = (instruction) => {
+  if (instruction.opcode !== 'trap') return undefined;
+  return {
+    family: 'trap',
+    changesFlow: true,
+    execute(context, lanes) {
+      const [first] = lanes;
+      if (first !== undefined)
+        report(context, 'trap', 'the kernel executed trap: a GPU aborts the launch here', instruction.location, first); // prettier-ignore
+      for (const lane of lanes) context.warp.status[lane] = EXITED;
     },
   };
 };
@@ -82,6 +97,7 @@ const compileGridDependency: InstructionCompiler = (instruction) => {
 export const CONTROL_COMPILERS: readonly InstructionCompiler[] = [
   compileBranch,
   compileExit,
+  compileTrap,
   compileBarrier,
   compileGridDependency,
 ];

@@ -55,7 +55,7 @@ function memoryForm(instruction: Instruction, allowed: readonly string[] = []): 
 }
 
 /** Compiles `[base+offset]` into a per-lane address; symbols resolve in the access's state space. */
-function compileAddress(
+export function compileAddress(
   operand: Operand | undefined,
   symbols: SymbolTable,
   instruction: Instruction,
@@ -87,7 +87,7 @@ function elementsOf(operand: Operand | undefined): readonly Operand[] {
   return operand.kind === 'vector' ? operand.elements : [operand];
 }
 
-function checkAlignment(
+export function checkAlignment(
   context: ExecutionContext,
   lane: number,
   address: number,
