@@ -2,7 +2,7 @@ import type { BinaryOp, Expr, Stmt } from './body.js';
 import { ownField } from './json-shape.js';
 import { assertNever, isBinaryExpr, isUnaryExpr } from './ops.js';
 import { takeSnapshot } from './snapshot.js';
-import type { KernelSpec } from './spec.js';
+import type { KernelSpec, LaunchSpec } from './spec.js';
 
 const INFIX: Readonly<Record<BinaryOp, string>> = {
   add: '+', sub: '-', mul: '*', div: '/', rem: '%', and: '&', or: '|', xor: '^', shl: '<<', shr: '>>',
@@ -75,6 +75,12 @@ export function printBody(body: readonly Stmt[], indent = ''): string[] {
  * Appends printBody's lines for `body` to `lines`; with `starts`, also the 1-based line (in
  * `lines`) where each statement begins, in the order a pre-order walk meets them.
  */
+/** `, at most N registers` for a launch that caps them (PTX's `.maxnreg`), else nothing. */
+const registerCap = (launch: LaunchSpec): string => {
+  const cap = ownField(launch, 'maxRegisters');
+  return cap === undefined ? '' : `, at most ${cap} registers`;
+};
+
 function appendBody(
   body: readonly Stmt[],
   indent: string,
@@ -194,7 +200,7 @@ export function printAssembledKernelLines(spec: KernelSpec): PrintedKernel {
   const params = spec.params.map((param) => `${param.name}: ${param.type}`);
   const lines = [
     `kernel ${spec.id} v${spec.semanticVersion} ${spec.entryPoint}(${[...buffers, ...params].join(', ')})`,
-    `  workgroup ${spec.launch.workgroupSize}, grid (${spec.launch.grid.join(', ')})`,
+    `  workgroup ${spec.launch.workgroupSize}, grid (${spec.launch.grid.join(', ')})${registerCap(spec.launch)}`,
     ...(ownField(spec, 'scratch') ?? []).map(
       (buffer) =>
         `  scratch ${buffer.name}: ${buffer.element}[${buffer.length}] @${buffer.group}:${buffer.binding}`,
@@ -209,7 +215,7 @@ export function printAssembledKernelLines(spec: KernelSpec): PrintedKernel {
     const line = lines.length + 1;
     lines.push(
       `then ${stage.entryPoint}`,
-      `  workgroup ${stage.launch.workgroupSize}, grid (${stage.launch.grid.join(', ')})`,
+      `  workgroup ${stage.launch.workgroupSize}, grid (${stage.launch.grid.join(', ')})${registerCap(stage.launch)}`,
       ...stage.shared.map((array) => `  shared ${array.name}: ${array.element}[${array.length}]`),
     );
     const statements: number[] = [];

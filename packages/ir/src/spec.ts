@@ -82,7 +82,16 @@ export interface ScheduleKnob {
 export interface LaunchSpec {
   readonly workgroupSize: string;
   readonly grid: readonly [string, string, string];
+  /**
+   * PTX only: the most registers a thread may take (`.maxnreg`, MAX_REGISTERS_RANGE), so more
+   * workgroups fit an SM where a kernel waits on memory; WGSL has no such control. Absent: ptxas
+   * takes what it wants, up to 255.
+   */
+  readonly maxRegisters?: number;
 }
+
+/** The `launch.maxRegisters` values: ptxas's lower limit for `.maxnreg`, and its 255 a thread. */
+export const MAX_REGISTERS_RANGE = { min: 24, max: 255 } as const;
 
 /**
  * A read_write storage buffer the engine allocates for each launch of a multi-dispatch op (partial

@@ -610,6 +610,14 @@ describe('size expressions and launch', () => {
     expect(checkSpec(edit(affine, 'launch.grid[1]', 'max(1, workgroupSize / 32)'))).toEqual([]);
   });
 
+  it('takes a register cap in [24, 255] registers, a whole number', () => {
+    expect(checkSpec(edit(affine, 'launch.maxRegisters', 96))).toEqual([]);
+    for (const bad of [23, 256, 95.5, '96', null])
+      expect(issueAt(edit(affine, 'launch.maxRegisters', bad), 'launch.maxRegisters')).toMatch(
+        /must be an integer in \[24, 255\]/,
+      );
+  });
+
   it('requires exactly three grid entries', () => {
     expect(issueAt(edit(affine, 'launch.grid', ['n', '1']), 'launch.grid')).toMatch(/3 entries/);
   });

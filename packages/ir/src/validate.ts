@@ -11,6 +11,7 @@ import {
 } from './size-expression.js';
 import {
   BUFFER_ACCESSES,
+  MAX_REGISTERS_RANGE,
   TARGET_KIND_PATTERN,
   TARGET_KIND_RULE,
   type BufferAccess,
@@ -236,9 +237,13 @@ function checkLaunch(
   sizeNames: ReadonlySet<string>,
   issues: IssueCollector,
 ): void {
-  const launch = issues.record(value, path, ['workgroupSize', 'grid']);
+  const launch = issues.record(value, path, ['workgroupSize', 'grid', 'maxRegisters']);
   if (launch === undefined) return;
   checkSizeExpression(launch['workgroupSize'], joinPath(path, 'workgroupSize'), knobs, issues);
+  if (Object.hasOwn(launch, 'maxRegisters')) {
+    const { min, max } = MAX_REGISTERS_RANGE;
+    issues.integer(launch['maxRegisters'], joinPath(path, 'maxRegisters'), min, max);
+  }
   const gridPath = joinPath(path, 'grid');
   const grid = issues.array(launch['grid'], gridPath);
   if (grid !== undefined && grid.length !== 3)

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { ValidationError, blake3Hex, evaluateSizeExpression } from '@forge/ir';
 import { CATALOG, rmsnorm, affineF32 } from '@forge/ir/kernels';
 import { emitPtx } from './emit.js';
-import { assemblePtx } from './ptxas.js';
+import { printPtxIr } from './printed-ir.js';
+import { assemblePtx, entryRegisters } from './ptxas.js';
 import { ptxTarget, PTX_VERSIONS } from './targets.js';
 import { PTX_ARCHS } from './targets.js';
 
@@ -67,6 +68,24 @@ describe('launch metadata', () => {
     expect(launch.sharedBytes).toBe(32);
     expect(launch.workgroupSize).toEqual([256, 1, 1]);
     expect(launch.grid).toEqual(['rows', '1', '1']);
+  });
+
+  it('caps a dispatch at its launch.maxRegisters with .maxnreg, and says so in the printed IR', () => {
+    const q4k = CATALOG.get('q4k-gemv')?.spec;
+    if (q4k === undefined) throw new Error('no q4k-gemv');
+    expect(q4k.stages?.[0]?.launch.maxRegisters).toBe(96);
+    const shader = emitPtx(q4k, {}, ptxTarget('sm_90'));
+    const [quantize = '', rows = ''] = shader.source.split('.visible .entry ').slice(1);
+    expect(quantize).not.toContain('.maxnreg');
+    expect(rows).toContain('.minnctapersm 1\n.maxnreg 96\n{');
+    const result = assemblePtx(shader.source, 'sm_90');
+    expect(entryRegisters(result, 'q4k_gemv_rows')).toBeLessThanOrEqual(96);
+    expect(result.spillStores + result.spillLoads).toBe(0);
+    expect(printPtxIr(q4k, {}, ptxTarget('sm_90')).text).toContain(', at most 96 registers\n');
+    // Without a cap there is no .maxnreg: ptxas takes what it wants.
+    const q6k = CATALOG.get('q6k-gemv')?.spec;
+    expect(q6k?.stages?.[0]?.launch.maxRegisters).toBeUndefined();
+    expect(emitPtx(q6k ?? rmsnorm.spec, {}, ptxTarget('sm_90')).source).not.toContain('.maxnreg');
   });
 
   it('binds schedule knobs into grid expressions that engines can evaluate', () => {

@@ -142,6 +142,8 @@ function renderEntry(
     // As __launch_bounds__(n, 1): without it ptxas caps registers to fit several workgroups an SM
     // (64 a thread at 256 threads) and spills rather than exceed that.
     '.minnctapersm 1',
+    // A cap the spec asks for, so more workgroups fit an SM (ptxas spills past it, if it must).
+    ...(spec.launch.maxRegisters === undefined ? [] : [`.maxnreg ${spec.launch.maxRegisters}`]),
     '{',
     ...writer.registers.declarations().map((line) => `\t${line}`),
     ...shared,

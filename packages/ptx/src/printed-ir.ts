@@ -65,10 +65,14 @@ export function printLowered(
     if (dispatch === undefined) throw new Error(`line info: dispatch ${index} was not lowered`);
     return dispatch;
   };
-  const launchOf = ({ launch }: LoweredDispatch): KernelSpec['launch'] => ({
-    workgroupSize: String(launch.workgroupSize[0]),
-    grid: launch.grid,
-  });
+  const launchOf = ({ view, launch }: LoweredDispatch): KernelSpec['launch'] => {
+    const { maxRegisters } = view.launch;
+    return {
+      workgroupSize: String(launch.workgroupSize[0]),
+      grid: launch.grid,
+      ...(maxRegisters === undefined ? {} : { maxRegisters }),
+    };
+  };
   const scratch = launchScratch(spec, schedule);
   // Own fields only, as kernelDispatches reads them: a polluted prototype adds no stage.
   const stages = ownValue(spec, 'stages')?.map((stage, index) => ({

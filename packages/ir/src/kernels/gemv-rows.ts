@@ -84,6 +84,8 @@ export interface RowsGemvKernel {
    * the scales alone, and n_in need not be a multiple of 128 (the sums' 16-byte stores need it).
    */
   readonly xSums?: boolean;
+  /** Whether the row dispatch keeps to ROWS_MAX_REGISTERS (default true): false where it spills. */
+  readonly capRegisters?: boolean;
 }
 
 /**
@@ -100,6 +102,12 @@ export const ROWS_PER_WARP = 2;
 // At most 256 threads: ptxas then has 255 registers a thread to keep a step's loads in flight (at
 // 1024 threads it has 64, and spills).
 const GROUP_SIZES: KnobBounds = { min: 32, max: 256, multipleOf: 32 };
+// Registers a row-streaming thread may take: 20 warps an SM where 112-127 allowed 16; ptxas fits
+// the q4k, q4k-swiglu, q6k-soa and q8_0 row steps in it without spilling (80 spills; q6k-gemv
+// spills 12 bytes at 96 on sm_75 and sm_80, so it keeps its 127). Where the grid takes several
+// waves that is more loads in flight: H200 model, q4k-swiglu-gemv 4096 -> 14336 17.77 -> 16.70 µs,
+// q4k-gemv 9.59 -> 8.84 µs; one wave (n_out 4096, 6144) is unchanged.
+const ROWS_MAX_REGISTERS = 96;
 // A warp a workgroup: each thread's group is a dependent chain, so spreading them over SMs beats
 // sharing one SM's issue (H200 model at n_in 4096: 1.01 µs against 1.21 at 128 threads).
 const QUANTIZE_THREADS = 32;
@@ -149,6 +157,7 @@ function buildRowsGemvKernel(
           shared: [],
           launch: {
             workgroupSize: 'workgroupSize',
+            ...(kernel.capRegisters === false ? {} : { maxRegisters: ROWS_MAX_REGISTERS }),
             // WebGPU caps a grid dimension at 65535 workgroups; more rows run as a grid-stride loop.
             grid: [`min(ceil_div(n_out, workgroupSize / 32 * ${rowsPerWarp}), 65535)`, '1', '1'],
           },

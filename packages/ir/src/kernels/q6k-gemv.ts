@@ -190,7 +190,7 @@ function rowSteps(
 
 /** Catalog kernel `q6k-gemv` (`n_in` a multiple of 256). */
 export const q6kGemv = rowsGemvKernel(
-  { id: 'q6k-gemv', semanticVersion: 3, type: 'q6_K', row },
+  { id: 'q6k-gemv', semanticVersion: 3, type: 'q6_K', row, capRegisters: false },
   'in native GGUF Q6_K blocks',
   {
     offsetHeadroom: 4 * SECTOR_WORDS,
