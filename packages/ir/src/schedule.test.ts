@@ -12,6 +12,7 @@ import {
   type TargetLimits,
 } from './schedule.js';
 import type { KernelSpec, KnobBounds, ScheduleKnob, SharedDecl } from './spec.js';
+import { validateSpec } from './validate.js';
 
 const affine = getKernel('affine-f32').spec;
 const rmsnorm = getKernel('rmsnorm').spec;
@@ -84,6 +85,24 @@ describe('resolveSchedule', () => {
     expect(issues).toEqual([
       { path: 'schedule.workgroupSize', message: expect.stringMatching(message) },
     ]);
+  });
+
+  it('checks a register cap once the knobs are bound: within [24, 255]', () => {
+    const capped = validateSpec({
+      ...affine,
+      launch: { ...affine.launch, maxRegisters: 'workgroupSize / 2' },
+    });
+    expect(resolveSchedule(capped, 'ptx', { workgroupSize: 256 })).toEqual({ workgroupSize: 256 });
+    for (const [workgroupSize, registers] of [
+      [32, 16],
+      [512, 256],
+    ])
+      expect(issuesOf(() => resolveSchedule(capped, 'ptx', { workgroupSize }))).toEqual([
+        {
+          path: 'launch.maxRegisters',
+          message: `${registers} registers a thread is outside [24, 255]`,
+        },
+      ]);
   });
 
   it('checks bounds per target', () => {

@@ -9,6 +9,7 @@ import { describeJson, isRecord, joinPath, ownField } from './json-shape.js';
 import { assertNever } from './ops.js';
 import { takeSnapshot } from './snapshot.js';
 import {
+  MAX_REGISTERS_RANGE,
   TARGET_KIND_PATTERN,
   TARGET_KIND_RULE,
   type KernelSpec,
@@ -157,6 +158,16 @@ export function resolveSchedule(
       sharedBytes += length * ELEMENT_BYTES[array.element];
     });
     launch.grid.forEach((axis, index) => bind(axis, `${path}launch.grid[${index}]`));
+    const cap = ownField(launch, 'maxRegisters');
+    if (cap !== undefined) {
+      const registers = evaluate(cap, `${path}launch.maxRegisters`);
+      const { min, max } = MAX_REGISTERS_RANGE;
+      if (!(registers >= min && registers <= max))
+        issues.push({
+          path: `${path}launch.maxRegisters`,
+          message: `${registers} registers a thread is outside [${min}, ${max}]`,
+        });
+    }
     if (sharedBytes > limits.maxSharedBytes) {
       issues.push({
         path: `${path}shared`,

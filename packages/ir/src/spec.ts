@@ -83,11 +83,11 @@ export interface LaunchSpec {
   readonly workgroupSize: string;
   readonly grid: readonly [string, string, string];
   /**
-   * PTX only: the most registers a thread may take (`.maxnreg`, MAX_REGISTERS_RANGE), so more
-   * workgroups fit an SM where a kernel waits on memory; WGSL has no such control. Absent: ptxas
-   * takes what it wants, up to 255.
+   * PTX only: the most registers a thread may take (`.maxnreg`), a size expression over schedule
+   * knobs that must come to a value in MAX_REGISTERS_RANGE, so more workgroups fit an SM where a
+   * kernel waits on memory; WGSL has no such control. Absent: ptxas takes what it wants, up to 255.
    */
-  readonly maxRegisters?: number;
+  readonly maxRegisters?: string;
 }
 
 /** The `launch.maxRegisters` values: ptxas's lower limit for `.maxnreg`, and its 255 a thread. */

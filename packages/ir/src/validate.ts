@@ -11,7 +11,6 @@ import {
 } from './size-expression.js';
 import {
   BUFFER_ACCESSES,
-  MAX_REGISTERS_RANGE,
   TARGET_KIND_PATTERN,
   TARGET_KIND_RULE,
   type BufferAccess,
@@ -240,10 +239,9 @@ function checkLaunch(
   const launch = issues.record(value, path, ['workgroupSize', 'grid', 'maxRegisters']);
   if (launch === undefined) return;
   checkSizeExpression(launch['workgroupSize'], joinPath(path, 'workgroupSize'), knobs, issues);
-  if (Object.hasOwn(launch, 'maxRegisters')) {
-    const { min, max } = MAX_REGISTERS_RANGE;
-    issues.integer(launch['maxRegisters'], joinPath(path, 'maxRegisters'), min, max);
-  }
+  // Its value's range is checked where the schedule is bound (resolveSchedule).
+  if (Object.hasOwn(launch, 'maxRegisters'))
+    checkSizeExpression(launch['maxRegisters'], joinPath(path, 'maxRegisters'), knobs, issues);
   const gridPath = joinPath(path, 'grid');
   const grid = issues.array(launch['grid'], gridPath);
   if (grid !== undefined && grid.length !== 3)

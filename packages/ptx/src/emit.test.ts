@@ -73,7 +73,7 @@ describe('launch metadata', () => {
   it('caps a dispatch at its launch.maxRegisters with .maxnreg, and says so in the printed IR', () => {
     const q4k = CATALOG.get('q4k-gemv')?.spec;
     if (q4k === undefined) throw new Error('no q4k-gemv');
-    expect(q4k.stages?.[0]?.launch.maxRegisters).toBe(96);
+    expect(q4k.stages?.[0]?.launch.maxRegisters).toBe('96');
     const shader = emitPtx(q4k, {}, ptxTarget('sm_90'));
     const [quantize = '', rows = ''] = shader.source.split('.visible .entry ').slice(1);
     expect(quantize).not.toContain('.maxnreg');

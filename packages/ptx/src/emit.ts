@@ -143,7 +143,9 @@ function renderEntry(
     // (64 a thread at 256 threads) and spills rather than exceed that.
     '.minnctapersm 1',
     // A cap the spec asks for, so more workgroups fit an SM (ptxas spills past it, if it must).
-    ...(spec.launch.maxRegisters === undefined ? [] : [`.maxnreg ${spec.launch.maxRegisters}`]),
+    ...(spec.launch.maxRegisters === undefined
+      ? []
+      : [`.maxnreg ${evaluateSizeExpression(spec.launch.maxRegisters, schedule)}`]),
     '{',
     ...writer.registers.declarations().map((line) => `\t${line}`),
     ...shared,

@@ -70,7 +70,9 @@ export function printLowered(
     return {
       workgroupSize: String(launch.workgroupSize[0]),
       grid: launch.grid,
-      ...(maxRegisters === undefined ? {} : { maxRegisters }),
+      ...(maxRegisters === undefined
+        ? {}
+        : { maxRegisters: String(evaluateSizeExpression(maxRegisters, schedule)) }),
     };
   };
   const scratch = launchScratch(spec, schedule);

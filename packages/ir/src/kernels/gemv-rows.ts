@@ -157,7 +157,7 @@ function buildRowsGemvKernel(
           shared: [],
           launch: {
             workgroupSize: 'workgroupSize',
-            ...(kernel.capRegisters === false ? {} : { maxRegisters: ROWS_MAX_REGISTERS }),
+            ...(kernel.capRegisters === false ? {} : { maxRegisters: `${ROWS_MAX_REGISTERS}` }),
             // WebGPU caps a grid dimension at 65535 workgroups; more rows run as a grid-stride loop.
             grid: [`min(ceil_div(n_out, workgroupSize / 32 * ${rowsPerWarp}), 65535)`, '1', '1'],
           },

@@ -43,9 +43,7 @@ export function partialAt(
   };
 }
 
-/** Splits whose acc values a lane loads with the stats, before any is used: one round trip. */
-const FIRST_LOADS = 32;
-/** Splits the combine loads at a time past the first FIRST_LOADS, before it sums them. */
+/** Splits whose values the combine loads under one guard; every batch is loaded before any sum. */
 const COMBINE_LOADS = 8;
 
 /**
@@ -77,8 +75,9 @@ export const SDPA_MAX_SPLITS = 64;
  * `used` splits that had positions (a visible range is never empty, so the sum is > 0). A workgroup
  * is one warp and 32 dims of one query head: the lanes weigh the splits (lane s takes splits s,
  * s + 32), warp reductions give M* and the sum, the weights go to shared memory, and each lane then
- * sums its dim over the splits: one load and one fma a split. The first FIRST_LOADS splits' values
- * are loaded with the stats, so at the default 32 splits the combine waits for memory once.
+ * sums its dim over the splits: one load and one fma a split. Every split's value is loaded with
+ * the stats (batches past the `splits` knob pruned, past `used` skipped), so the combine waits for
+ * memory once.
  */
 function combineBody(b: SdpaBuilder, quantize: boolean): void {
   const splits = b.schedule('splits');
@@ -116,8 +115,8 @@ function combineBody(b: SdpaBuilder, quantize: boolean): void {
     const [m, l] = b.loadVector('partials', where, [`stat${k}_m`, `stat${k}_l`]);
     return { s, used: inUse, m: m as Expr<'f32'>, l: l as Expr<'f32'> };
   });
-  // The first FIRST_LOADS splits' values, COMBINE_LOADS a batch: a batch past `used` loads nothing.
-  const firstBatches = Array.from({ length: FIRST_LOADS / COMBINE_LOADS }, (_, g) => {
+  // Every split's value, COMBINE_LOADS a batch: a batch past `used` loads nothing.
+  const batches = Array.from({ length: SDPA_MAX_SPLITS / COMBINE_LOADS }, (_, g) => {
     const batch = `first${g}`;
     const splitOf = (u: number) => u32(g * COMBINE_LOADS + u);
     if (g === 0) return Array.from({ length: COMBINE_LOADS }, (_, u) => read(b, batch, splitOf(u), u)); // prettier-ignore
@@ -127,9 +126,12 @@ function combineBody(b: SdpaBuilder, quantize: boolean): void {
       from: fromOf(b, batch, splitOf(u), u),
       value: b.let(`${batch}_value${u}`, 0, 'f32'),
     }));
-    b.if(lt(u32(g * COMBINE_LOADS), used), (load) => {
-      for (const { from, value } of reads) load.assign(value, valueAt(load, from));
-    });
+    // Batches past the `splits` knob are pruned when the schedule is bound; the rest past `used` skip.
+    b.if(lt(u32(g * COMBINE_LOADS), splits), (known) =>
+      known.if(lt(u32(g * COMBINE_LOADS), used), (load) => {
+        for (const { from, value } of reads) load.assign(value, valueAt(load, from));
+      }),
+    );
     return reads;
   });
   const laneMost = b.let('lane_most', SDPA_NO_SCORE, 'f32');
@@ -151,23 +153,19 @@ function combineBody(b: SdpaBuilder, quantize: boolean): void {
   b.if(lt(d, headDim), (inside) => {
     const acc = inside.let('acc', 0, 'f32');
     // A batch's weights loaded, then its splits summed in split order.
-    const sum = (into: SdpaBuilder, reads: (typeof firstBatches)[number]) => {
+    const sum = (into: SdpaBuilder, reads: (typeof batches)[number]) => {
       const weights = reads.map(({ batch, from }, u) => into.let(`${batch}_weight${u}`, into.load('weights', from))); // prettier-ignore
       reads.forEach(({ s, value }, u) =>
         into.assign(acc, select(lt(s, used), fma(value, weights[u] as Expr<'f32'>, acc), acc)),
       );
     };
-    firstBatches.forEach((reads, g) => {
+    batches.forEach((reads, g) => {
       if (g === 0) sum(inside, reads);
-      else inside.if(lt(u32(g * COMBINE_LOADS), used), (more) => sum(more, reads));
+      else
+        inside.if(lt(u32(g * COMBINE_LOADS), splits), (known) =>
+          known.if(lt(u32(g * COMBINE_LOADS), used), (more) => sum(more, reads)),
+        );
     });
-    // More splits than FIRST_LOADS: COMBINE_LOADS at a time, loaded before they are summed.
-    inside.for('s_acc', { start: FIRST_LOADS, end: used, step: COMBINE_LOADS }, (loop, first) =>
-      sum(
-        loop,
-        Array.from({ length: COMBINE_LOADS }, (_, u) => read(loop, 'acc', add(first, u), u)),
-      ),
-    );
     if (result === undefined) inside.store('out', add(mul(head, headDim), d), div(acc, total));
     else {
       inside.assign(result, div(acc, total));

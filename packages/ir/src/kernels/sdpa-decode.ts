@@ -62,18 +62,19 @@ import type { SdpaCache } from './sdpa-shape.js';
 // one pass (two at head_dim 256), warp 0's first, into (M, L, acc).
 // Split (FlashDecoding): the visible range is cut into `splits` chunks of whole tiles, one per
 // grid row y, so few heads still fill the GPU; each workgroup stores its (M, L, acc) in scratch and
-// a second dispatch, `combine`, merges a query head's splits (every stats load and the first 32
-// splits' values in one round trip, any more 8 a round trip) and writes out = acc* / L*.
+// a second dispatch, `combine`, merges a query head's splits (every stats load and value in one
+// round trip) and writes out = acc* / L*.
 // The default of 32 splits is fixed (a knob's default cannot depend on the shape), so n_kv decides
 // how many are used: a split takes at least a tile a warp (twice that at 8 heads, whose q staging
 // and fold cost twice as much): 128 positions by default, so the grid has min(splits, ceil(n_kv /
 // 128)) rows (2 at n_kv 256, 8 at 1024, 32 from 4096: 32/8 heads then fill 256 workgroups, 8/2
 // heads 64); under a window the rows past the visible range exit at once.
 // K and V are read once, in ≥ 95% efficient sectors. H200 timing model, 32/8 heads, head_dim 128,
-// default schedule (main + combine): n_kv 256 6.04 + 0.90 µs, 1024 6.15 + 1.02, 4096 8.11 + 2.58
-// (35% of DRAM bandwidth, 8 warps/SM; 9.35 before the pipelined stage, 12.4 before the 4-position
-// p·V trips, the one-pass fold and the interleaved reductions), 32768 48.3 + 2.66 (56%, bound by
-// the shared data path; was 58.2); 8/2 heads at 4096 6.15 + 2.02 µs. Short ranges stay latency-
+// default schedule (main + combine): n_kv 256 6.04 + 0.72 µs, 1024 6.15 + 0.86, 4096 8.87 + 1.10
+// (35% of DRAM bandwidth, 160 registers, 8 warps/SM), 8192 14.69 + 1.10, 32768 48.30 + 1.10
+// (57%); 8/2 heads at 4096 6.15 + 2.02 µs. 64 splits would fill one wave at 8192 only at 128
+// registers, which spills on sm_75, sm_80 and for f32; without the cap they take two waves
+// (16.36 + 1.74 µs at 8192). Short ranges stay latency-
 // bound: one tile a warp, whose dot and p·V steps wait on shared loads (4 LSU issue cycles each, q
 // broadcast a piece per head); the q broadcasts are also most of the shared wavefronts that bind
 // long ranges.
