@@ -96,7 +96,7 @@ describe('resolveSchedule', () => {
     for (const [workgroupSize, registers] of [
       [32, 16],
       [512, 256],
-    ])
+    ] as const)
       expect(issuesOf(() => resolveSchedule(capped, 'ptx', { workgroupSize }))).toEqual([
         {
           path: 'launch.maxRegisters',
