@@ -130,6 +130,7 @@ function typeOf(name, layers) {
     let total = 0;
     let dispatches = 0;
     for (const launch of plan.launches) {
+      if (!llama.runsAt(launch, position)) continue;
       const sequence = launchEstimate(launch, position);
       dispatches += sequence.dispatches.length;
       total += sequence.seconds;

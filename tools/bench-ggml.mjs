@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as kernels from '../packages/ir/dist/kernels/index.js';
-import { shapeAt } from '../packages/llama/dist/index.js';
+import { runsAt, shapeAt } from '../packages/llama/dist/index.js';
 import {
   GPUS,
   estimateSequence,
@@ -367,6 +367,8 @@ export function ggmlDecodeStep(ggml, gpu, plan, position, forgeSeconds) {
     return cache.get(key);
   };
   for (const launch of plan.launches) {
+    // llama.cpp runs one attention a layer: the launch Forge runs at this position stands for it.
+    if (!runsAt(launch, position)) continue;
     const shape = shapeAt(launch, position);
     const mmvq = MMVQ_FOR[launch.kernel];
     if (mmvq !== undefined) {

@@ -62,7 +62,8 @@ function declaredNames(spec: KernelSpec): string[] {
       ) {
         names.push(node['name']);
       }
-      if (op === 'load_vector' && Array.isArray(node['names']))
+      // load_vector and mma declare several locals at once.
+      if ((op === 'load_vector' || op === 'mma') && Array.isArray(node['names']))
         for (const name of node['names']) if (typeof name === 'string') names.push(name);
       Object.values(node).forEach(visit);
     }

@@ -20,10 +20,12 @@ export {
   type TensorType,
 } from './model.js';
 export {
+  ATTENTION_LONG_FROM,
   buildDecodePlan,
   DEFAULT_MAX_CONTEXT,
   planBytes,
   paramsAt,
+  runsAt,
   shapeAt,
   GET_ROWS_KERNELS,
   MATVEC_KERNELS,
@@ -31,6 +33,7 @@ export {
   type DecodePlan,
   type DecodePlanOptions,
   type KvCache,
+  type LaunchPositions,
   type PlanBuffer,
   type PlanLaunch,
 } from './plan.js';

@@ -20,17 +20,20 @@ export interface DecodeCase {
   readonly kv: KvCache;
   readonly bound: number;
   readonly steps: number;
+  /** Where attention switches to its long-range launch (DecodePlanOptions); past the tiny cache's 64 by default. */
+  readonly attentionLongFrom?: number;
 }
 
 /** The prompt; later steps feed back the decoder's own argmax, as `forge decode --generate` does. */
 export const PROMPT = [1, 17, 42, 200];
 
 export const F32_MODEL_F32_KV: DecodeCase = {
-  name: 'F32 model, f32 KV',
+  name: 'F32 model, f32 KV, long-range attention from position 8',
   file: () => fixturePath('f32'),
   kv: 'f32',
   bound: 1e-8,
   steps: 16,
+  attentionLongFrom: 8,
 };
 export const F32_MODEL_F16_KV: DecodeCase = {
   name: 'F32 model, f16 KV',
@@ -40,11 +43,12 @@ export const F32_MODEL_F16_KV: DecodeCase = {
   steps: 16,
 };
 export const QUANTIZED_MODEL: DecodeCase = {
-  name: 'Q4_K/Q6_K/Q8_0/F16 model, f16 KV',
+  name: 'Q4_K/Q6_K/Q8_0/F16 model, f16 KV, long-range attention from position 8',
   file: () => fixturePath('q'),
   kv: 'f16',
   bound: 1e-4,
   steps: 16,
+  attentionLongFrom: 8,
 };
 /** Without output.weight: the logits come from token_embd (tied embeddings). */
 export const TIED_MODEL: DecodeCase = {
@@ -79,7 +83,13 @@ export function decodeSuite(
           { ...referenceModel, hparams: { ...referenceModel.hparams, ropeMode: 'neox' } },
           { kv: entry.kv },
         );
-        const decoder = await openDecoder(model, { target, kv: entry.kv, features });
+        const { attentionLongFrom } = entry;
+        const decoder = await openDecoder(model, {
+          target,
+          kv: entry.kv,
+          features,
+          ...(attentionLongFrom === undefined ? {} : { attentionLongFrom }),
+        });
         const errors: number[] = [];
         let ropeDistance = 0;
         let token = PROMPT[0] ?? 0;

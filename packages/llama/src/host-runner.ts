@@ -13,7 +13,7 @@ import {
   type StepResult,
 } from './decoder.js';
 import type { LlamaModel } from './model.js';
-import { paramsAt, planBytes, type DecodePlan, type PlanLaunch } from './plan.js';
+import { paramsAt, planBytes, runsAt, type DecodePlan, type PlanLaunch } from './plan.js';
 
 /** Runs one launch in place on its buffers with the step's params. */
 type LaunchRunner = (
@@ -113,7 +113,8 @@ export function openHostDecoder(
       checkStep(plan, model.hparams.nVocab, cached, token, position);
       const start = performance.now();
       array(plan.io.token)[0] = token;
-      for (const { launch, buffers, run } of launches) run(buffers, paramsAt(launch, position));
+      for (const { launch, buffers, run } of launches)
+        if (runsAt(launch, position)) run(buffers, paramsAt(launch, position));
       cached = position + 1;
       return {
         position,

@@ -13,6 +13,8 @@ export interface OpenDecoderOptions {
   readonly kv: KvCache;
   /** Positions the KV cache holds; the model's context length, at most DEFAULT_MAX_CONTEXT, when omitted. */
   readonly maxCtx?: number;
+  /** The position from which attention takes its long-range schedule (DecodePlanOptions). */
+  readonly attentionLongFrom?: number;
   /** ptx-sim: the PTX architecture to emit and simulate (`sm_80` when omitted). */
   readonly arch?: string;
   /** wgsl: WGSL features to emit for and enable on the device (`f16`, `subgroups`). */
@@ -31,14 +33,18 @@ export async function openDecoder(
   options: OpenDecoderOptions,
 ): Promise<Decoder> {
   await ready();
-  const { target, kv, maxCtx, arch, features, gpu } = options;
+  const { target, kv, maxCtx, attentionLongFrom, arch, features, gpu } = options;
+  const planOptions = {
+    kv,
+    ...(maxCtx === undefined ? {} : { maxCtx }),
+    ...(attentionLongFrom === undefined ? {} : { attentionLongFrom }),
+  };
   if (target === 'wgsl')
     return openWebGpuModel(model, {
-      kv,
-      ...(maxCtx === undefined ? {} : { maxCtx }),
+      ...planOptions,
       ...(features === undefined ? {} : { features }),
       ...(gpu === undefined ? {} : { gpu }),
     });
-  const plan = buildDecodePlan(model, { kv, ...(maxCtx === undefined ? {} : { maxCtx }) });
+  const plan = buildDecodePlan(model, planOptions);
   return openHostDecoder(model, plan, target, arch === undefined ? {} : { arch });
 }

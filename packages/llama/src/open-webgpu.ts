@@ -10,6 +10,8 @@ export interface OpenWebGpuModelOptions {
   readonly kv: KvCache;
   /** Positions the KV cache holds; the model's context length, at most DEFAULT_MAX_CONTEXT, when omitted. */
   readonly maxCtx?: number;
+  /** The position from which attention takes its long-range schedule (DecodePlanOptions). */
+  readonly attentionLongFrom?: number;
   /** WGSL features to emit for and enable on the device (`f16`, `subgroups`). */
   readonly features?: readonly string[];
   /** The WebGPU entry point (a browser's `navigator.gpu`); Dawn's in Node when omitted. */
@@ -28,6 +30,9 @@ export async function openWebGpuModel(
   const plan = buildDecodePlan(model, {
     kv: options.kv,
     ...(options.maxCtx === undefined ? {} : { maxCtx: options.maxCtx }),
+    ...(options.attentionLongFrom === undefined
+      ? {}
+      : { attentionLongFrom: options.attentionLongFrom }),
   });
   const features = options.features ?? [];
   const { openWebGpu } = await import('@forge/wgsl/runner');

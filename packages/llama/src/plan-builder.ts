@@ -3,10 +3,17 @@
 import { ForgeError, evaluateSizeExpression, type KernelSpec, type Schedule } from '@forge/ir';
 import { getKernel, type Shape } from '@forge/ir/kernels';
 import { ModelError, type LlamaModel, type TensorType } from './model.js';
-import type { BufferRole, PlanBuffer, PlanLaunch } from './plan.js';
+import type { BufferRole, LaunchPositions, PlanBuffer, PlanLaunch } from './plan.js';
 import { SWIGLU_KERNELS } from './tensor-roles.js';
 
 /** Builds a plan incrementally, checking each launch's buffers against the kernel's own sizes. */
+/** A launch's fields past its kernel, shape, buffers and schedule: see PlanLaunch. */
+interface LaunchExtras {
+  readonly positionOffsets?: Record<string, number>;
+  readonly params?: Record<string, number>;
+  readonly positions?: LaunchPositions;
+}
+
 export class PlanBuilder {
   readonly buffers = new Map<string, PlanBuffer>();
   readonly launches: PlanLaunch[] = [];
@@ -51,7 +58,7 @@ export class PlanBuilder {
     shape: Shape,
     buffers: Record<string, string>,
     quantized: { readonly x: string; readonly nIn: number },
-    extras: { positionOffsets?: Record<string, number>; params?: Record<string, number> } = {},
+    extras: LaunchExtras = {},
     schedule: Schedule = {},
   ): void {
     const names = { x_quant: `${quantized.x}.x_quant`, x_factors: `${quantized.x}.x_factors` };
@@ -98,7 +105,7 @@ export class PlanBuilder {
     kernelId: string,
     shape: Shape,
     buffers: Readonly<Record<string, string>>,
-    extras: { positionOffsets?: Record<string, number>; params?: Record<string, number> } = {},
+    extras: LaunchExtras = {},
     schedule: Schedule = {},
   ): void {
     const kernel = getKernel(kernelId);
@@ -152,6 +159,7 @@ export class PlanBuilder {
       positionOffsets,
       paramOverrides: extras.params ?? {},
       schedule,
+      ...(extras.positions === undefined ? {} : { positions: extras.positions }),
       buffers: { ...buffers, ...shared?.buffers },
       firstDispatch: shared?.firstDispatch ?? 0,
     });

@@ -11,6 +11,7 @@ import {
   planBytes,
   paramsAt,
   readLlamaModel,
+  runsAt,
   shapeAt,
 } from './index.js';
 import { fixturePath, writeEditedModel } from './model-files.test-support.js';
@@ -256,6 +257,37 @@ describe('buildDecodePlan', () => {
       Math.min(p.contextLength, DEFAULT_MAX_CONTEXT),
     );
     expect(buildDecodePlan(huge, { kv: 'f16', maxCtx: 8192 }).maxCtx).toBe(8192);
+  });
+
+  it('runs attention on a short-range schedule below attentionLongFrom and a long-range one from it on', async () => {
+    const model = await readLlamaModel(fixturePath('q'));
+    const attention = (plan: ReturnType<typeof buildDecodePlan>) =>
+      plan.launches.filter((launch) => launch.label.startsWith('blk.0.attention'));
+    const split = buildDecodePlan(model, { kv: 'f16', attentionLongFrom: 8 });
+    const [short, long] = attention(split);
+    expect(attention(split)).toHaveLength(2);
+    // 2 warps and up to 2 heads a workgroup on short ranges; the kernel's default warps on long.
+    expect(short).toMatchObject({
+      label: 'blk.0.attention.short',
+      kernel: 'sdpa-decode-quantize',
+      positions: { below: 8 },
+      schedule: { warps: 2, heads: 2 },
+    });
+    expect(long).toMatchObject({ label: 'blk.0.attention.long', positions: { from: 8 } });
+    expect(long?.schedule).toEqual({ heads: 2, splits: short?.schedule['splits'] });
+    // Exactly one of them runs at each step.
+    for (const position of [0, 7, 8, 63])
+      expect(attention(split).filter((launch) => runsAt(launch, position))).toHaveLength(1);
+    expect(short !== undefined && runsAt(short, 7) && !runsAt(short, 8)).toBe(true);
+    // A cache shorter than the switch holds short ranges only: one launch, every step.
+    const [only, ...rest] = attention(buildDecodePlan(model, { kv: 'f16' }));
+    expect(rest).toEqual([]);
+    expect(only).toMatchObject({ label: 'blk.0.attention', schedule: { warps: 2, heads: 2 } });
+    expect(only?.positions).toBeUndefined();
+    for (const bad of [0, 2.5, Number.NaN])
+      expect(() => buildDecodePlan(model, { kv: 'f16', attentionLongFrom: bad })).toThrow(
+        new RegExp(`attentionLongFrom: ${bad} is not a positive whole number`),
+      );
   });
 
   it("refuses a plan past the CPU engines' memory limit in one line giving the bytes, before allocating", async () => {

@@ -64,6 +64,11 @@ export interface PlanLaunch {
   readonly paramOverrides: Readonly<Record<string, number>>;
   readonly schedule: Schedule;
   /**
+   * The steps it runs at, `from` ≤ position < `below` (a bound absent: open); absent, every step.
+   * Decode attention has a launch for short ranges and one for long ones (see runsAt).
+   */
+  readonly positions?: LaunchPositions;
+  /**
    * Kernel buffer name → plan buffer name; a scratch buffer is named too where launches share it
    * (see `firstDispatch`), else the runner allocates it.
    */
@@ -74,6 +79,18 @@ export interface PlanLaunch {
    * and up), so only its later dispatches run.
    */
   readonly firstDispatch: number;
+}
+
+/** The positions a launch runs at: `from` ≤ position < `below`. */
+export interface LaunchPositions {
+  readonly from?: number;
+  readonly below?: number;
+}
+
+/** Whether `launch` runs at the step at `position`. */
+export function runsAt(launch: PlanLaunch, position: number): boolean {
+  const { from = 0, below = Number.POSITIVE_INFINITY } = launch.positions ?? {};
+  return position >= from && position < below;
 }
 
 /** A whole decode step: allocate `buffers`, then per step write `token` and run `launches` in order. */
@@ -98,7 +115,19 @@ export interface DecodePlanOptions {
   readonly kv: KvCache;
   /** Positions to cache; the model's context length, at most DEFAULT_MAX_CONTEXT, when omitted. */
   readonly maxCtx?: number;
+  /**
+   * The position from which decode attention takes its long-range schedule
+   * (ATTENTION_LONG_FROM when omitted); the steps before it take the short-range one.
+   */
+  readonly attentionLongFrom?: number;
 }
+
+/**
+ * Where decode attention switches schedules (n_kv = position + 1). H200 timing model, Llama-3-8B's
+ * 32/8 heads of 128, main + combine, 2 warps and 2 heads a workgroup against 4 and 4: n_kv 256
+ * 5.28 / 6.76 µs, 1024 5.77 / 7.01, 2048 7.11 / 7.40, 2560 11.23 / 9.86, 4096 11.14 / 9.97.
+ */
+export const ATTENTION_LONG_FROM = 2048;
 
 /**
  * Positions the KV cache holds when none are asked for: a file's `context_length` is a claim (2^24
@@ -139,6 +168,13 @@ export function buildDecodePlan(model: LlamaModel, options: DecodePlanOptions): 
   const maxCtx = options.maxCtx ?? Math.min(p.contextLength, DEFAULT_MAX_CONTEXT);
   if (!Number.isSafeInteger(maxCtx) || maxCtx < 1)
     throw new ModelError(model.file, 'maxCtx', `${maxCtx} is not a positive whole number`);
+  const longFrom = options.attentionLongFrom ?? ATTENTION_LONG_FROM;
+  if (!Number.isSafeInteger(longFrom) || longFrom < 1)
+    throw new ModelError(
+      model.file,
+      'attentionLongFrom',
+      `${longFrom} is not a positive whole number`,
+    );
   const plan = new PlanBuilder(model, maxCtx);
   const [qDim, kvDim] = [p.nHead * p.headDim, p.nKvHead * p.headDim];
   const eps = { params: { eps: p.rmsEps } };
@@ -154,11 +190,25 @@ export function buildDecodePlan(model: LlamaModel, options: DecodePlanOptions): 
       },
     );
   const group = p.nHead / p.nKvHead;
-  // A workgroup carries up to 4 heads of a GQA group; positions split so each split has ≥ 32.
-  const attentionSchedule: Schedule = {
-    heads: powerOfTwoDividing(group, 4),
-    splits: Math.max(1, Math.min(32, 2 ** Math.floor(Math.log2(Math.max(1, maxCtx / 32))))),
-  };
+  // Positions split so each split has ≥ 32. Short ranges (below longFrom) take 2 warps and up to 2
+  // heads of a GQA group a workgroup: twice the workgroups, each with fewer registers; long ones 4
+  // and 4, which share each K/V load among more heads.
+  const splits = Math.max(1, Math.min(32, 2 ** Math.floor(Math.log2(Math.max(1, maxCtx / 32)))));
+  const attentionSchedules: { positions?: LaunchPositions; schedule: Schedule; part: string }[] =
+    longFrom >= maxCtx
+      ? [{ schedule: { warps: 2, heads: powerOfTwoDividing(group, 2), splits }, part: '' }]
+      : [
+          {
+            positions: { below: longFrom },
+            schedule: { warps: 2, heads: powerOfTwoDividing(group, 2), splits },
+            part: '.short',
+          },
+          {
+            positions: { from: longFrom },
+            schedule: { heads: powerOfTwoDividing(group, 4), splits },
+            part: '.long',
+          },
+        ];
   const ropeShape = {
     n_head: p.nHead,
     n_kv_head: p.nKvHead,
@@ -247,27 +297,29 @@ export function buildDecodePlan(model: LlamaModel, options: DecodePlanOptions): 
       window: 0,
     };
     const attentionBuffers = { q: 'q', k: caches.k_cache, v: caches.v_cache, out: 'attn' };
-    const attentionExtras = { positionOffsets: { n_kv: 1 } };
-    // Where the output projection quantizes its x, the combine writes it quantized beside out.
-    if (options.kv === 'f16' && quantizesX(`${blk}.attn_output.weight`))
-      plan.quantizing(
-        `${blk}.attention`,
-        'sdpa-decode-quantize',
-        attentionShape,
-        attentionBuffers,
-        { x: 'attn', nIn: qDim },
-        attentionExtras,
-        attentionSchedule,
-      );
-    else
-      plan.launch(
-        `${blk}.attention`,
-        `sdpa-decode${kvSuffix}`,
-        attentionShape,
-        attentionBuffers,
-        attentionExtras,
-        attentionSchedule,
-      );
+    for (const { positions, schedule, part } of attentionSchedules) {
+      const extras = { positionOffsets: { n_kv: 1 }, ...(positions === undefined ? {} : { positions }) }; // prettier-ignore
+      // Where the output projection quantizes its x, the combine writes it quantized beside out.
+      if (options.kv === 'f16' && quantizesX(`${blk}.attn_output.weight`))
+        plan.quantizing(
+          `${blk}.attention${part}`,
+          'sdpa-decode-quantize',
+          attentionShape,
+          attentionBuffers,
+          { x: 'attn', nIn: qDim },
+          extras,
+          schedule,
+        );
+      else
+        plan.launch(
+          `${blk}.attention${part}`,
+          `sdpa-decode${kvSuffix}`,
+          attentionShape,
+          attentionBuffers,
+          extras,
+          schedule,
+        );
+    }
     matvec(`${blk}.attn_output`, `${blk}.attn_output.weight`, 'attn', 'attn_out', qDim, p.nEmbd);
     // h = x + attn_out, with the FFN's norm.
     residual = { a: 'x', b: 'attn_out', s: 'h' };

@@ -8,7 +8,7 @@ import type { WebGpuContext } from '@forge/wgsl/runner';
 import { initialContents } from './contents.js';
 import { checkStep, type Decoder, type StepResult } from './decoder.js';
 import type { LlamaModel } from './model.js';
-import { paramsAt, type DecodePlan, type PlanLaunch } from './plan.js';
+import { paramsAt, runsAt, type DecodePlan, type PlanLaunch } from './plan.js';
 
 /** Options of the WebGPU runner. */
 export interface WebGpuDecoderOptions {
@@ -227,6 +227,7 @@ export async function openWebGpuDecoder(
     if (timed) {
       // One submission a launch, each awaited: slower, but the time of every kernel shows.
       for (const entry of prepared) {
+        if (!runsAt(entry.launch, position)) continue;
         const pass = encoder.beginComputePass();
         encodeLaunch(pass, entry, position);
         pass.end();
@@ -239,7 +240,8 @@ export async function openWebGpuDecoder(
       }
     } else {
       const pass = encoder.beginComputePass();
-      for (const entry of prepared) encodeLaunch(pass, entry, position);
+      for (const entry of prepared)
+        if (runsAt(entry.launch, position)) encodeLaunch(pass, entry, position);
       pass.end();
     }
     encoder.copyBufferToBuffer(residentBuffer(plan.io.logits), 0, staging, 0, logitsBytes);
