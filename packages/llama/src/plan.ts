@@ -194,20 +194,14 @@ export function buildDecodePlan(model: LlamaModel, options: DecodePlanOptions): 
   // heads of a GQA group a workgroup: twice the workgroups, each with fewer registers; long ones 4
   // and 4, which share each K/V load among more heads.
   const splits = Math.max(1, Math.min(32, 2 ** Math.floor(Math.log2(Math.max(1, maxCtx / 32)))));
+  const short: Schedule = { warps: 2, heads: powerOfTwoDividing(group, 2), splits };
+  const long: Schedule = { heads: powerOfTwoDividing(group, 4), splits };
   const attentionSchedules: { positions?: LaunchPositions; schedule: Schedule; part: string }[] =
     longFrom >= maxCtx
-      ? [{ schedule: { warps: 2, heads: powerOfTwoDividing(group, 2), splits }, part: '' }]
+      ? [{ schedule: short, part: '' }]
       : [
-          {
-            positions: { below: longFrom },
-            schedule: { warps: 2, heads: powerOfTwoDividing(group, 2), splits },
-            part: '.short',
-          },
-          {
-            positions: { from: longFrom },
-            schedule: { heads: powerOfTwoDividing(group, 4), splits },
-            part: '.long',
-          },
+          { positions: { below: longFrom }, schedule: short, part: '.short' },
+          { positions: { from: longFrom }, schedule: long, part: '.long' },
         ];
   const ropeShape = {
     n_head: p.nHead,

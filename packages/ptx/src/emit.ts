@@ -91,7 +91,7 @@ export function emitPtx(
 
 /** One dispatch's `.entry` block and launch metadata, its `.loc` lines from `printed`. */
 function renderEntry(
-  { view: spec, launch, body }: LoweredDispatch,
+  { view: spec, launch, maxRegisters, body }: LoweredDispatch,
   schedule: Schedule,
   target: PtxTarget,
   printed: PrintedDispatch,
@@ -143,9 +143,7 @@ function renderEntry(
     // (64 a thread at 256 threads) and spills rather than exceed that.
     '.minnctapersm 1',
     // A cap the spec asks for, so more workgroups fit an SM (ptxas spills past it, if it must).
-    ...(spec.launch.maxRegisters === undefined
-      ? []
-      : [`.maxnreg ${evaluateSizeExpression(spec.launch.maxRegisters, schedule)}`]),
+    ...(maxRegisters === undefined ? [] : [`.maxnreg ${maxRegisters}`]),
     '{',
     ...writer.registers.declarations().map((line) => `\t${line}`),
     ...shared,

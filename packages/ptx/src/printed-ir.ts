@@ -21,6 +21,8 @@ import { PTX_LIMITS, checkPtxTarget, type PtxTarget } from './targets.js';
 export interface LoweredDispatch {
   readonly view: KernelSpec;
   readonly launch: LaunchInfo;
+  /** The view's `launch.maxRegisters` with the schedule bound (`.maxnreg`), when it has one. */
+  readonly maxRegisters: number | undefined;
   readonly body: readonly Stmt[];
 }
 
@@ -41,7 +43,9 @@ export function lowerDispatches(
   return kernelDispatches(spec).map((view) => {
     const launch = ptxLaunchInfo(view, schedule);
     const bound = bindConstants(view.body, schedule, launch.workgroupSize[0], view.shared);
-    return { view, launch, body: legalizeForPtx(bound, target) };
+    const cap = view.launch.maxRegisters;
+    const maxRegisters = cap === undefined ? undefined : evaluateSizeExpression(cap, schedule);
+    return { view, launch, maxRegisters, body: legalizeForPtx(bound, target) };
   });
 }
 
@@ -65,16 +69,11 @@ export function printLowered(
     if (dispatch === undefined) throw new Error(`line info: dispatch ${index} was not lowered`);
     return dispatch;
   };
-  const launchOf = ({ view, launch }: LoweredDispatch): KernelSpec['launch'] => {
-    const { maxRegisters } = view.launch;
-    return {
-      workgroupSize: String(launch.workgroupSize[0]),
-      grid: launch.grid,
-      ...(maxRegisters === undefined
-        ? {}
-        : { maxRegisters: String(evaluateSizeExpression(maxRegisters, schedule)) }),
-    };
-  };
+  const launchOf = ({ launch, maxRegisters }: LoweredDispatch): KernelSpec['launch'] => ({
+    workgroupSize: String(launch.workgroupSize[0]),
+    grid: launch.grid,
+    ...(maxRegisters === undefined ? {} : { maxRegisters: String(maxRegisters) }),
+  });
   const scratch = launchScratch(spec, schedule);
   // Own fields only, as kernelDispatches reads them: a polluted prototype adds no stage.
   const stages = ownValue(spec, 'stages')?.map((stage, index) => ({

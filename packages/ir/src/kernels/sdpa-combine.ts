@@ -115,6 +115,12 @@ function combineBody(b: SdpaBuilder, quantize: boolean): void {
     const [m, l] = b.loadVector('partials', where, [`stat${k}_m`, `stat${k}_l`]);
     return { s, used: inUse, m: m as Expr<'f32'>, l: l as Expr<'f32'> };
   });
+  // Batch g's code, where it exists: past the `splits` knob pruned when the schedule is bound,
+  // past the splits in use skipped.
+  const inBatch = (into: SdpaBuilder, g: number, fill: (inside: SdpaBuilder) => void): void =>
+    into.if(lt(u32(g * COMBINE_LOADS), splits), (known) =>
+      known.if(lt(u32(g * COMBINE_LOADS), used), fill),
+    );
   // Every split's value, COMBINE_LOADS a batch: a batch past `used` loads nothing.
   const batches = Array.from({ length: SDPA_MAX_SPLITS / COMBINE_LOADS }, (_, g) => {
     const batch = `first${g}`;
@@ -126,12 +132,9 @@ function combineBody(b: SdpaBuilder, quantize: boolean): void {
       from: fromOf(b, batch, splitOf(u), u),
       value: b.let(`${batch}_value${u}`, 0, 'f32'),
     }));
-    // Batches past the `splits` knob are pruned when the schedule is bound; the rest past `used` skip.
-    b.if(lt(u32(g * COMBINE_LOADS), splits), (known) =>
-      known.if(lt(u32(g * COMBINE_LOADS), used), (load) => {
-        for (const { from, value } of reads) load.assign(value, valueAt(load, from));
-      }),
-    );
+    inBatch(b, g, (load) => {
+      for (const { from, value } of reads) load.assign(value, valueAt(load, from));
+    });
     return reads;
   });
   const laneMost = b.let('lane_most', SDPA_NO_SCORE, 'f32');
@@ -161,10 +164,7 @@ function combineBody(b: SdpaBuilder, quantize: boolean): void {
     };
     batches.forEach((reads, g) => {
       if (g === 0) sum(inside, reads);
-      else
-        inside.if(lt(u32(g * COMBINE_LOADS), splits), (known) =>
-          known.if(lt(u32(g * COMBINE_LOADS), used), (more) => sum(more, reads)),
-        );
+      else inBatch(inside, g, (more) => sum(more, reads));
     });
     if (result === undefined) inside.store('out', add(mul(head, headDim), d), div(acc, total));
     else {

@@ -219,6 +219,7 @@ export function compileEntry(
           guard,
           collective: compiled.collective === true,
           changesFlow: compiled.changesFlow === true,
+          asyncGroup: compiled.asyncGroup,
           execute: compiled.execute,
         };
     }

@@ -20,6 +20,8 @@ export interface Executable {
   readonly collective?: boolean;
   /** Whether `execute` may set pcs or lane states (branches, exits, barriers); others never do. */
   readonly changesFlow?: boolean;
+  /** What a cp.async group instruction does to its thread's copies, for the timing model. */
+  readonly asyncGroup?: AsyncGroupEffect | undefined;
   execute(context: ExecutionContext, lanes: readonly number[], skipped: readonly number[]): void;
 }
 
@@ -36,6 +38,15 @@ export interface CompileContext {
     readonly string[],
     Map<string, { readonly op: AluOp; readonly sources: Bits[] } | undefined>
   >;
+}
+
+/**
+ * cp.async.commit_group commits (the copies since the last commit form a group), wait_group N
+ * waits until at most `pending` = N groups are in flight, wait_all does both with 0.
+ */
+export interface AsyncGroupEffect {
+  readonly commit: boolean;
+  readonly pending: number | undefined;
 }
 
 /** Compiles one instruction of a family; returns undefined when the opcode is not this family's. */

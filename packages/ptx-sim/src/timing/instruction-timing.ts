@@ -1,5 +1,6 @@
 import type { Instruction, Operand } from '../ast.js';
 import type { Program } from '../executor/compile.js';
+import type { Executable } from '../executor/program.js';
 import { ISSUE_CLASSES, type IssueClass } from '../executor/issue-class.js';
 
 /** What the scoreboard needs of one instruction: its unit, the registers it reads and writes. */
@@ -55,7 +56,7 @@ function registersOf(operand: Operand | undefined, into: string[]): void {
 function timingOf(
   instruction: Instruction,
   slot: (name: string) => number | undefined,
-  issueClass: IssueClass,
+  { issueClass, asyncGroup }: Pick<Executable, 'issueClass' | 'asyncGroup'>,
 ): InstructionTiming {
   const read: string[] = [];
   const written: string[] = [];
@@ -77,21 +78,8 @@ function timingOf(
     barrier: (opcode === 'bar' || opcode === 'barrier') && modifiers[0] !== 'warp',
     param: opcode === 'ld' && modifiers.includes('param'),
     alias: opcode === 'mov' && first?.kind === 'vector' && rest[0]?.kind === 'register',
-    ...asyncGroupOf(instruction),
-  };
-}
-
-/** What a cp.async group instruction does to the warp's copies in flight. */
-function asyncGroupOf({ opcode, modifiers, operands }: Instruction): {
-  asyncCommit: boolean;
-  asyncWait: number;
-} {
-  const form = opcode === 'cp' && modifiers[0] === 'async' ? modifiers[1] : undefined;
-  const count = operands[0];
-  return {
-    asyncCommit: form === 'commit_group' || form === 'wait_all',
-    asyncWait:
-      form === 'wait_all' ? 0 : form === 'wait_group' && count?.kind === 'integer' ? Number(count.value) : -1, // prettier-ignore
+    asyncCommit: asyncGroup?.commit === true,
+    asyncWait: asyncGroup?.pending ?? -1,
   };
 }
 
@@ -102,6 +90,6 @@ export function instructionTimings(program: Program): InstructionTiming[] {
     return register === undefined ? undefined : register.index;
   };
   return program.source.map((instruction, index) =>
-    timingOf(instruction, slot, program.instructions[index]?.issueClass ?? 'int'),
+    timingOf(instruction, slot, program.instructions[index] ?? { issueClass: 'int' }),
   );
 }

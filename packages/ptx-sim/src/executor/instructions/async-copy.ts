@@ -2,7 +2,7 @@ import type { Instruction, Operand } from '../../ast.js';
 import { PtxSyntaxError } from '../../errors.js';
 import { countSectors, load, store } from '../access.js';
 import { compileReader, type Reader } from '../operands.js';
-import type { InstructionCompiler } from '../program.js';
+import type { AsyncGroupEffect, InstructionCompiler } from '../program.js';
 import { threadIndex, type ExecutionContext } from '../state.js';
 import { checkAlignment, compileAddress } from './memory-ops.js';
 
@@ -119,15 +119,21 @@ const compileGroup: InstructionCompiler = (instruction) => {
     fail(instruction, 'cp.async.wait_group takes one constant: the groups left pending');
   if (form !== 'wait_group' && operands.length > 0)
     fail(instruction, `cp.async.${form} takes no operands`);
-  const pending = count?.kind === 'integer' ? Number(count.value) : 0;
+  const asyncGroup: AsyncGroupEffect = {
+    commit: form !== 'wait_group',
+    pending:
+      form === 'commit_group' ? undefined : count?.kind === 'integer' ? Number(count.value) : 0,
+  };
+  const { commit, pending } = asyncGroup;
   return {
     family: `cp.async.${form}`,
+    asyncGroup,
     execute(context, lanes) {
       const { copies } = context.cta.shared;
       for (const lane of lanes) {
         const thread = threadIndex(context.warp, lane);
-        if (form !== 'wait_group') copies.commit(thread);
-        if (form !== 'commit_group') copies.wait(thread, pending);
+        if (commit) copies.commit(thread);
+        if (pending !== undefined) copies.wait(thread, pending);
       }
     },
   };
