@@ -266,15 +266,17 @@ describe('buildDecodePlan', () => {
     const split = buildDecodePlan(model, { kv: 'f16', attentionLongFrom: 8 });
     const [short, long] = attention(split);
     expect(attention(split)).toHaveLength(2);
-    // 2 warps and up to 2 heads a workgroup on short ranges; the kernel's default warps on long.
+    // Up to 2 heads a workgroup on short ranges; up to 4 (the fixture's group is 2) and up to 64
+    // splits on long ones.
     expect(short).toMatchObject({
       label: 'blk.0.attention.short',
       kernel: 'sdpa-decode-quantize',
       positions: { below: 8 },
-      schedule: { warps: 2, heads: 2 },
+      schedule: { warps: 4, heads: 2 },
     });
     expect(long).toMatchObject({ label: 'blk.0.attention.long', positions: { from: 8 } });
-    expect(long?.schedule).toEqual({ heads: 2, splits: short?.schedule['splits'] });
+    const splits = Math.min(64, 2 ** Math.floor(Math.log2(split.maxCtx / 32)));
+    expect(long?.schedule).toEqual({ warps: 4, heads: 2, splits });
     // Exactly one of them runs at each step.
     for (const position of [0, 7, 8, 63])
       expect(attention(split).filter((launch) => runsAt(launch, position))).toHaveLength(1);
@@ -282,7 +284,7 @@ describe('buildDecodePlan', () => {
     // A cache shorter than the switch holds short ranges only: one launch, every step.
     const [only, ...rest] = attention(buildDecodePlan(model, { kv: 'f16' }));
     expect(rest).toEqual([]);
-    expect(only).toMatchObject({ label: 'blk.0.attention', schedule: { warps: 2, heads: 2 } });
+    expect(only).toMatchObject({ label: 'blk.0.attention', schedule: { warps: 4, heads: 2 } });
     expect(only?.positions).toBeUndefined();
     for (const bad of [0, 2.5, Number.NaN])
       expect(() => buildDecodePlan(model, { kv: 'f16', attentionLongFrom: bad })).toThrow(

@@ -124,10 +124,11 @@ export interface DecodePlanOptions {
 
 /**
  * Where decode attention switches schedules (n_kv = position + 1). H200 timing model, Llama-3-8B's
- * 32/8 heads of 128, main + combine, 2 warps and 2 heads a workgroup against 4 and 4: n_kv 256
- * 5.28 / 6.76 µs, 1024 5.77 / 7.01, 2048 7.11 / 7.40, 2560 11.23 / 9.86, 4096 11.14 / 9.97.
+ * 32/8 heads of 128, main + combine, 4 warps with 2 heads and 32 splits against 4 heads and 64
+ * splits: n_kv 256 3.86 / 5.23 µs, 1024 4.41 / 5.49, 2048 5.88 / 6.55, 4096 8.78 / 8.75, 8192
+ * 14.57 / 12.63, 32768 49.33 / 35.79.
  */
-export const ATTENTION_LONG_FROM = 2048;
+export const ATTENTION_LONG_FROM = 4096;
 
 /**
  * Positions the KV cache holds when none are asked for: a file's `context_length` is a claim (2^24
@@ -190,12 +191,13 @@ export function buildDecodePlan(model: LlamaModel, options: DecodePlanOptions): 
       },
     );
   const group = p.nHead / p.nKvHead;
-  // Positions split so each split has ≥ 32. Short ranges (below longFrom) take 2 warps and up to 2
-  // heads of a GQA group a workgroup: twice the workgroups, each with fewer registers; long ones 4
-  // and 4, which share each K/V load among more heads.
-  const splits = Math.max(1, Math.min(32, 2 ** Math.floor(Math.log2(Math.max(1, maxCtx / 32)))));
-  const short: Schedule = { warps: 2, heads: powerOfTwoDividing(group, 2), splits };
-  const long: Schedule = { heads: powerOfTwoDividing(group, 4), splits };
+  // Positions split so each split has ≥ 32. Short ranges (below longFrom) take up to 2 heads of a
+  // GQA group a workgroup: twice the workgroups, each with fewer registers; long ones 4 heads, which
+  // share each K/V load among more of them, and up to 64 splits.
+  const splitsUpTo = (most: number) =>
+    Math.max(1, Math.min(most, 2 ** Math.floor(Math.log2(Math.max(1, maxCtx / 32)))));
+  const short: Schedule = { warps: 4, heads: powerOfTwoDividing(group, 2), splits: splitsUpTo(32) };
+  const long: Schedule = { warps: 4, heads: powerOfTwoDividing(group, 4), splits: splitsUpTo(64) };
   const attentionSchedules: { positions?: LaunchPositions; schedule: Schedule; part: string }[] =
     longFrom >= maxCtx
       ? [{ schedule: short, part: '' }]

@@ -13,25 +13,18 @@ import {
   max,
   min,
   mul,
+  ne,
   select,
   shl,
   shr,
   sub,
-  u32,
   unpackHalf,
-  xor,
+  rem,
+  u32,
 } from '../expressions.js';
-import {
-  ALL_HEADS,
-  headsKnob,
-  ladderHeads,
-  loadHeads,
-  headsTag,
-  reduceHeads,
-  storeHeads,
-  switchHeads,
-} from './sdpa-heads.js';
+import { ALL_HEADS, loadHeads, switchHeads, type SdpaHeads } from './sdpa-heads.js';
 import type { SdpaCache } from './sdpa-shape.js';
+import type { ScalarType } from '../types.js';
 
 export type SdpaBuilder = BodyBuilder<Declared>;
 
@@ -42,17 +35,10 @@ export const u32Param = (b: SdpaBuilder, name: string): Expr<'u32'> => b.param(n
 export const windowCuts = (nKv: Expr<'u32'>, window: Expr<'u32'>): Expr<'bool'> =>
   and(gt(window, 0), gt(nKv, window));
 
-import {
-  SDPA_CHUNK_WORDS,
-  SDPA_STAGE_WORDS,
-  SDPA_TILE,
-  loadChunk,
-  storeChunk,
-} from './sdpa-stage.js';
-
-export { SDPA_CHUNK_WORDS, SDPA_STAGE_WORDS, SDPA_TILE } from './sdpa-stage.js';
-/** q's row stride in shared memory: the largest head_dim. */
-export const SDPA_Q_STRIDE = 256;
+/** Positions a split's span is rounded to. */
+export const SDPA_TILE = WARP_SIZE;
+/** Words of `k_stage` a warp holds for the fold: 128 dims of 8 heads (writeFolded). */
+export const SDPA_STAGE_WORDS = 1024;
 /**
  * The running max before any position: finite, so masked lanes give exp2(sentinel − m) = 0 and a
  * warp that saw nothing rescales by exp2(0) = 1 instead of exp2(−inf + inf) = NaN.
@@ -63,7 +49,7 @@ export const SDPA_NO_SCORE = -3e38;
 export interface SdpaState {
   readonly m: readonly Var<'f32'>[];
   readonly l: readonly Var<'f32'>[];
-  /** acc[h][c][e]: head h, dim 64c + 2·lane + e (column c of the output). */
+  /** acc[h][c][e]: head h, dim 4·lane + 2c + e of the pass's 128. */
   readonly acc: readonly (readonly (readonly Var<'f32'>[])[])[];
 }
 
@@ -79,10 +65,17 @@ export interface SdpaRange {
   readonly rowWords: Var<'u32'>;
   /** This KV head's first word in a position's row. */
   readonly headBase: Var<'u32'>;
-  /** Dim pairs of a head: head_dim / 2; lane l owns pairs l + 32c in p·V and the fold. */
+  readonly headDim: Expr<'u32'>;
+  /** The pass's first query head, the heads of it that exist (up to the `heads` knob), and q's factor scale·log2e. */
+  readonly firstHead: Var<'u32'>;
+  readonly headsHere: Var<'u32'>;
+  readonly qScale: Var<'f32'>;
+  /** Whether head_dim exceeds 128: K's columns 2 and 3 join every pass's scores. */
+  readonly wide: Var<'bool'>;
+  /** The pass's dims: 128 from `groupDim` (0, or 128 for the second pass of a wide head). */
+  readonly groupDim: Var<'u32'>;
+  /** Dim pairs of the pass: min(head_dim − groupDim, 128) / 2; lane l owns pairs 2l and 2l + 1. */
   readonly pairs: Var<'u32'>;
-  /** Staged chunks a position's head row takes: ceil(headWords / 32). */
-  readonly chunks: Var<'u32'>;
   /** The positions [start, end) this workgroup attends to. */
   readonly start: Var<'u32'>;
   readonly end: Var<'u32'>;
@@ -90,35 +83,13 @@ export interface SdpaRange {
 
 /** Values a cached word holds: two halves, or one f32. */
 export const valuesPerWord = (cache: SdpaCache): number => (cache === 'f16' ? 2 : 1);
-/** Dims a lane owns of each 64-dim column of the output, and the columns of the largest head. */
+/** Dims a lane owns of each of a pass's columns (2 of its 4 consecutive dims), and the columns (128 dims). */
 export const SDPA_LANE_DIMS = 2;
-export const SDPA_COLUMNS = SDPA_Q_STRIDE / (SDPA_LANE_DIMS * WARP_SIZE);
-
-/** The values of a cached word held in a local (unpacked halves for f16). */
-function wordValues(b: SdpaBuilder, cache: SdpaCache, word: Var, name: string): Var<'f32'>[] {
-  if (cache === 'f32') return [word as Var<'f32'>];
-  return [0, 1].map((half) =>
-    b.let(`${name}_${half}`, unpackHalf(word as Expr<'u32'>, half as 0 | 1)),
-  );
-}
-
-/**
- * For columns c = 0, 1, …: `body(c)` in the lanes whose dims 64c + 2·lane + {0, 1} exist,
- * nested so that a head's missing columns cost one test.
- */
-export function forLaneColumns(
-  b: SdpaBuilder,
-  range: Pick<SdpaRange, 'lane' | 'pairs'>,
-  body: (block: SdpaBuilder, c: number) => void,
-  c = 0,
-): void {
-  if (c === SDPA_COLUMNS) return;
-  const pair = c === 0 ? range.lane : add(range.lane, c * WARP_SIZE);
-  b.if(lt(pair, range.pairs), (inside) => {
-    body(inside, c);
-    forLaneColumns(inside, range, body, c + 1);
-  });
-}
+export const SDPA_COLUMNS = 2;
+/** Dims a pass accumulates: a wider head (up to 256) takes a second pass. */
+export const SDPA_PASS_DIMS = SDPA_COLUMNS * SDPA_LANE_DIMS * WARP_SIZE;
+/** The pairs of dims a lane owns of 128: 4·lane + 2c + {0, 1} for c = 0, 1. */
+const COLUMNS = [0, 1] as const;
 
 /** Fresh state: max at the sentinel, sums and accumulators zero. */
 export function sdpaState(b: SdpaBuilder): SdpaState {
@@ -136,279 +107,220 @@ export function sdpaState(b: SdpaBuilder): SdpaState {
 }
 
 /**
- * Attends the pass's query heads (q·scale·log2e in shared `q_scaled`) to positions [start, end):
- * the warps take interleaved tiles of 32 positions; per tile the warp stages K a chunk at a time,
- * each lane dots its position with the heads, the online softmax folds the tile in, and the lanes
- * (each owning dims 64c + 2·lane + {0, 1} of the head) add p·V. Every loop is workgroup-uniform: a warp
- * without a tile runs the barriers and the softmax (all lanes masked: alpha 1, p 0) only.
+ * Positions a warp takes a step with n query heads: the step's n·step scores (8 to 32) are spread
+ * over the 32 lanes by the reduce-scatter, and its K and V words stay in registers.
+ */
+export const stepPositions = (n: SdpaHeads): number => (n === 8 ? 4 : 8);
+
+/**
+ * Attends the pass's query heads to positions [start, end), accumulating the pass's 128 dims. Lane
+ * l owns dims 4l..4l+3 of them (one 8-byte f16 or 16-byte f32 load a position), and holds q·scale·
+ * log2e of its near dims in registers (loaded before the loop, scaled in the first step once its K
+ * and V loads are issued). The warps take interleaved steps of `stepPositions(heads)` positions;
+ * each step issues every K and V load of its positions before it uses one (K's dims 128-255 of a
+ * wide head follow, apart), then each lane dots its dims with every head's q, a reduce-scatter over
+ * the lanes sums the step's scores (a lane ends with one score, held by 1, 2 or 4 lanes), the
+ * online softmax folds them in, p goes through shared `probs` (one barrier a step; two buffers by
+ * step parity, so the next step's stores need no second), and each lane adds p·V into its dims.
+ * The loop is workgroup-uniform: a warp past the range runs its steps with every position masked.
  */
 export function attendRange(b: SdpaBuilder, range: SdpaRange, state: SdpaState): void {
-  const { cache, lane, warp, warps, start, end, chunks } = range;
-  const span = sub(end, start);
-  const { tiles } = b.let({ tiles: shr(add(span, SDPA_TILE - 1), 5) });
-  const { rounds, tileStep } = b.let({
-    rounds: div(add(tiles, sub(warps, 1)), warps),
-    tileStep: shl(warps, 5),
-  });
-  const { laneRow, lanePiece, swizzle, stageBase, probBase, firstTile } = b.let({
-    laneRow: shr(lane, 3),
-    lanePiece: and(lane, 7),
-    // Lane p reads row p: rotating its 16-byte pieces by p mod 8 keeps 8 lanes on 32 banks.
-    swizzle: shl(and(lane, 7), 2),
-    stageBase: mul(warp, SDPA_STAGE_WORDS),
-    probBase: mul(warp, mul(headsKnob(b), SDPA_TILE)),
-    firstTile: add(start, shl(warp, 5)),
-  });
-  const lanes = { laneRow, lanePiece };
-  // Each step's math runs with the next chunk's loads in flight (the next K chunk, V's first, the
-  // next V chunk): a step issues them, does its math, waits at a barrier, then stores them.
-  const step = (
-    block: SdpaBuilder,
-    next: {
-      readonly memory: 'k' | 'v';
-      readonly tileStart: Expr<'u32'>;
-      readonly chunk: Expr<'u32'>;
-    },
-    prefix: string,
-    math: (inside: SdpaBuilder) => void,
-  ): void => {
-    const loads = loadChunk(block, range, { ...lanes, ...next }, next.memory, prefix);
-    math(block);
-    block.barrier();
-    storeChunk(block, range, loads, stageBase);
-  };
-  b.for('round', { start: 0, end: rounds }, (loop, round) => {
-    const { tileStart } = loop.let({ tileStart: add(firstTile, mul(round, tileStep)) });
-    const { live, position, lastChunk } = loop.let({
-      live: lt(tileStart, end),
-      position: add(tileStart, lane),
-      lastChunk: sub(chunks, 1),
+  switchHeads(b, (block, n, tag) => attendSteps(block, range, state, n, tag));
+}
+
+/** The steps of one heads variant (`tag` suffixes its locals). */
+function attendSteps(
+  b: SdpaBuilder,
+  range: SdpaRange,
+  state: SdpaState,
+  n: SdpaHeads,
+  tag: string,
+): void {
+  const { cache, lane, warp, warps, start, end, rowWords, headBase, wide, groupDim } = range;
+  const { headDim, firstHead, headsHere, qScale } = range;
+  const name = (base: string): string => `${base}${tag}`;
+  const step = stepPositions(n);
+  const scores = step * n;
+  // A score ends in 2^spread lanes; its index in the step is lane >> spread (position · n + head).
+  const spread = 5 - Math.log2(scores);
+  const headBits = Math.log2(n);
+  const positions = Array.from({ length: step }, (_, p) => p);
+  const heads = ALL_HEADS.slice(0, n);
+  const perRound = mul(warps, step);
+  const local = <T extends ScalarType>(base: string, value: Expr<T>): Var<T> =>
+    b.let(name(base), value);
+  const rounds = local('rounds', div(add(sub(end, start), sub(perRound, 1)), perRound));
+  const firstAt = local('first_at', add(start, mul(warp, step)));
+  const lastRow = local('last_row', sub(end, 1));
+  const lanePosition = local('lane_position', shr(lane, spread + headBits));
+  const laneHead = local('lane_head', and(shr(lane, spread), n - 1));
+  // One lane of each score's copies adds it to l and stores it.
+  const canonical = local('canonical', eq(and(lane, (1 << spread) - 1), 0));
+  // The lane's first word of K's first 128 dims and of the pass's V dims in a head row.
+  const keyWord = local('key_word', laneWord(range, u32(0)));
+  const valueWord = local('value_word', laneWord(range, groupDim));
+  // q·scale·log2e of the lane's dims of the first 128, zero past head_dim and the group, held for
+  // the whole range (loaded here, scaled in the first step once its K and V loads are issued); the
+  // dims past 128 of a wide head are read from L1 a step.
+  const queryOf = (block: SdpaBuilder, from: number, suffix: string) =>
+    COLUMNS.map((c) => {
+      const dim = block.let(name(`q_dim${c}${suffix}`), add(shl(lane, 2), from + 2 * c));
+      return heads.map((h) => {
+        const wanted = (at: SdpaBuilder) => at.let(name(`q_wanted${h}_${c}${suffix}`), h === 0 ? lt(dim, headDim) : and(lt(dim, headDim), lt(h, headsHere))); // prettier-ignore
+        // In bounds wherever it is not wanted: the group's last head, the head's last dims.
+        const index = block.let(name(`q_index${h}_${c}${suffix}`), add(mul(min(add(firstHead, h), add(firstHead, sub(headsHere, 1))), headDim), min(dim, sub(headDim, 2)))); // prettier-ignore
+        const values = [0, 1].map((e) => block.let(name(`q${h}_${c}_${e}${suffix}`), block.load('q', e === 0 ? index : add(index, e)) as Expr<'f32'>)); // prettier-ignore
+        return { wanted, values };
+      });
     });
-    const { visible } = loop.let({ visible: lt(position, end) });
-    const scores = ALL_HEADS.map((h) => loop.let(`s${h}`, 0, 'f32'));
-    // The round's first chunk: its round trip is the one a round does not overlap.
-    storeChunk(loop, range, loadChunk(loop, range, { ...lanes, tileStart, chunk: u32(0) }, 'k', 'k_first'), stageBase); // prettier-ignore
-    const dot = (chunk: Var<'u32'>, site: string) => (inside: SdpaBuilder) =>
-      inside.if(live, (compute) => dotChunk(compute, cache, { chunk, scores, stageBase, lane, swizzle, site })); // prettier-ignore
-    const addV = (chunk: Var<'u32'>) => (inside: SdpaBuilder) =>
-      inside.if(live, (compute) => addChunk(compute, range, { state, chunk, tileStart, stageBase, probBase })); // prettier-ignore
-    loop.for('chunk', { start: 0, end: lastChunk }, (inner, chunk) =>
-      step(inner, { memory: 'k', tileStart, chunk: add(chunk, 1) }, 'k_next', dot(chunk, '')),
-    );
-    step(loop, { memory: 'v', tileStart, chunk: u32(0) }, 'v_first', (inside) => {
-      dot(lastChunk, '_last')(inside);
-      foldTile(inside, { visible, scores, state, probBase, lane });
+  const scaleQuery = (block: SdpaBuilder, query: ReturnType<typeof queryOf>): void =>
+    query.flat().forEach(({ wanted, values }) => {
+      const keep = wanted(block);
+      values.forEach((value) => block.assign(value, select(keep, mul(value, qScale), 0)));
     });
-    // The last V step loads its own chunk again (the next is K, another buffer): one copy of the
-    // p·V code, the largest part of the kernel, where a last step of its own would need two.
-    loop.for(
-      'v_chunk',
-      { start: 0, end: chunks },
-      (inner, chunk) =>
-      step(inner, { memory: 'v', tileStart, chunk: min(add(chunk, 1), lastChunk) }, 'v_next', addV(chunk)), // prettier-ignore
+  const nearQuery = queryOf(b, 0, '');
+  // Where a lane's mask bit is set, for each offset of the reduce-scatter.
+  const upper = new Map<number, Var<'bool'>>();
+  for (let offset = 16; offset >= 1 << spread; offset >>= 1)
+    upper.set(offset, local(`upper${offset}`, ne(and(lane, offset), 0)));
+
+  b.for(name('round'), { start: 0, end: rounds }, (loop, round) => {
+    const stepAt = loop.let(name('step_at'), add(firstAt, mul(round, perRound)));
+    // Two buffers of the step's p a warp, by round parity: a step's stores never meet the reads of
+    // the step before, which the barrier between them has ended.
+    const probBase = loop.let(name('prob_base'), mul(add(shl(warp, 1), and(round, 1)), scores));
+    const rows = positions.map((p) =>
+      loop.let(
+        name(`row${p}`),
+        add(mul(min(p === 0 ? stepAt : add(stepAt, p), lastRow), rowWords), headBase),
+      ),
     );
-  });
-}
-
-interface AddChunkAt {
-  readonly state: SdpaState;
-  readonly chunk: Var<'u32'>;
-  readonly tileStart: Var<'u32'>;
-  readonly stageBase: Var<'u32'>;
-  readonly probBase: Var<'u32'>;
-}
-
-/** p·V of the staged V chunk into the column its dims are in (code per column: registers). */
-function addChunk(b: SdpaBuilder, range: SdpaRange, at: AddChunkAt): void {
-  const { cache, lane, end } = range;
-  const { chunk, tileStart, stageBase, probBase, state } = at;
-  const perColumn = SDPA_LANE_DIMS / valuesPerWord(cache);
-  const pv = b.let({
-    column: perColumn === 1 ? chunk : shr(chunk, 1),
-    count: sub(min(add(tileStart, SDPA_TILE), end), tileStart),
-    // The lane's word of position 0's staged row; rows follow every 32 words.
-    laneSlot: add(stageBase, cache === 'f16' ? lane : and(shl(lane, 1), SDPA_CHUNK_WORDS - 1)),
-    probAt: probBase,
-  });
-  for (let c = 0; c < SDPA_COLUMNS; c++)
-    b.if(eq(pv.column, c), (block) => addValues(block, range, { ...pv, state, chunk, c }));
-}
-
-interface DotAt {
-  readonly chunk: Var<'u32'>;
-  readonly scores: readonly Var<'f32'>[];
-  readonly stageBase: Var<'u32'>;
-  readonly lane: Var<'u32'>;
-  readonly swizzle: Var<'u32'>;
-  /** Suffixes the locals of a second call site. */
-  readonly site: string;
-}
-
-/** Adds the chunk's part of q_h · K[position] into each head's score, the lane's own position. */
-function dotChunk(b: SdpaBuilder, cache: SdpaCache, at: DotAt): void {
-  const { chunk, scores, stageBase, lane, swizzle, site } = at;
-  const perWord = valuesPerWord(cache);
-  const rowSlot = b.let(`row_slot${site}`, add(stageBase, mul(lane, SDPA_CHUNK_WORDS)));
-  const qChunk = b.let(`q_chunk${site}`, mul(chunk, SDPA_CHUNK_WORDS * perWord));
-  // A loop, not unrolled: the spec stays small, and the loop costs 3 of ~50 instructions a trip.
-  b.for(`piece${site}`, { start: 0, end: SDPA_CHUNK_WORDS, step: 4 }, (loop, piece) => {
-    const words = loop.loadVector(
-      'k_stage',
-      add(rowSlot, xor(swizzle, piece)),
-      [0, 1, 2, 3].map((i) => `ks${i}${site}`),
-    );
-    const qPiece = loop.let(
-      `q_piece${site}`,
-      add(qChunk, perWord === 1 ? piece : mul(piece, perWord)),
-    );
-    const values = 4 * perWord;
-    const queries: Var<'f32'>[][] = [];
-    // Every head's q loads first, then the FMAs key by key across the heads: independent chains.
-    ladderHeads(
-      loop,
-      (head, h) => {
-        const loaded: Var<'f32'>[] = [];
-        for (let v = 0; v < values; v += 4) {
-          // One constant offset from qPiece, so PTX folds it into the load's address.
-          const offset = h * SDPA_Q_STRIDE + v;
-          const names = [0, 1, 2, 3].map((i) => `q${h}_${v + i}${site}`);
-          loaded.push(
-            ...(head.loadVector(
-              'q_scaled',
-              offset === 0 ? qPiece : add(qPiece, offset),
-              names,
-            ) as Var<'f32'>[]),
-          );
-        }
-        queries[h] = loaded;
-      },
-      (block, n) => {
-        const tag = headsTag(n);
-        const keys = words.flatMap((word, i) =>
-          wordValues(block, cache, word, `key${i}${tag}${site}`),
+    // The lane's 4 dims of 128 at position p: one 8-byte (f16) or 16-byte (f32) load, by column.
+    const load = (block: SdpaBuilder, memory: 'k' | 'v', p: number, word: Var<'u32'>, suffix = ''): Var[][] => {
+      const label = name(`${memory}w${p}${suffix}`);
+      const count = cache === 'f16' ? 2 : 4;
+      const words = block.loadVector(memory, add(rows[p]!, word), Array.from({ length: count }, (_, i) => `${label}_${i}`));
+      return COLUMNS.map((c) => words.slice((c * count) / 2, ((c + 1) * count) / 2));
+    }; // prettier-ignore
+    // Every K and V word of the step in flight before the first is used.
+    const keys = positions.map((p) => load(loop, 'k', p, keyWord));
+    const values = positions.map((p) => load(loop, 'v', p, valueWord));
+    // The lane's part of q_h · K[t] over the columns, added to `into` (or from the first product).
+    const dot = (block: SdpaBuilder, words: readonly (readonly (readonly Var[])[])[], from: number, into?: readonly Var<'f32'>[]): Var<'f32'>[] => {
+      const suffix = from === 0 ? '' : '_far';
+      const loaded = from === 0 ? nearQuery : queryOf(block, from, suffix);
+      if (from !== 0) scaleQuery(block, loaded);
+      const query = loaded.map((column) => column.map(({ values }) => values));
+      return positions.flatMap((p) => {
+        // Dim e of column k: half e of an f16 word, or f32 word e.
+        const dims = words[p]!.flatMap((column, k) =>
+          column.flatMap((word, w) => wordValues(block, cache, word, name(`key${p}_${k}_${w}${suffix}`)).map((key, half) => ({ key, k, e: w + half }))),
         );
-        keys.forEach((key, v) =>
-          ALL_HEADS.slice(0, n).forEach((h) => {
-            const query = queries[h]?.[v];
-            const score = scores[h];
-            if (query !== undefined && score !== undefined)
-              block.assign(score, fma(query, key, score));
+        return heads.map((h) => {
+          const terms = dims.map(({ key, k, e }) => ({ key, query: query[k]![h]![e]! }));
+          const total = into?.[p * n + h];
+          const first = terms[0]!;
+          const sum = terms.slice(1).reduce<Expr<'f32'>>((partial, term) => fma(term.query, term.key, partial), total === undefined ? mul(first.query, first.key) : fma(first.query, first.key, total));
+          if (total === undefined) return block.let(name(`s${p}_${h}${suffix}`), sum);
+          block.assign(total, sum);
+          return total;
+        });
+      });
+    }; // prettier-ignore
+    loop.if(eq(round, 0), (first) => scaleQuery(first, nearQuery));
+    const score = reduceScatter(loop, dot(loop, keys, 0), { upper, spread, name });
+    // K's dims 128-255 of a wide head (uniform: head_dim is a param), after the first dots are
+    // summed: their own reduce-scatter (it is linear) added to the score.
+    loop.if(wide, (far) => {
+      const farWord = far.let(name('far_word'), laneWord(range, u32(SDPA_PASS_DIMS)));
+      const farScores = dot(far, positions.map((p) => load(far, 'k', p, farWord, '_far')), SDPA_PASS_DIMS);
+      const farName = (base: string): string => name(`${base}_far`);
+      far.assign(score, add(score, reduceScatter(far, farScores, { upper, spread, name: farName })));
+    }); // prettier-ignore
+    const visible = loop.let(name('visible'), lt(add(stepAt, lanePosition), end));
+    const masked = loop.let(name('masked'), select(visible, score, SDPA_NO_SCORE));
+    // The step's max of each head: over the lanes of the head's positions, then one lane a head.
+    const stepMax = loop.let(name('step_max'), masked);
+    for (let offset = 16; offset >= 1 << (spread + headBits); offset >>= 1)
+      loop.assign(stepMax, max(stepMax, loop.shuffle('xor', name(`step_max_xor${offset}`), stepMax, offset))); // prettier-ignore
+    const newMax = heads.map((h) => {
+      const headMax = loop.shuffle('idx', name(`head_max${h}`), stepMax, h << spread);
+      return loop.let(name(`new_max${h}`), max(state.m[h]!, headMax));
+    });
+    const mine = newMax.slice(1).reduce<Expr<'f32'>>((picked, value, k) => select(eq(laneHead, k + 1), value, picked), newMax[0]!); // prettier-ignore
+    const prob = loop.let(name('p'), select(visible, exp2(sub(masked, mine)), 0));
+    heads.forEach((h) => {
+      const alpha = loop.let(name(`alpha${h}`), exp2(sub(state.m[h]!, newMax[h]!)));
+      const share = n === 1 ? canonical : and(canonical, eq(laneHead, h));
+      loop.assign(state.l[h]!, fma(state.l[h]!, alpha, select(share, prob, 0)));
+      loop.assign(state.m[h]!, newMax[h]!);
+      for (const column of state.acc[h]!) for (const value of column) loop.assign(value, mul(value, alpha)); // prettier-ignore
+    });
+    loop.if(canonical, (store) => store.store('probs', add(probBase, shr(lane, spread)), prob));
+    loop.barrier();
+    // acc_h += p_h(t) · V[t]: the heads' p of a position in one broadcast (two at 8 heads).
+    positions.forEach((p) => {
+      const probs = loadHeads(loop, 'probs', add(probBase, p * n), heads.map((h) => name(`pv${p}_${h}`))); // prettier-ignore
+      values[p]!.forEach((column, c) => {
+        const dims = column.flatMap((word, w) => wordValues(loop, cache, word, name(`val${p}_${c}_${w}`))); // prettier-ignore
+        probs.forEach((pv, h) =>
+          dims.forEach((value, e) => {
+            const target = state.acc[h]![c]![e]!;
+            loop.assign(target, fma(pv, value, target));
           }),
         );
-      },
-    );
+      });
+    });
   });
 }
 
-interface FoldAt {
-  readonly visible: Var<'bool'>;
-  readonly scores: readonly Var<'f32'>[];
-  readonly state: SdpaState;
-  readonly probBase: Var<'u32'>;
-  readonly lane: Var<'u32'>;
+/**
+ * The lane's first word of the 128 dims from `from` in a head row: dims 4·lane.. of them, wrapped
+ * into the head (the head's words are a multiple of 16 f16 or 32 f32 words, so the load stays
+ * aligned): q is zero past head_dim, so a wrapped K word adds nothing, a wrapped V word lands in
+ * dims nobody stores, and a warp's request still reads whole sectors of the row.
+ */
+function laneWord(range: SdpaRange, from: Expr<'u32'>): Expr<'u32'> {
+  const { cache, lane, headWords } = range;
+  const dims = add(from, shl(lane, 2));
+  return rem(cache === 'f16' ? shr(dims, 1) : dims, headWords);
 }
 
 /**
- * The online softmax over the tile (scores already in log2 units): new max, rescale of the sum and
- * accumulators, and each lane's p = exp2(s − m) (0 when masked) to the warp's `probs` row.
+ * Sums each of the step's scores over the 32 lanes and leaves score lane >> spread in that lane:
+ * each xor stage a lane keeps half its values (the upper half where its mask bit is set) and adds
+ * its partner's copy of them, then butterflies over the low `spread` bits give the copies the total.
  */
-function foldTile(b: SdpaBuilder, at: FoldAt): void {
-  const { visible, scores, state, probBase, lane } = at;
-  const masked: Var<'f32'>[] = [];
-  ladderHeads(
-    b,
-    (head, h) =>
-      void masked.push(head.let(`masked${h}`, select(visible, scores[h]!, SDPA_NO_SCORE))),
-    (done, n) => {
-      const tag = headsTag(n);
-      const heads = ALL_HEADS.slice(0, n);
-      const tileMax = reduceHeads(
-        done,
-        'max',
-        heads.map((h) => `tile_max${h}${tag}`),
-        masked.slice(0, n),
-      );
-      const probs = heads.map((h) => {
-        const { m, l, acc } = { m: state.m[h]!, l: state.l[h]!, acc: state.acc[h]! };
-        const newMax = done.let(`new_max${h}${tag}`, max(m, tileMax[h]!));
-        const alpha = done.let(`alpha${h}${tag}`, exp2(sub(m, newMax)));
-        const prob = done.let(`p${h}${tag}`, select(visible, exp2(sub(masked[h]!, newMax)), 0));
-        done.assign(l, fma(l, alpha, prob));
-        done.assign(m, newMax);
-        for (const values of acc) for (const value of values) done.assign(value, mul(value, alpha));
-        return prob;
-      });
-      storeHeads(done, 'probs', add(probBase, mul(lane, n)), probs);
-    },
+function reduceScatter(
+  b: SdpaBuilder,
+  values: readonly Var<'f32'>[],
+  at: {
+    readonly upper: ReadonlyMap<number, Var<'bool'>>;
+    readonly spread: number;
+    readonly name: (base: string) => string;
+  },
+): Var<'f32'> {
+  const { upper, spread, name } = at;
+  let kept: Expr<'f32'>[] = [...values];
+  for (let offset = 16; kept.length > 1; offset >>= 1) {
+    const half = kept.length / 2;
+    const high = upper.get(offset)!;
+    kept = Array.from({ length: half }, (_, j) => {
+      const [low, top] = [kept[j]!, kept[j + half]!];
+      const other = b.shuffle('xor', name(`scatter${offset}_${j}`), select(high, low, top), offset);
+      return b.let(name(`kept${offset}_${j}`), add(select(high, top, low), other));
+    });
+  }
+  const total = b.let(name('score'), kept[0]!);
+  for (let offset = (1 << spread) >> 1; offset >= 1; offset >>= 1)
+    b.assign(total, add(total, b.shuffle('xor', name(`score_xor${offset}`), total, offset)));
+  return total;
+}
+
+/** The values of a cached word held in a local (unpacked halves for f16). */
+function wordValues(b: SdpaBuilder, cache: SdpaCache, word: Var, label: string): Var<'f32'>[] {
+  if (cache === 'f32') return [word as Var<'f32'>];
+  return [0, 1].map((half) =>
+    b.let(`${label}_${half}`, unpackHalf(word as Expr<'u32'>, half as 0 | 1)),
   );
 }
-
-interface AddAt {
-  readonly state: SdpaState;
-  readonly chunk: Var<'u32'>;
-  /** Visible positions of the tile, and the running slots of the lane's V word and the heads' p. */
-  readonly count: Var<'u32'>;
-  readonly laneSlot: Var<'u32'>;
-  readonly probAt: Var<'u32'>;
-  /** The output column the chunk's dims are in. */
-  readonly c: number;
-}
-
-/**
- * acc_h[c] += p_h(t) · V[t] over the tile's visible positions, from the staged chunk: f16 lane l
- * owns word l (dims 2l, 2l + 1 of the column); f32 lanes 0–15 own words 2l, 2l + 1 of an even
- * chunk and lanes 16–31 of an odd one (a column is two f32 chunks).
- */
-function addValues(b: SdpaBuilder, range: SdpaRange, at: AddAt): void {
-  const { cache, lane } = range;
-  const { chunk, count, laneSlot, probAt, state, c } = at;
-  const heads = headsKnob(b);
-  const mine = cache === 'f16' ? undefined : eq(shr(lane, 4), and(chunk, 1));
-  const suffix = c === 0 ? '' : `_c${c}`;
-  // PV_UNROLL positions a trip, their loads first: staged rows and p past `count` are zeros, so
-  // the last trip may run past it.
-  b.for(`pv_at${suffix}`, { start: 0, end: count, step: PV_UNROLL }, (loop) => {
-    const tag = (variant: string, k: number): string => `${variant}${suffix}_${k}`;
-    // The heads' p in one broadcast (two at 8 heads), then the staged V word once for all of them.
-    switchHeads(loop, (block, n, variant) => {
-      const positions = Array.from({ length: PV_UNROLL }, (_, k) => {
-        const names = ALL_HEADS.slice(0, n).map((h) => `pv${h}${tag(variant, k)}`);
-        const probs = loadHeads(
-          block,
-          'probs',
-          k === 0 ? probAt : add(probAt, mul(heads, k)),
-          names,
-        );
-        const slot = k === 0 ? laneSlot : add(laneSlot, k * SDPA_CHUNK_WORDS);
-        // An f16 word unpacks after every load is issued; f32 values are used as loaded.
-        const values: Var[] =
-          cache === 'f16'
-            ? [block.let(`v_word${tag(variant, k)}`, block.load('k_stage', slot))]
-            : block.loadVector('k_stage', slot, [
-                `val${tag(variant, k)}_0`,
-                `val${tag(variant, k)}_1`,
-              ]);
-        return { probs, values, k };
-      });
-      const accumulate = (inside: SdpaBuilder): void =>
-        positions.forEach(({ probs, values, k }) => {
-          const unpacked = values.flatMap((value) =>
-            wordValues(inside, cache, value, `val${tag(variant, k)}`),
-          );
-          probs.forEach((prob, h) =>
-            unpacked.forEach((value, e) => {
-              const target = state.acc[h]?.[c]?.[e];
-              if (target !== undefined) inside.assign(target, fma(prob, value, target));
-            }),
-          );
-        });
-      if (mine === undefined) accumulate(block);
-      else block.if(mine, accumulate);
-    });
-    loop.assign(laneSlot, add(laneSlot, PV_UNROLL * SDPA_CHUNK_WORDS));
-    loop.assign(probAt, add(probAt, mul(heads, PV_UNROLL)));
-  });
-}
-
-/** Positions of the tile a p·V trip adds: their loads in flight together. */
-const PV_UNROLL = 4;

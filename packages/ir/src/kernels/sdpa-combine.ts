@@ -51,11 +51,11 @@ const COMBINE_LOADS = 8;
  * q staging and fold cost twice as much; below it that per-workgroup work outweighs the range's.
  * 128 at the default schedule (4 warps, 4 heads), so 32/8 heads at n_kv 4096 fill 256 workgroups.
  */
-export const SDPA_MIN_SPLIT = `warps * 8 * max(heads, 4)`;
+export const SDPA_MIN_SPLIT = `warps * 4 * max(heads, 4)`;
 
 /** SDPA_MIN_SPLIT as a body expression. */
 export const minSplitOf = (b: SdpaBuilder): Expr<'u32'> =>
-  mul(mul(b.schedule('warps'), 8), max(b.schedule('heads'), 4));
+  mul(mul(b.schedule('warps'), 4), max(b.schedule('heads'), 4));
 
 /** Positions a split takes: ceil(visible / splits) rounded up to whole tiles, at least the minimum. */
 export function splitSpanOf(

@@ -244,8 +244,10 @@ describe('sdpa-decode with the heads knob', () => {
       const names = locals(heads);
       for (let h = 0; h < 8; h++) {
         expect(names.has(`m${h}`)).toBe(h < heads);
-        // The softmax's locals carry the variant's tag (`p1_x8`) off the default heads.
-        expect([...names].some((name) => new RegExp(`^p${h}(_x\\d)?$`).test(name))).toBe(h < heads);
+        // The softmax's locals carry the variant's tag (`alpha1_x8`) off the default heads.
+        expect([...names].some((name) => new RegExp(`^alpha${h}(_x\\d)?$`).test(name))).toBe(
+          h < heads,
+        );
       }
     }
   });

@@ -1,13 +1,12 @@
 // Catalog kernels `sdpa-decode` (f16 K/V) and `sdpa-decode-f32`: attention of one new token.
-import { WARP_SIZE, type Expr, type VarExpr as Var } from '../body.js';
+import { WARP_SIZE, type Expr } from '../body.js';
 import { defineKernel, type KernelDeclarations, type StageDeclaration } from '../builder.js';
-import { add, and, div, f32, lt, min, mul, rem, select, shl, shr, sub } from '../expressions.js';
+import { add, div, f32, gt, lt, min, mul, rem, select, shr, sub } from '../expressions.js';
 import type { KernelSpec } from '../spec.js';
 import type { CatalogKernel } from './catalog-kernel.js';
 import { lazyKernel } from './lazy-kernel.js';
 import {
-  SDPA_CHUNK_WORDS,
-  SDPA_Q_STRIDE,
+  SDPA_PASS_DIMS,
   SDPA_STAGE_WORDS,
   SDPA_TILE,
   attendRange,
@@ -26,58 +25,43 @@ import {
   minSplitOf,
   splitSpanOf,
 } from './sdpa-combine.js';
-import { foldWarps, writePartial } from './sdpa-finish.js';
+import { writeFolded } from './sdpa-finish.js';
 import { SDPA_DEFAULT_HEADS, SDPA_MAX_HEADS, headsKnob } from './sdpa-heads.js';
 import type { SdpaCache } from './sdpa-shape.js';
 
-// Bandwidth plan. Decode attention reads the cache once and does little arithmetic per byte, so
-// the kernel is built to load each K and V byte once, in whole sectors, and spend few instructions
-// per byte; at decode sizes it is latency that binds, so every DRAM load a warp needs next is in
-// flight before the first is used. A workgroup takes one KV head and up to `heads` (a knob: 1, 2,
-// 4 or 8; default 4) of its query heads: a GQA group of `heads` or fewer shares every K/V load, a
-// larger one takes more workgroups; heads above the group only cost registers and FMAs on zero q,
-// so MHA wants 1 and a group of 8 wants 8. q is staged first (16-byte loads, all issued before any
-// store). The warps take interleaved tiles of 32 positions of the range [start, n_kv), a chunk (32
-// words = 128 bytes of each position's row) a step, software-pipelined: a step issues the 8 loads
-// of the chunk after it (4 KB in flight a warp), runs its math on the staged chunk, and stores the
-// loaded chunk into the warp's stage after a barrier. The next K chunk is loaded during a K chunk's
-// dots, V's first during the last dots and the softmax, the next V chunk during a V chunk's p·V
-// (the last V step reloads its own: one copy of the p·V code, the kernel's largest part); a tile's
-// first K chunk is its one round trip not overlapped. Loads read clamped rows; stores write zeros
-// past the range or the head.
-//  - QK: the stage holds K, 16-byte loads, 4 positions a load, so every request is whole sectors.
-//    Lane p dots position p with the heads' q (pre-scaled by scale·log2e, broadcast from shared),
-//    unpacking each K word once for all the heads. Staged K rows are swizzled by 16-byte piece so
-//    the lanes' row reads hit distinct banks.
-//  - softmax: per head the warp max of the 32 scores, the rescale exp2(m_old − m_new) of the sum and
-//    accumulators, p = exp2(s − m_new); masked lanes (past n_kv) take a finite sentinel score and
-//    p = 0, so no −inf − (−inf) arises. Each lane keeps its own share of the sum (one reduction at
-//    the end) and writes its p to shared for the PV step.
-//  - PV: V goes through the same stage a chunk at a time (no swizzle: every lane reads one row); lane l owns dims 64c + 2l and 64c + 2l + 1 of the head (one f16 word or
-//    two f32 a lane); 4 positions a trip, it reads the heads' p in one broadcast (two at 8 heads)
-//    and its staged V word(s) for all 4 first, then adds p·v to column c's accumulators (code per
-//    column; staged rows and p past the tile's end are zeros, so a trip may run past it).
-// The heads' warp reductions (tile max, final sum) run their butterflies interleaved. At the end
-// each warp writes its scaled acc to its own stage and the workgroup sums the warps' shares in
-// one pass (two at head_dim 256), warp 0's first, into (M, L, acc).
-// Split (FlashDecoding): the visible range is cut into `splits` chunks of whole tiles, one per
-// grid row y, so few heads still fill the GPU; each workgroup stores its (M, L, acc) in scratch and
-// a second dispatch, `combine`, merges a query head's splits (every stats load and value in one
-// round trip) and writes out = acc* / L*.
-// The default of 32 splits is fixed (a knob's default cannot depend on the shape), so n_kv decides
-// how many are used: a split takes at least a tile a warp (twice that at 8 heads, whose q staging
-// and fold cost twice as much): 128 positions by default, so the grid has min(splits, ceil(n_kv /
-// 128)) rows (2 at n_kv 256, 8 at 1024, 32 from 4096: 32/8 heads then fill 256 workgroups, 8/2
-// heads 64); under a window the rows past the visible range exit at once.
-// K and V are read once, in ≥ 95% efficient sectors. H200 timing model, 32/8 heads, head_dim 128,
-// default schedule (main + combine): n_kv 256 6.04 + 0.72 µs, 1024 6.15 + 0.86, 4096 8.87 + 1.10
-// (35% of DRAM bandwidth, 160 registers, 8 warps/SM), 8192 14.69 + 1.10, 32768 48.30 + 1.10
-// (57%); 8/2 heads at 4096 6.15 + 2.02 µs. 64 splits would fill one wave at 8192 only at 128
-// registers, which spills on sm_75, sm_80 and for f32; without the cap they take two waves
-// (16.36 + 1.74 µs at 8192). Short ranges stay latency-
-// bound: one tile a warp, whose dot and p·V steps wait on shared loads (4 LSU issue cycles each, q
-// broadcast a piece per head); the q broadcasts are also most of the shared wavefronts that bind
-// long ranges.
+// Bandwidth plan. Decode attention reads the cache once and does little arithmetic per byte; at
+// decode sizes it is latency that binds, so each warp keeps a whole step's K and V loads in flight
+// before it uses one, and the range is split finely enough to fill every SM. A workgroup takes one
+// KV head and up to `heads` (a knob: 1, 2, 4 or 8; default 4) of its query heads: a GQA group of
+// `heads` or fewer shares every K/V load, a larger one takes more workgroups; heads above the group
+// only cost registers and FMAs on zero q, so MHA wants 1 and a group of 8 wants 8.
+//  - Lanes own dims: lane l holds dims 4l..4l+3 of a 128-dim pass (one 8-byte f16 or 16-byte f32
+//    load a position for K and one for V; a warp's request is the head row's 256 or 512 bytes,
+//    whole sectors), and q·scale·log2e of its near dims in registers for the whole range.
+//  - A step is 8 positions (4 at 8 heads): all 16 K and V loads issued, then each lane's partial
+//    dots of every (position, head), which a reduce-scatter over the lanes sums so a lane ends
+//    with one score; online softmax per head (the step's max by butterfly, rescale exp2(m_old −
+//    m_new) of l and acc, p = exp2(s − m_new); positions past the range take a finite sentinel
+//    score and p = 0, so no −inf − (−inf) arises); p goes through shared `probs` (two buffers by
+//    step parity, one barrier a step) and each lane adds p·V into its dims. No shared K/V stage,
+//    no bank conflicts: every shared read is a broadcast of the step's p.
+//  - head_dim above 128 takes two passes of 128 output dims; each adds K's far dims (q for them
+//    read from global, L1-resident) to the scores with their own reduce-scatter.
+// At the end each warp writes its m, l and unscaled acc to shared, and after one barrier each
+// thread folds one dim pair of one head over the warps straight into the split's partial.
+// Split (FlashDecoding): the visible range is cut into `splits` chunks, one per grid row y, so
+// few heads still fill the GPU; each workgroup stores its (M, L, acc) in scratch and a second
+// dispatch, `combine`, merges a query head's splits (every stats load and value in one round trip)
+// and writes out = acc* / L*. The default of 64 splits is fixed (a knob's default cannot depend on
+// the shape), so n_kv decides how many are used: a split takes at least SDPA_MIN_SPLIT positions
+// (2 steps a warp: 64 at the default schedule), so the grid has min(splits, ceil(n_kv / 64)) rows;
+// under a window the rows past the visible range exit at once.
+// K and V are read once, in ≥ 95% efficient sectors. H200 timing model, 32/8 heads, head_dim 128
+// (main + combine): default schedule (4 warps, 4 heads, 64 splits) n_kv 1024 5.49 µs, 4096 8.75
+// (48% of DRAM bandwidth; was 9.97 before this layout), 8192 12.63, 32768 35.79 (80%); 2 heads and
+// 32 splits 256 3.86, 1024 4.41 (the decode plan's short-range schedule); 8 warps and 4 heads 8.14 at
+// 4096 (PTX only: WGSL allows 4 warps). Short ranges stay latency-bound: two steps a warp, each
+// one DRAM round trip, then the fold and the combine's launch.
 
 /**
  * Warps per workgroup, powers of two (the schedule sweep assembles every in-bounds schedule, and
@@ -117,7 +101,7 @@ function declarations({ cache, quantize }: SdpaVariant): KernelDeclarations & {
   const entryPoint = name.replaceAll('-', '_');
   return {
     id: name,
-    semanticVersion: quantize ? 1 : 5,
+    semanticVersion: quantize ? 2 : 6,
     entryPoint,
     description:
       `out[j] = softmax(scale * q[j] . K[t]) . V[t] over the visible positions t; query head j ` +
@@ -144,22 +128,22 @@ function declarations({ cache, quantize }: SdpaVariant): KernelDeclarations & {
       { name: 'scale', type: 'f32' },
     ],
     shared: [
+      // Each warp's unscaled acc for the fold (k_stage), its heads' m and l (folded), p of a step (probs).
       { name: 'k_stage', element: cached, length: `warps * ${SDPA_STAGE_WORDS}` },
-      // q, then the warps' softmax stats and the acc fold (foldWarps).
-      { name: 'q_scaled', element: 'f32', length: `heads * ${SDPA_Q_STRIDE}` },
+      { name: 'folded', element: 'f32', length: 'warps * heads * 2' },
       { name: 'probs', element: 'f32', length: `warps * heads * ${SDPA_TILE}` },
     ],
     schedule: [
       {
         name: 'warps',
-        description: 'warps per workgroup, taking interleaved 32-position tiles',
+        description: 'warps per workgroup, taking interleaved steps of 8 positions (4 at 8 heads)',
         default: 4,
         bounds: WARPS,
       },
       {
         name: 'splits',
         description: 'workgroups the visible positions are split across, merged by the combine',
-        default: 32,
+        default: 64,
         bounds: SPLITS,
       },
       {
@@ -171,6 +155,11 @@ function declarations({ cache, quantize }: SdpaVariant): KernelDeclarations & {
     ],
     launch: {
       workgroupSize: `warps * ${WARP_SIZE}`,
+      // 16 warps an SM at up to 4 heads over an f16 cache (8 heads, f32 K/V words and a lone warp,
+      // whose workgroup holds the split's whole fixed work, would spill).
+      ...(cache === 'f16'
+        ? { maxRegisters: 'max(128, max(255 * (heads / 8), 255 * (2 / (warps + 1))))' }
+        : {}),
       // Splits past ceil(n_kv / 256) would have no positions (a split takes at least 256): not launched.
       grid: [
         'n_kv_head * ceil_div(n_head / n_kv_head, heads)',
@@ -210,11 +199,9 @@ function body(b: SdpaBuilder, cache: SdpaCache): void {
     headsHere: min(sub(group, passHead), heads),
     headWords: cache === 'f16' ? shr(headDim, 1) : headDim,
   });
-  const { rowWords, headBase, pairs, chunks, visibleStart, qScale } = b.let({
+  const { rowWords, headBase, visibleStart, qScale } = b.let({
     rowWords: mul(nKvHead, headWords),
     headBase: mul(kvHead, headWords),
-    pairs: shr(headDim, 1),
-    chunks: div(add(headWords, SDPA_CHUNK_WORDS - 1), SDPA_CHUNK_WORDS),
     // The last `window` positions, or all of them: the range is never empty (n_kv ≥ 1).
     visibleStart: select(windowCuts(nKv, window), sub(nKv, window), 0),
     qScale: mul(b.param('scale') as Expr<'f32'>, f32(Math.fround(Math.LOG2E))),
@@ -226,71 +213,40 @@ function body(b: SdpaBuilder, cache: SdpaCache): void {
   });
   const { start } = b.let({ start: min(nKv, add(visibleStart, mul(split, splitSpan))) });
   const { end } = b.let({ end: min(nKv, add(start, splitSpan)) });
+  const { dimPasses, wide } = b.let({
+    dimPasses: div(add(headDim, SDPA_PASS_DIMS - 1), SDPA_PASS_DIMS),
+    wide: gt(headDim, SDPA_PASS_DIMS),
+  });
   b.if(lt(start, end), (work) => {
-    stageQueries(work, { warps, headDim, firstHead, headsHere, qScale });
-    const range: SdpaRange = {
-      cache,
-      lane,
-      warp,
-      warps,
-      headWords,
-      pairs,
-      rowWords,
-      headBase,
-      chunks,
-      start,
-      end,
-    };
-    const state = sdpaState(work);
-    attendRange(work, range, state);
-    const at = { firstHead, headsHere, headDim, nHead: u32Param(work, 'n_head'), split, splits };
-    writePartial(work, range, foldWarps(work, range, state), at);
-  });
-}
-
-interface QueryAt {
-  readonly warps: Expr<'u32'>;
-  readonly headDim: Expr<'u32'>;
-  readonly firstHead: Expr<'u32'>;
-  readonly headsHere: Expr<'u32'>;
-  readonly qScale: Expr<'f32'>;
-}
-
-/** 16-byte q loads a thread issues before it stores any: the default schedule's q in one round trip. */
-const Q_LOADS = 2;
-
-/** q_scaled[h][d] = q[firstHead + h][d] · scale · log2e, zero past head_dim and past the group. */
-function stageQueries(b: SdpaBuilder, at: QueryAt): void {
-  const { warps, headDim, firstHead, headsHere, qScale } = at;
-  const { pieces } = b.let({ pieces: mul(warps, WARP_SIZE * 4) });
-  const total = mul(headsKnob(b), SDPA_Q_STRIDE);
-  const step = mul(pieces, Q_LOADS);
-  b.for('qi', { start: shl(b.localId(), 2), end: total, step }, (loop, first) => {
-    // Every load first (pieces past the range or the group read q[0..4]), then the stores.
-    const reads = Array.from({ length: Q_LOADS }, (_, u) => {
-      const i = loop.let(`q_slot${u}`, u === 0 ? first : add(first, mul(pieces, u)));
-      const qHead = shr(i, Math.log2(SDPA_Q_STRIDE));
-      const qDim = and(i, SDPA_Q_STRIDE - 1);
-      const wanted = loop.let(`q_wanted${u}`, and(lt(qHead, headsHere), lt(qDim, headDim)));
-      const index = select(wanted, add(mul(add(firstHead, qHead), headDim), qDim), 0);
-      const names = [0, 1, 2, 3].map((k) => `q_value${u}_${k}`);
-      return { i, wanted, values: loop.loadVector('q', index, names) as Var<'f32'>[] };
+    // A pass a 128 dims of the output: a wide head's second pass computes the scores again.
+    work.for('dim_pass', { start: 0, end: dimPasses }, (pass, dimPass) => {
+      const { groupDim } = pass.let({ groupDim: mul(dimPass, SDPA_PASS_DIMS) });
+      const range: SdpaRange = {
+        cache,
+        lane,
+        warp,
+        warps,
+        headWords,
+        rowWords,
+        headBase,
+        headDim,
+        firstHead,
+        headsHere,
+        qScale,
+        wide,
+        groupDim,
+        pairs: pass.let('pass_pairs', shr(min(sub(headDim, groupDim), SDPA_PASS_DIMS), 1)),
+        start,
+        end,
+      };
+      const state = sdpaState(pass);
+      attendRange(pass, range, state);
+      const nHead = u32Param(pass, 'n_head');
+      writeFolded(pass, range, state, { firstHead, headsHere, headDim, groupDim, nHead, split, splits }); // prettier-ignore
+      // The next pass's fold writes `folded` over what this pass's partial reads.
+      pass.barrier();
     });
-    for (const { i, wanted, values } of reads)
-      loop.if(lt(i, total), (store) =>
-        store.storeVector(
-          'q_scaled',
-          i,
-          values.map((value) => select(wanted, mul(value, qScale), 0)) as [
-            Expr<'f32'>,
-            Expr<'f32'>,
-            Expr<'f32'>,
-            Expr<'f32'>,
-          ],
-        ),
-      );
   });
-  b.barrier();
 }
 
 function sdpaSpec(variant: SdpaVariant): KernelSpec {
