@@ -48,7 +48,7 @@ describe('schedule sweep', () => {
     const sdpa = CATALOG.get('sdpa-decode').spec;
     const edges = edgeSchedules(sdpa).map(formatSchedule);
     for (const edge of [
-      'heads=4,splits=32,warps=1',
+      'heads=4,splits=64,warps=1',
       'heads=1,splits=1,warps=1',
       'heads=8,splits=64,warps=8',
     ])

@@ -119,8 +119,11 @@ function rename(spec: JsonObject, mapping: ReadonlyMap<string, string>): JsonObj
 function renameSizes(renamed: JsonObject, mapping: ReadonlyMap<string, string>): void {
   const launch = renamed['launch'];
   if (isObject(launch)) {
-    const size = launch['workgroupSize'];
-    if (typeof size === 'string') launch['workgroupSize'] = renameInText(size, mapping);
+    // Size expressions (a register cap may name knobs too).
+    for (const key of ['workgroupSize', 'maxRegisters']) {
+      const size = launch[key];
+      if (typeof size === 'string') launch[key] = renameInText(size, mapping);
+    }
     const grid = launch['grid'];
     if (Array.isArray(grid)) {
       launch['grid'] = grid.map((axis) =>

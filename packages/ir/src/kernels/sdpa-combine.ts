@@ -47,9 +47,9 @@ export function partialAt(
 const COMBINE_LOADS = 8;
 
 /**
- * Fewest positions a split takes: a tile (32) a warp, twice that at 8 heads, whose workgroups'
- * q staging and fold cost twice as much; below it that per-workgroup work outweighs the range's.
- * 128 at the default schedule (4 warps, 4 heads), so 32/8 heads at n_kv 4096 fill 256 workgroups.
+ * Fewest positions a split takes: two 8-position steps a warp (four 4-position steps at 8 heads);
+ * below it a workgroup's fixed work (q loads, the fold) outweighs the range's. 64 at the default
+ * schedule (4 warps, 4 heads), so 32/8 heads at n_kv 4096 fill 512 workgroups.
  */
 export const SDPA_MIN_SPLIT = `warps * 4 * max(heads, 4)`;
 
