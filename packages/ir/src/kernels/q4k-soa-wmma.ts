@@ -13,6 +13,7 @@ import {
   lt,
   min,
   mul,
+  ne,
   neg,
   or,
   select,
@@ -30,7 +31,11 @@ import { WMMA_PARTIAL, loadWords, storeWmmaTile } from './wmma-tile.js';
 // loads meta words 2t, 2t + 1 of rows g and g + 8 (a pair's 32 meta bytes are one sector a row)
 // and 8 idx shuffles hand each lane its rows' 16 meta bytes of a block; per 32-byte qs span c
 // (sub-blocks 2c, 2c + 1) it loads qs words 2t, 2t + 1 of both rows (8-byte loads: the 4 lanes
-// of a row read one whole sector).
+// of a row read one whole sector). Latency: all of a pair's meta and qs loads (36 words a lane,
+// 4.6 KB a warp) are issued before the first mma, and the runtime span loop picks a span's words
+// from them by selects; column g's X comes one span ahead (a span copies it, then loads the next
+// span's into its registers), column g + 8's where it is used. 8 warps a workgroup at 128
+// registers: 16 warps an SM at n_out 4096.
 // The mma takes raw nibbles, not dequantized weights: a nibble q OR 0x6400 is the f16 1024 + q, so
 // each qs word gives four A words with 2 integer ops each (bytes 0 and 2, 1 and 3; low and high
 // nibbles), and the lane's X halves are paired alike (k, k + 2) by bit selects. Every mma then
@@ -38,7 +43,7 @@ import { WMMA_PARTIAL, loadWords, storeWmmaTile } from './wmma-tile.js';
 // sub-block's S = Σ x per column. With α = d·scale and β = 1024·α + dmin·min of the row,
 // Σ w·x = α·D − β·S: two fmas per D element finish the dequantization after the mma, so the
 // weights never leave registers and the 6-bit scales are decoded once per row and sub-block.
-// Rows past n_out reread row n_out − 1 (same sectors, same request) and store nothing; lanes past
+// Rows past n_out load nothing (zero meta and qs words) and store nothing; lanes past
 // n_cols read column n_cols − 1 and their columns are dropped.
 
 /** Warps per workgroup (split K); 8 keeps the workgroup at 256 threads, WebGPU's default limit. */
@@ -53,7 +58,7 @@ const MAGIC = 0x64006400;
 
 const declarations = {
   id: 'q4k-soa-wmma',
-  semanticVersion: 1,
+  semanticVersion: 2,
   entryPoint: 'q4k_soa_wmma',
   description:
     'Y[c][r] = sum_k W[r][k] * X[c][k] for c < n_cols (1..16): W [n_out][n_in] Q4_K repacked ' +
@@ -75,12 +80,14 @@ const declarations = {
       name: 'warps',
       description:
         'warps per workgroup, splitting K (interleaved Q4_K blocks) over one 16-row tile',
-      default: 4,
+      default: 8,
       bounds: { ptx: WARPS, wgsl: WARPS },
     },
   ],
   launch: {
     workgroupSize: `warps * ${WARP_SIZE}`,
+    // Two workgroups of 8 warps an SM: a round's 32 qs words a lane fit (ptxas takes 134 uncapped).
+    maxRegisters: '128',
     grid: [`min(ceil_div(n_out, ${Q4K_WMMA_TILE_ROWS}), 65535)`, '1', '1'],
   },
 } as const; // checked by defineKernel
@@ -104,16 +111,23 @@ interface Lanes {
 
 /** Where a block's words are for the lane's rows g and g + 8, and whether each load may happen. */
 interface BlockRows {
-  /** qs word 2t of the block's first span in rows g and g + 8. */
-  readonly qs: [Var<'u32'>, Var<'u32'>];
+  /**
+   * The round's qs words (loaded before its first mma): [block of the pair][span][row g, g + 8]
+   * holds the lane's words 2t, 2t + 1 of that span (zero for an absent block or row).
+   */
+  readonly qs: readonly (readonly (readonly (readonly Var<'u32'>[])[])[])[];
+  /** Whether this is the pair's second block (workgroup-uniform). */
+  readonly second: Var<'bool'>;
   /** The 4 meta words of the block in rows g and g + 8 (zero where absent). */
   readonly meta: [Four<Var<'u32'>>, Four<Var<'u32'>>];
-  /** X word of the block's first value (lane offsets are in xLo, xHi); the last block's for a
-   * block past the end, whose zero meta makes its products count nothing. */
-  readonly xAt: Var<'u32'>;
-  /** Whether the block exists (workgroup-uniform) and rows g, g + 8 exist. */
-  readonly block: Var<'bool'>;
-  readonly rowLive: [Var<'bool'>, Var<'bool'>];
+  /**
+   * The lane's X words of the next span (columns g and g + 8: 4 words at each of its two 16-value
+   * halves) in two buffers, even spans' and odd spans': a span uses its own and loads the next
+   * span's into the other, so X arrives one span ahead.
+   */
+  readonly x: readonly Var<'u32'>[];
+  /** X word `words` after this block's first (past its last span: the next block's), clamped. */
+  readonly xOfSpan: (words: Expr<'u32'>) => Expr<'u32'>;
 }
 
 /** f16 pairs (k, k + 2) and (k + 1, k + 3) of four consecutive halves in words w0, w1. */
@@ -193,6 +207,20 @@ function mmaPair(
   }) as Four<Var<'f32'>>;
 }
 
+/**
+ * Loads the lane's column-g X words of the span at X word `at` (a span's first value; xLo holds
+ * the lane's offset) into `into`: 4 words at each of the span's two 16-value halves.
+ */
+function loadSpanX(b: QBuilder, lanes: Lanes, at: Expr<'u32'>, into: readonly Var<'u32'>[]): void {
+  const start = b.let(lanes.fresh('x_start'), add(lanes.xLo, at));
+  [0, 16].forEach((offset, part) => {
+    const prefix = lanes.fresh('x');
+    const names = [0, 1, 2, 3].map((k) => `${prefix}_${k}`);
+    const loaded = b.loadVector('x', offset === 0 ? start : add(start, offset), names);
+    loaded.forEach((word, k) => b.assign(into[4 * part + k]!, word));
+  });
+}
+
 /** One block's contribution into the accumulators. */
 function blockStep(b: QBuilder, lanes: Lanes, rows: BlockRows, acc: readonly Var<'f32'>[]): void {
   const [metaLo, metaHi] = rows.meta;
@@ -205,71 +233,105 @@ function blockStep(b: QBuilder, lanes: Lanes, rows: BlockRows, acc: readonly Var
     ] as const;
   }) as [readonly [Var<'f32'>, Var<'f32'>], readonly [Var<'f32'>, Var<'f32'>]];
   const [scalesLo, scalesHi] = [metaLo, metaHi].map((meta) => unpackScales(b, lanes, meta));
-  const ones: Four<Expr<'u32'>> = [lanes.ones, lanes.ones, lanes.ones, lanes.ones];
-  const [liveLo, liveHi] = rows.rowLive.map((row) =>
-    b.let(lanes.fresh('live'), and(rows.block, row)),
-  );
-  // A runtime loop over the block's 4 qs spans keeps both shaders small (16 mmas a pass).
-  b.for('span', { start: 0, end: 4 }, (b, c) => {
-    const { low, spanShift, spanWords, spanX } = b.let({
+  // A runtime loop over the block's 4 qs spans keeps both shaders small (16 mmas a pass); a
+  // span's words are picked from the round's registers by selects on the block and span.
+  b.for('span', { start: 0, end: u32(4) }, (b, c) => {
+    const { low, odd, spanShift } = b.let({
       low: lt(c, 2),
+      odd: ne(and(c, 1), 0),
       spanShift: mul(and(c, 1), 16),
-      spanWords: mul(c, 8),
-      spanX: mul(c, 32),
     });
     // Sub-blocks 2c and 2c + 1 are bytes 2(c & 1) and 2(c & 1) + 1 of the scale and min words.
     const pick = (row: RowScales, p: string): readonly [Var<'u32'>, Var<'u32'>] => [
       b.let(`${p}s`, select(low, row.scales[0], row.scales[1])),
       b.let(`${p}m`, select(low, row.mins[0], row.mins[1])),
     ];
-    const spanLo = pick(scalesLo!, lanes.fresh('span_lo'));
-    const spanHi = pick(scalesHi!, lanes.fresh('span_hi'));
-    const lo = loadWords(b, lanes.fresh, 'w', add(rows.qs[0], spanWords), 2, liveLo!);
-    const hi = loadWords(b, lanes.fresh, 'w', add(rows.qs[1], spanWords), 2, liveHi!);
-    for (let high = 0; high < 2; high++) {
-      const shift: Var<'u32'> =
-        high === 0 ? (spanShift as Var<'u32'>) : b.let('span_shift_hi', add(spanShift, 8));
-      // A words: nibbles of bytes (0, 2) and (1, 3) of each qs word, as 1024 + q.
-      const nib = (word: Var<'u32'>, shift: number) => {
-        const base = 4 * high + shift;
-        return b.let(
-          lanes.fresh('a'),
-          // MAGIC has no bit under the nibble mask: one lop3 makes (word & mask) | MAGIC.
-          bitSelect(0x000f000f, base === 0 ? word : shr(word, base), MAGIC),
-        );
-      };
-      const a = (k: number): Four<Expr<'u32'>> => [
-        nib(lo[k]!, 0),
-        nib(hi[k]!, 0),
-        nib(lo[k]!, 8),
-        nib(hi[k]!, 8),
-      ];
-      const aWords = [a(0), a(1)] as const;
-      const [alphaLo, betaLo] = scaleMin(b, lanes, spanLo, dLo, shift);
-      const [alphaHi, betaHi] = scaleMin(b, lanes, spanHi, dHi, shift);
-      const columns = (bb: QBuilder, base: Var<'u32'>, first: number) => {
-        const xw = loadWords(
-          bb,
-          lanes.fresh,
-          'x',
-          add(base, add(rows.xAt, high === 0 ? spanX : add(spanX, 16))),
-          4,
-          undefined,
-        );
-        const x = [pairX(bb, lanes, xw[0]!, xw[1]!), pairX(bb, lanes, xw[2]!, xw[3]!)] as const;
-        const d = mmaPair(bb, lanes, aWords, x);
-        const s = mmaPair(bb, lanes, [ones, ones], x);
-        // d[i] is row g + 8·(i >> 1), column 2t + (i & 1); s[i & 1] that column's Σ x.
-        for (let i = 0; i < 4; i++) {
-          const [alpha, beta] = i < 2 ? [alphaLo, betaLo] : [alphaHi, betaHi];
-          const local = acc[first + i]!;
-          bb.assign(local, fma(alpha, d[i]!, fma(beta, s[i & 1]!, local)));
-        }
-      };
-      columns(b, lanes.xLo, 0);
-      b.if(lanes.two, (second) => columns(second, lanes.xHi, 4));
-    }
+    const spanScales = [pick(scalesLo!, lanes.fresh('span_lo')), pick(scalesHi!, lanes.fresh('span_hi'))] as const; // prettier-ignore
+    // Column g's X of this span (loaded during the last span's mmas), then the next span's, in
+    // flight during this one's; column g + 8's (n_cols > 8) is loaded where it is used.
+    const now = rows.x.map((word): Var<'u32'> => b.let(lanes.fresh('x_now'), word));
+    const spanAt = b.let(lanes.fresh('span_x'), rows.xOfSpan(mul(c, 32)));
+    loadSpanX(b, lanes, rows.xOfSpan(mul(add(c, 1), 32)), rows.x);
+    const qsWord = (row: number, k: number) => {
+      const [first, second] = rows.qs.map((spans) => {
+        const word = (span: number) => spans[span]![row]![k]!;
+        return select(low, select(odd, word(1), word(0)), select(odd, word(3), word(2)));
+      });
+      return b.let(lanes.fresh('q'), select(rows.second, second!, first!));
+    };
+    const words = [0, 1].map((row) => [qsWord(row, 0), qsWord(row, 1)]);
+    spanStep(b, lanes, { words, scales: spanScales, d: [dLo, dHi], x: now, spanAt, shift: spanShift }, acc); // prettier-ignore
   });
+}
+
+/** What one span's mmas take: the lane's qs words, its rows' scale words and d, X and the byte shift. */
+interface SpanInputs {
+  /** [row g, g + 8][word 2t, 2t + 1] of the span. */
+  readonly words: readonly (readonly Var<'u32'>[])[];
+  readonly scales: readonly (readonly [Var<'u32'>, Var<'u32'>])[];
+  readonly d: readonly (readonly [Var<'f32'>, Var<'f32'>])[];
+  /** Column g's X words of the span; column g + 8's are at X word `spanAt` (xHi's offset on). */
+  readonly x: readonly Var<'u32'>[];
+  readonly spanAt: Var<'u32'>;
+  /** 16 for an odd span (0 for an even one): its sub-blocks' bytes are the words' upper two. */
+  readonly shift: Var<'u32'>;
+}
+
+/** One span (sub-blocks 2c and 2c + 1, both rows) into the accumulators: 8 mmas (16 for two). */
+function spanStep(
+  b: QBuilder,
+  lanes: Lanes,
+  { words, scales, d, x: xWords, spanAt, shift: spanShift }: SpanInputs,
+  acc: readonly Var<'f32'>[],
+): void {
+  const [lo, hi] = words as [readonly Var<'u32'>[], readonly Var<'u32'>[]];
+  const ones: Four<Expr<'u32'>> = [lanes.ones, lanes.ones, lanes.ones, lanes.ones];
+  for (let high = 0; high < 2; high++) {
+    const shift = high === 0 ? spanShift : b.let(lanes.fresh('shift'), add(spanShift, 8));
+    // A words: nibbles of bytes (0, 2) and (1, 3) of each qs word, as 1024 + q.
+    const nib = (word: Var<'u32'>, byte: number) => {
+      const base = 4 * high + byte;
+      return b.let(
+        lanes.fresh('a'),
+        // MAGIC has no bit under the nibble mask: one lop3 makes (word & mask) | MAGIC.
+        bitSelect(0x000f000f, base === 0 ? word : shr(word, base), MAGIC),
+      );
+    };
+    const a = (k: number): Four<Expr<'u32'>> => [
+      nib(lo[k]!, 0),
+      nib(hi[k]!, 0),
+      nib(lo[k]!, 8),
+      nib(hi[k]!, 8),
+    ];
+    const aWords = [a(0), a(1)] as const;
+    const [alphaLo, betaLo] = scaleMin(b, lanes, scales[0]!, d[0]!, shift);
+    const [alphaHi, betaHi] = scaleMin(b, lanes, scales[1]!, d[1]!, shift);
+    const columns = (bb: QBuilder, xw: readonly Var<'u32'>[], first: number) => {
+      const x = [pairX(bb, lanes, xw[0]!, xw[1]!), pairX(bb, lanes, xw[2]!, xw[3]!)] as const;
+      const dd = mmaPair(bb, lanes, aWords, x);
+      const sums = mmaPair(bb, lanes, [ones, ones], x);
+      // dd[i] is row g + 8·(i >> 1), column 2t + (i & 1); sums[i & 1] that column's Σ x.
+      for (let i = 0; i < 4; i++) {
+        const [alpha, beta] = i < 2 ? [alphaLo, betaLo] : [alphaHi, betaHi];
+        const local = acc[first + i]!;
+        bb.assign(local, fma(alpha, dd[i]!, fma(beta, sums[i & 1]!, local)));
+      }
+    };
+    columns(b, xWords.slice(4 * high, 4 * high + 4), 0);
+    b.if(lanes.two, (second) => {
+      const at = add(lanes.xHi, add(spanAt, 16 * high));
+      const prefix = lanes.fresh('x_hi');
+      columns(
+        second,
+        second.loadVector(
+          'x',
+          at,
+          [0, 1, 2, 3].map((k) => `${prefix}_${k}`),
+        ),
+        4,
+      );
+    });
+  }
 }
 
 function body(b: QBuilder): void {
@@ -286,12 +348,12 @@ function body(b: QBuilder): void {
     blocks: shr(nIn, 8),
   });
   // Repacked rows are 32·⌈144·nb/32⌉ bytes: 36·nb words, 4 more for odd nb.
-  const { strideWords, metaStart, t2, lastCol, lastBlock } = b.let({
+  const { strideWords, metaStart, t2, lastCol, lastSpan } = b.let({
     strideWords: add(mul(blocks, 36), mul(and(blocks, 1), 4)),
     metaStart: mul(blocks, 32),
     t2: mul(t, 2),
     lastCol: sub(nCols, 1),
-    lastBlock: sub(blocks, 1),
+    lastSpan: sub(mul(blocks, 128), 32),
   });
   const { xLo, xHi, two } = b.let({
     xLo: add(mul(min(g, lastCol), rowWords), mul(t, 4)),
@@ -329,6 +391,27 @@ function body(b: QBuilder): void {
         loadWords(loop, lanes.fresh, 'w', add(startLo, metaAt), 2, and(mine, liveLo)),
         loadWords(loop, lanes.fresh, 'w', add(startHi, metaAt), 2, and(mine, liveHi)),
       ];
+      // Then both blocks' qs, 4 spans of 2 words in each row: every load of the round is in flight
+      // before its first use (zero for an absent block or row).
+      const rowStarts = [
+        { start: startLo, live: liveLo },
+        { start: startHi, live: liveHi },
+      ];
+      const qs = [0, 1].map((j) => {
+        const exists = loop.let(lanes.fresh('exists'), lt(add(first, j), blocks));
+        const words = loop.let(lanes.fresh('qs'), add(mul(add(first, j), 32), t2));
+        return [0, 1, 2, 3].map((c) =>
+          rowStarts.map(({ start, live }) =>
+            loadWords(loop, lanes.fresh, 'w', add(start, add(words, c * 8)), 2, and(exists, live)),
+          ),
+        );
+      });
+      // X of the pair's first span; a span past the last block's reads the last span again (its
+      // block's zero meta makes it count nothing).
+      const { pairX } = loop.let({ pairX: mul(first, 128) });
+      // Column g's X of the next span, loaded one span ahead (here the pair's first).
+      const x = Array.from({ length: 8 }, () => loop.let(lanes.fresh('x_next'), u32(0)));
+      loadSpanX(loop, lanes, min(pairX, lastSpan), x);
       // A runtime loop over the pair's 2 blocks, for the same reason as the spans'.
       loop.for('half', { start: 0, end: 2 }, (loop, j) => {
         const meta = parts.map((part) => {
@@ -343,16 +426,13 @@ function body(b: QBuilder): void {
           return words as Four<Var<'u32'>>;
         }) as [Four<Var<'u32'>>, Four<Var<'u32'>>];
         const p = lanes.fresh('blk');
-        const block = loop.let(`${p}`, add(first, j));
+        const blockX = loop.let(`${p}x`, add(pairX, mul(j, 128)));
         const rows: BlockRows = {
-          qs: [
-            loop.let(`${p}qlo`, add(startLo, add(mul(block, 32), t2))),
-            loop.let(`${p}qhi`, add(startHi, add(mul(block, 32), t2))),
-          ],
+          qs,
+          second: loop.let(`${p}second`, ne(j, 0)),
           meta,
-          xAt: loop.let(`${p}x`, mul(min(block, lastBlock), 128)),
-          block: loop.let(`${p}live`, lt(block, blocks)),
-          rowLive: [liveLo, liveHi],
+          x,
+          xOfSpan: (words) => min(add(blockX, words), lastSpan),
         };
         blockStep(loop, lanes, rows, acc);
       });

@@ -1,7 +1,7 @@
 // Catalog kernel `wmma-gemv`: Y[c][r] = Σ_k W[r][k]·X[c][k] for c < n_cols ≤ 16 on tensor cores.
 import { WARP_SIZE, type Expr, type VarExpr as Var } from '../body.js';
 import { defineKernel, type BodyBuilder, type DeclaredBy } from '../builder.js';
-import { add, and, div, eq, f32, gt, le, lt, min, mul, ne, shr, sub } from '../expressions.js';
+import { add, and, div, eq, f32, gt, lt, min, mul, ne, shr, sub } from '../expressions.js';
 import { WMMA_PARTIAL, loadWords, storeWmmaTile } from './wmma-tile.js';
 
 // Bandwidth plan. Decode with a few columns is W-bandwidth bound: the kernel loads each weight byte
@@ -16,8 +16,12 @@ import { WMMA_PARTIAL, loadWords, storeWmmaTile } from './wmma-tile.js';
 // and B (Marlin-style): mma j ∈ {0, 1} of a chunk takes the lane's words 4t + 2j and 4t + 2j + 1 as
 // the fragment words the ISA places at logical k words t and t + 4 (A: a[0], a[1] = rows g, g + 8
 // at word t, a[2], a[3] at word t + 4; B: b[0], b[1]). So a chunk is 2 mmas (4 with n_cols > 8)
-// for 3 (4) vector loads. An n_in ≡ 16 (mod 32) leaves a 16-k half chunk: 8-byte loads of words
-// 2t, 2t + 1 (logical words t, t + 4), one sector a row, made by the last warp alone.
+// for 3 (4) vector loads. Latency: a warp issues the loads of BATCH_CHUNKS chunks (2 KB of W)
+// before its first mma, and 8 warps a workgroup put 16 warps and 32 KB in flight on each SM at
+// n_out 4096 (two workgroups an SM), over the ~22 KB an H200 SM needs (bandwidth × DRAM latency).
+// Loads are guarded (a chunk past the last, a row past n_out loads nothing). An n_in ≡ 16 (mod 32) leaves a 16-k
+// half chunk: 8-byte loads of words 2t, 2t + 1 (logical words t, t + 4), one sector a row, made by
+// the last warp alone.
 // Columns of D depend only on their column of B, and rows only on their row of A: lanes past
 // n_cols read column n_cols − 1 again (cached) and their D columns are dropped; rows past n_out
 // load nothing (zero fragments) and store nothing. Loops and mmas are workgroup-uniform, so the
@@ -29,10 +33,12 @@ const WARPS = { min: 1, max: 8 };
 export const WMMA_TILE_ROWS = 16;
 /** u32 words of a row a chunk covers: 32 halves, two mmas' K. */
 const CHUNK_WORDS = 16;
+/** Chunks a warp loads before its first mma: 2 KB of W (4 gain only at 1024 rows, twice the WGSL). */
+const BATCH_CHUNKS = 2;
 
 const declarations = {
   id: 'wmma-gemv',
-  semanticVersion: 1,
+  semanticVersion: 2,
   entryPoint: 'wmma_gemv',
   description:
     'Y[c][r] = sum_k W[r][k] * X[c][k] for c < n_cols (1..16): W f16 [n_out][n_in], X f16 ' +
@@ -54,7 +60,7 @@ const declarations = {
       name: 'warps',
       description:
         'warps per workgroup, splitting K (interleaved 32-k chunks) over one 16-row tile',
-      default: 4,
+      default: 8,
       bounds: { ptx: WARPS, wgsl: WARPS },
     },
   ],
@@ -82,6 +88,8 @@ interface Lanes {
   readonly pair: Var<'u32'>;
   /** Whether n_cols > 8: the second n8 tile of columns runs (workgroup-uniform). */
   readonly two: Var<'bool'>;
+  /** Words of a row a round of the warps covers: a warp's next chunk is this far on. */
+  readonly roundWords: Var<'u32'>;
 }
 
 /** The tile's per-lane state: where rows g and g + 8 start, whether they exist, the accumulators. */
@@ -93,16 +101,11 @@ interface Tile {
   readonly acc: readonly Var<'f32'>[];
 }
 
-/** Which loads of a step may not happen; undefined members are unconditional. */
+/** Which loads of a batch may happen: those of chunks that exist, in rows below n_out. */
 interface Guards {
-  /** Whether the step's chunk exists for this warp (X and W both). */
-  readonly chunk?: Expr<'bool'>;
-  /** Whether rows g and g + 8 are guarded (a tile past n_out). */
-  readonly rows: boolean;
+  /** Whether the batch's chunk u exists for this warp (X and W both). */
+  readonly chunk: (u: number) => Expr<'bool'>;
 }
-
-const both = (a: Expr<'bool'> | undefined, b: Expr<'bool'>): Expr<'bool'> =>
-  a === undefined ? b : and(a, b);
 
 /** acc[first..first+4) += A·B for one mma, updating the accumulators in place. */
 function mmaInto(
@@ -120,35 +123,64 @@ function mmaInto(
   c.forEach((local, i) => b.assign(local, d[i] as Var<'f32'>));
 }
 
-/** One 32-k chunk (`offset` words into each row) into the tile's accumulators: 2 or 4 mmas. */
-function chunkStep(
+/**
+ * BATCH_CHUNKS of the warp's chunks (the first at word `offset` of each row, the next a round of
+ * the warps later) into the tile's accumulators: every W and X load of the batch, then its mmas
+ * (zero fragments, adding nothing, for a chunk past the last or a row past n_out).
+ */
+function batchStep(
   b: WmmaBuilder,
   lanes: Lanes,
   tile: Tile,
   offset: Expr<'u32'>,
   guards: Guards,
 ): void {
-  const off = b.let(lanes.fresh('off'), offset);
-  const rowGuard = (live: Var<'bool'>) => (guards.rows ? both(guards.chunk, live) : guards.chunk);
-  const at = (base: Var<'u32'>) => add(base, off);
-  const lo = loadWords(b, lanes.fresh, 'w', at(tile.wLo), 4, rowGuard(tile.liveLo));
-  const hi = loadWords(b, lanes.fresh, 'w', at(tile.wHi), 4, rowGuard(tile.liveHi));
-  const a = (j: number): Four<Expr<'u32'>> => [
+  const chunks = Array.from({ length: BATCH_CHUNKS }, (_, u) => {
+    const off = b.let(lanes.fresh('off'), u === 0 ? offset : add(offset, mul(lanes.roundWords, u)));
+    const chunk = b.let(lanes.fresh('live'), guards.chunk(u));
+    const rowGuard = (live: Var<'bool'>) => and(chunk, live);
+    const at = (base: Var<'u32'>) => add(base, off);
+    return {
+      off,
+      chunk,
+      lo: loadWords(b, lanes.fresh, 'w', at(tile.wLo), 4, rowGuard(tile.liveLo)),
+      hi: loadWords(b, lanes.fresh, 'w', at(tile.wHi), 4, rowGuard(tile.liveHi)),
+    };
+  });
+  // Column tile 2's X (n_cols > 8) is loaded with the rest; its loads stay zero otherwise.
+  const x = (base: Var<'u32'>, live: Expr<'bool'> | undefined) =>
+    chunks.map(({ off, chunk }) =>
+      loadWords(
+        b,
+        lanes.fresh,
+        'x',
+        add(base, off),
+        4,
+        live === undefined ? chunk : and(chunk, live),
+      ),
+    );
+  const [xLo, xHi] = [x(lanes.xLo, undefined), x(lanes.xHi, lanes.two)];
+  const a = (
+    lo: readonly Var<'u32'>[],
+    hi: readonly Var<'u32'>[],
+    j: number,
+  ): Four<Expr<'u32'>> => [
     lo[2 * j] as Var<'u32'>,
     hi[2 * j] as Var<'u32'>,
     lo[2 * j + 1] as Var<'u32'>,
     hi[2 * j + 1] as Var<'u32'>,
   ];
-  const columns = (bb: WmmaBuilder, base: Var<'u32'>, first: number) => {
-    const x = loadWords(bb, lanes.fresh, 'x', add(base, off), 4, guards.chunk);
-    for (let j = 0; j < 2; j++)
-      mmaInto(bb, lanes, tile.acc, first, a(j), [
-        x[2 * j] as Var<'u32'>,
-        x[2 * j + 1] as Var<'u32'>,
-      ]);
-  };
-  columns(b, lanes.xLo, 0);
-  b.if(lanes.two, (second) => columns(second, lanes.xHi, 4));
+  const columns = (bb: WmmaBuilder, words: readonly (readonly Var<'u32'>[])[], first: number) =>
+    chunks.forEach(({ lo, hi }, u) => {
+      const xu = words[u] as readonly Var<'u32'>[];
+      for (let j = 0; j < 2; j++)
+        mmaInto(bb, lanes, tile.acc, first, a(lo, hi, j), [
+          xu[2 * j] as Var<'u32'>,
+          xu[2 * j + 1] as Var<'u32'>,
+        ]);
+    });
+  columns(b, xLo, 0);
+  b.if(lanes.two, (second) => columns(second, xHi, 4));
 }
 
 /** The 16-k half chunk at word `offset` of each row, loaded by this warp where `mine` holds. */
@@ -192,51 +224,44 @@ function body(b: WmmaBuilder): void {
     xHi: add(mul(min(add(g, 8), lastCol), rowWords), quad),
     two: gt(nCols, 8),
   });
-  const lanes: Lanes = { fresh, warp, rowWords, xLo, xHi, quad, pair, two };
-  const { chunks, tiles } = b.let({
+  const { chunks, tiles, roundWords } = b.let({
     chunks: shr(nIn, 5),
     tiles: div(add(nOut, WMMA_TILE_ROWS - 1), WMMA_TILE_ROWS),
-  });
-  const { rounds } = b.let({ rounds: div(chunks, warps) });
-  const { leftover, warpWords, roundWords } = b.let({
-    leftover: mul(rounds, warps),
-    warpWords: mul(warp, CHUNK_WORDS),
     roundWords: mul(warps, CHUNK_WORDS),
   });
-  const { roundsEnd } = b.let({ roundsEnd: mul(leftover, CHUNK_WORDS) });
+  const lanes: Lanes = { fresh, warp, rowWords, xLo, xHi, quad, pair, two, roundWords };
+  // Warp w takes chunks w, w + warps, …, BATCH_CHUNKS of them a batch; a chunk past the last
+  // (the last batch's, where warps * BATCH_CHUNKS does not divide the chunks) loads nothing.
+  const { warpWords, chunkWords, batchWords } = b.let({
+    warpWords: mul(warp, CHUNK_WORDS),
+    chunkWords: mul(chunks, CHUNK_WORDS),
+    batchWords: mul(roundWords, BATCH_CHUNKS),
+  });
+  const { batchesEnd } = b.let({
+    batchesEnd: mul(
+      div(add(chunks, sub(mul(warps, BATCH_CHUNKS), 1)), mul(warps, BATCH_CHUNKS)),
+      batchWords,
+    ),
+  });
   const range = { start: b.workgroupId('x'), end: tiles, step: b.numWorkgroups('x') };
   b.for('tile', range, (tb, tileIndex) => {
     const { firstRow } = tb.let({ firstRow: mul(tileIndex, WMMA_TILE_ROWS) });
     const { rowLo } = tb.let({ rowLo: add(firstRow, g) });
     const { rowHi } = tb.let({ rowHi: add(rowLo, 8) });
-    const { wLo, wHi, liveLo, liveHi, full } = tb.let({
+    const { wLo, wHi, liveLo, liveHi } = tb.let({
       wLo: add(mul(rowLo, rowWords), quad),
       wHi: add(mul(rowHi, rowWords), quad),
       liveLo: lt(rowLo, nOut),
       liveHi: lt(rowHi, nOut),
-      full: le(add(firstRow, WMMA_TILE_ROWS), nOut),
     });
     const acc = Array.from({ length: 8 }, (_, i) => tb.let(`acc${i}`, f32(0)));
     const tile: Tile = { wLo, wHi, liveLo, liveHi, acc };
-    // The loop steps over whole rounds' words (workgroup-uniform); the warp's chunk is warpWords on.
-    const roundRange = { start: 0, end: roundsEnd, step: roundWords };
-    // Whole tiles load unguarded; the last, partial one guards each row's loads.
-    tb.if(
-      full,
-      (whole) =>
-        whole.for('round', roundRange, (loop, round) =>
-          chunkStep(loop, lanes, tile, add(round, warpWords), { rows: false }),
-        ),
-      (partial) =>
-        partial.for('round_p', roundRange, (loop, round) =>
-          chunkStep(loop, lanes, tile, add(round, warpWords), { rows: true }),
-        ),
-    );
-    // The chunks left after whole rounds: warps 0 … chunks − leftover − 1 take one each.
-    tb.if(lt(leftover, chunks), (rest) => {
-      const { restChunk } = rest.let({ restChunk: add(leftover, warp) });
-      const offset = mul(restChunk, CHUNK_WORDS);
-      chunkStep(rest, lanes, tile, offset, { rows: true, chunk: lt(restChunk, chunks) });
+    // The loop steps over whole batches' words (workgroup-uniform); the warp's chunk is warpWords on.
+    tb.for('batch', { start: 0, end: batchesEnd, step: batchWords }, (loop, batch) => {
+      const { batchAt } = loop.let({ batchAt: add(batch, warpWords) });
+      const live = (u: number) =>
+        lt(u === 0 ? batchAt : add(batchAt, mul(roundWords, u)), chunkWords);
+      batchStep(loop, lanes, tile, batchAt, { chunk: live });
     });
     tb.if(ne(and(nIn, 16), 0), (tail) =>
       halfStep(tail, lanes, tile, mul(chunks, CHUNK_WORDS), eq(warp, sub(warps, 1))),

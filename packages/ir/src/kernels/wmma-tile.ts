@@ -7,6 +7,8 @@ import { add, and, eq, gt, lt, mul, shr, u32 } from '../expressions.js';
 
 /** f32 a lane parks in shared memory for the cross-warp sum: both n8 tiles' D fragments. */
 const PARTIAL_WORDS = 8;
+/** Words of a warp's parked acc[0..3] (a lane's 4 side by side), before its acc[4..7]. */
+const HALF_WORDS = (WARP_SIZE * PARTIAL_WORDS) / 2;
 
 /** The shared array the cross-warp sum needs, for a kernel's `shared` declarations. */
 export const WMMA_PARTIAL = {
@@ -70,20 +72,22 @@ export function storeWmmaTile(
   const lane = b.laneId();
   const warps = b.schedule('warps');
   const [nOut, nCols] = [b.param('n_out'), b.param('n_cols')];
+  // A warp parks acc[0..3] of its lanes, then acc[4..7], 16 bytes a lane side by side: each
+  // 16-byte access of 8 lanes spans all 32 banks once (no conflict).
   b.if(gt(warp, 0), (park) => {
-    const { slot } = park.let({ slot: mul(add(mul(warp, WARP_SIZE), lane), PARTIAL_WORDS) });
+    const { slot } = park.let({ slot: add(mul(warp, WARP_SIZE * PARTIAL_WORDS), mul(lane, 4)) });
     park.storeVector('partial', slot, acc.slice(0, 4) as Four<Var<'f32'>>);
-    park.storeVector('partial', add(slot, 4), acc.slice(4, 8) as Four<Var<'f32'>>);
+    park.storeVector('partial', add(slot, HALF_WORDS), acc.slice(4, 8) as Four<Var<'f32'>>);
   });
   b.barrier();
   b.if(eq(warp, 0), (sum) => {
     sum.for('other', { start: 1, end: warps }, (loop, other) => {
       const { parkedAt } = loop.let({
-        parkedAt: mul(add(mul(other, WARP_SIZE), lane), PARTIAL_WORDS),
+        parkedAt: add(mul(other, WARP_SIZE * PARTIAL_WORDS), mul(lane, 4)),
       });
       const parked = [
         ...loop.loadVector('partial', parkedAt, ['parked0', 'parked1', 'parked2', 'parked3']),
-        ...loop.loadVector('partial', add(parkedAt, 4), [
+        ...loop.loadVector('partial', add(parkedAt, HALF_WORDS), [
           'parked4',
           'parked5',
           'parked6',

@@ -20,6 +20,14 @@ export interface InstructionTiming {
    * place (`HADD2.F32 R0, -RZ, R1.H0_H0`), so it issues nothing and its results are the source's.
    */
   readonly alias: boolean;
+  /**
+   * An unguarded copy of one register into another (`mov.b32 %r63, %r68`). ptxas coalesces the two
+   * where their values are never live at once (a guarded load's result moved into the local it
+   * replaces, an mma's D into its accumulator): then it issues nothing, like an alias. Where the
+   * destination's old value is read after the source was written (a loop-carried prefetch), it is
+   * a real MOV, which waits for the source.
+   */
+  readonly copy: boolean;
   /** cp.async.commit_group (and wait_all): the warp's copies since the last commit form a group. */
   readonly asyncCommit: boolean;
   /** cp.async.wait_group N (wait_all: 0): groups left pending after it; -1 for other instructions. */
@@ -78,6 +86,14 @@ function timingOf(
     barrier: (opcode === 'bar' || opcode === 'barrier') && modifiers[0] !== 'warp',
     param: opcode === 'ld' && modifiers.includes('param'),
     alias: opcode === 'mov' && first?.kind === 'vector' && rest[0]?.kind === 'register',
+    copy:
+      opcode === 'mov' &&
+      instruction.guard === undefined &&
+      first?.kind === 'register' &&
+      slot(first.name) !== undefined &&
+      rest.length === 1 &&
+      rest[0]?.kind === 'register' &&
+      slot(rest[0].name) !== undefined,
     asyncCommit: asyncGroup?.commit === true,
     asyncWait: asyncGroup?.pending ?? -1,
   };

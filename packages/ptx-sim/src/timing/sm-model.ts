@@ -72,6 +72,10 @@ interface Warp {
   roundTrips: number;
   roundTripEnd: number;
   readonly ready: Float64Array;
+  /** The warp's issue order (`sequence`) of each register's last read and last write, -1 if none. */
+  readonly lastRead: Float64Array;
+  readonly lastWrite: Float64Array;
+  sequence: number;
   /** Issue clock of the DRAM load that produced each register, NaN when none did. */
   readonly dramIssue: Float64Array;
   /** cp.async copies since the last commit: when the last lands, and the first DRAM one's issue. */
@@ -148,6 +152,9 @@ export function replaySm(work: SmWork): SmTiming {
         roundTrips: 0,
         roundTripEnd: -Infinity,
         ready: new Float64Array(work.registerSlots),
+        lastRead: new Float64Array(work.registerSlots).fill(-1),
+        lastWrite: new Float64Array(work.registerSlots).fill(-1),
+        sequence: 0,
         dramIssue: new Float64Array(work.registerSlots).fill(Number.NaN),
         openGroupLands: at,
         openGroupIssue: Number.NaN,
@@ -182,11 +189,25 @@ export function replaySm(work: SmWork): SmTiming {
       }
   };
 
+  // Marks the registers an instruction reads and writes, in the warp's order of issue.
+  const touch = (warp: Warp, { reads, writes }: InstructionTiming): void => {
+    const sequence = warp.sequence++;
+    for (let index = 0; index < reads.length; index++)
+      warp.lastRead[reads[index] as number] = sequence;
+    for (let index = 0; index < writes.length; index++)
+      warp.lastWrite[writes[index] as number] = sequence;
+  };
+  // A copy coalesces unless its destination's old value was read after its source was written.
+  const coalesces = (warp: Warp, { reads, writes }: InstructionTiming): boolean =>
+    (warp.lastRead[writes[0] as number] as number) <=
+    (warp.lastWrite[reads[0] as number] as number);
+
   // A warp's aliases at its cursor take no issue slot: their results are ready when the source is.
   const passAliases = (warp: Warp): void => {
     while (!warp.done) {
       const timing = timings[(warp.words[warp.cursor] as number) >> 3] as InstructionTiming;
-      if (!timing.alias) return;
+      if (!timing.alias && !(timing.copy && coalesces(warp, timing))) return;
+      touch(warp, timing);
       let [ready, dramIssue] = [warp.notBefore, Number.NaN];
       for (const slot of timing.reads)
         if ((warp.ready[slot] as number) > ready)
@@ -236,6 +257,7 @@ export function replaySm(work: SmWork): SmTiming {
     const timing = timings[header >> 3] as InstructionTiming;
     const field = (index: number): number => warp.words[warp.cursor + 1 + index] as number;
     const { classIndex, reads, writes } = timing;
+    touch(warp, timing);
     warpInstructions++;
     scheduler.issued++;
     scheduler.free = t + 1;
