@@ -121,9 +121,8 @@ interface BlockRows {
   /** The 4 meta words of the block in rows g and g + 8 (zero where absent). */
   readonly meta: [Four<Var<'u32'>>, Four<Var<'u32'>>];
   /**
-   * The lane's X words of the next span (columns g and g + 8: 4 words at each of its two 16-value
-   * halves) in two buffers, even spans' and odd spans': a span uses its own and loads the next
-   * span's into the other, so X arrives one span ahead.
+   * The lane's column-g X words of the next span (4 at each of its two 16-value halves): a span
+   * copies them, then loads the following span's into them, so X arrives one span ahead.
    */
   readonly x: readonly Var<'u32'>[];
   /** X word `words` after this block's first (past its last span: the next block's), clamped. */
@@ -214,9 +213,8 @@ function mmaPair(
 function loadSpanX(b: QBuilder, lanes: Lanes, at: Expr<'u32'>, into: readonly Var<'u32'>[]): void {
   const start = b.let(lanes.fresh('x_start'), add(lanes.xLo, at));
   [0, 16].forEach((offset, part) => {
-    const prefix = lanes.fresh('x');
-    const names = [0, 1, 2, 3].map((k) => `${prefix}_${k}`);
-    const loaded = b.loadVector('x', offset === 0 ? start : add(start, offset), names);
+    const index = offset === 0 ? start : add(start, offset);
+    const loaded = loadWords(b, lanes.fresh, 'x', index, 4, undefined);
     loaded.forEach((word, k) => b.assign(into[4 * part + k]!, word));
   });
 }
@@ -320,16 +318,7 @@ function spanStep(
     columns(b, xWords.slice(4 * high, 4 * high + 4), 0);
     b.if(lanes.two, (second) => {
       const at = add(lanes.xHi, add(spanAt, 16 * high));
-      const prefix = lanes.fresh('x_hi');
-      columns(
-        second,
-        second.loadVector(
-          'x',
-          at,
-          [0, 1, 2, 3].map((k) => `${prefix}_${k}`),
-        ),
-        4,
-      );
+      columns(second, loadWords(second, lanes.fresh, 'x', at, 4, undefined), 4);
     });
   }
 }
@@ -406,10 +395,9 @@ function body(b: QBuilder): void {
           ),
         );
       });
-      // X of the pair's first span; a span past the last block's reads the last span again (its
-      // block's zero meta makes it count nothing).
+      // Column g's X of the next span, loaded one span ahead (here the pair's first); a span past
+      // the last block's reads the last span again (its block's zero meta makes it count nothing).
       const { pairX } = loop.let({ pairX: mul(first, 128) });
-      // Column g's X of the next span, loaded one span ahead (here the pair's first).
       const x = Array.from({ length: 8 }, () => loop.let(lanes.fresh('x_next'), u32(0)));
       loadSpanX(loop, lanes, min(pairX, lastSpan), x);
       // A runtime loop over the pair's 2 blocks, for the same reason as the spans'.

@@ -160,7 +160,8 @@ function declarations({ cache, quantize }: SdpaVariant): KernelDeclarations & {
       ...(cache === 'f16'
         ? { maxRegisters: 'max(128, max(255 * (heads / 8), 255 * (2 / (warps + 1))))' }
         : {}),
-      // Splits past ceil(n_kv / SDPA_MIN_SPLIT) would have no positions (a split takes at least that): not launched.
+      // Splits past ceil(n_kv / SDPA_MIN_SPLIT) would have no positions (a split takes at least
+      // that many): not launched.
       grid: [
         'n_kv_head * ceil_div(n_head / n_kv_head, heads)',
         `min(splits, ceil_div(n_kv, ${SDPA_MIN_SPLIT}))`,

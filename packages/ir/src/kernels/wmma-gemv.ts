@@ -19,9 +19,9 @@ import { WMMA_PARTIAL, loadWords, storeWmmaTile } from './wmma-tile.js';
 // for 3 (4) vector loads. Latency: a warp issues the loads of BATCH_CHUNKS chunks (2 KB of W)
 // before its first mma, and 8 warps a workgroup put 16 warps and 32 KB in flight on each SM at
 // n_out 4096 (two workgroups an SM), over the ~22 KB an H200 SM needs (bandwidth × DRAM latency).
-// Loads are guarded (a chunk past the last, a row past n_out loads nothing). An n_in ≡ 16 (mod 32) leaves a 16-k
-// half chunk: 8-byte loads of words 2t, 2t + 1 (logical words t, t + 4), one sector a row, made by
-// the last warp alone.
+// Loads are guarded (a chunk past the last, a row past n_out loads nothing). An n_in ≡ 16
+// (mod 32) leaves a 16-k half chunk: 8-byte loads of words 2t, 2t + 1 (logical words t, t + 4),
+// one sector a row, made by the last warp alone.
 // Columns of D depend only on their column of B, and rows only on their row of A: lanes past
 // n_cols read column n_cols − 1 again (cached) and their D columns are dropped; rows past n_out
 // load nothing (zero fragments) and store nothing. Loops and mmas are workgroup-uniform, so the
@@ -90,6 +90,8 @@ interface Lanes {
   readonly two: Var<'bool'>;
   /** Words of a row a round of the warps covers: a warp's next chunk is this far on. */
   readonly roundWords: Var<'u32'>;
+  /** Words of a row the whole chunks cover: a chunk starting at or past it does not exist. */
+  readonly chunkWords: Var<'u32'>;
 }
 
 /** The tile's per-lane state: where rows g and g + 8 start, whether they exist, the accumulators. */
@@ -99,12 +101,6 @@ interface Tile {
   readonly liveLo: Var<'bool'>;
   readonly liveHi: Var<'bool'>;
   readonly acc: readonly Var<'f32'>[];
-}
-
-/** Which loads of a batch may happen: those of chunks that exist, in rows below n_out. */
-interface Guards {
-  /** Whether the batch's chunk u exists for this warp (X and W both). */
-  readonly chunk: (u: number) => Expr<'bool'>;
 }
 
 /** acc[first..first+4) += A·B for one mma, updating the accumulators in place. */
@@ -128,16 +124,10 @@ function mmaInto(
  * the warps later) into the tile's accumulators: every W and X load of the batch, then its mmas
  * (zero fragments, adding nothing, for a chunk past the last or a row past n_out).
  */
-function batchStep(
-  b: WmmaBuilder,
-  lanes: Lanes,
-  tile: Tile,
-  offset: Expr<'u32'>,
-  guards: Guards,
-): void {
+function batchStep(b: WmmaBuilder, lanes: Lanes, tile: Tile, offset: Expr<'u32'>): void {
   const chunks = Array.from({ length: BATCH_CHUNKS }, (_, u) => {
     const off = b.let(lanes.fresh('off'), u === 0 ? offset : add(offset, mul(lanes.roundWords, u)));
-    const chunk = b.let(lanes.fresh('live'), guards.chunk(u));
+    const chunk = b.let(lanes.fresh('live'), lt(off, lanes.chunkWords));
     const rowGuard = (live: Var<'bool'>) => and(chunk, live);
     const at = (base: Var<'u32'>) => add(base, off);
     return {
@@ -229,7 +219,6 @@ function body(b: WmmaBuilder): void {
     tiles: div(add(nOut, WMMA_TILE_ROWS - 1), WMMA_TILE_ROWS),
     roundWords: mul(warps, CHUNK_WORDS),
   });
-  const lanes: Lanes = { fresh, warp, rowWords, xLo, xHi, quad, pair, two, roundWords };
   // Warp w takes chunks w, w + warps, …, BATCH_CHUNKS of them a batch; a chunk past the last
   // (the last batch's, where warps * BATCH_CHUNKS does not divide the chunks) loads nothing.
   const { warpWords, chunkWords, batchWords } = b.let({
@@ -237,6 +226,7 @@ function body(b: WmmaBuilder): void {
     chunkWords: mul(chunks, CHUNK_WORDS),
     batchWords: mul(roundWords, BATCH_CHUNKS),
   });
+  const lanes: Lanes = { fresh, warp, rowWords, xLo, xHi, quad, pair, two, roundWords, chunkWords };
   const { batchesEnd } = b.let({
     batchesEnd: mul(
       div(add(chunks, sub(mul(warps, BATCH_CHUNKS), 1)), mul(warps, BATCH_CHUNKS)),
@@ -258,13 +248,10 @@ function body(b: WmmaBuilder): void {
     const tile: Tile = { wLo, wHi, liveLo, liveHi, acc };
     // The loop steps over whole batches' words (workgroup-uniform); the warp's chunk is warpWords on.
     tb.for('batch', { start: 0, end: batchesEnd, step: batchWords }, (loop, batch) => {
-      const { batchAt } = loop.let({ batchAt: add(batch, warpWords) });
-      const live = (u: number) =>
-        lt(u === 0 ? batchAt : add(batchAt, mul(roundWords, u)), chunkWords);
-      batchStep(loop, lanes, tile, batchAt, { chunk: live });
+      batchStep(loop, lanes, tile, add(batch, warpWords));
     });
     tb.if(ne(and(nIn, 16), 0), (tail) =>
-      halfStep(tail, lanes, tile, mul(chunks, CHUNK_WORDS), eq(warp, sub(warps, 1))),
+      halfStep(tail, lanes, tile, chunkWords, eq(warp, sub(warps, 1))),
     );
     storeWmmaTile(tb, lanes.warp, lanes.pair, tile.acc, firstRow);
   });
