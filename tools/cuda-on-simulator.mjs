@@ -1,5 +1,5 @@
 // The CUDA driver API calls an engine makes to launch a kernel, carried out by @forge/ptx-sim: the
-// tests run the README's CUDA example through it. It lays out the parameter block from the PTX
+// tests run docs/engines.md's CUDA example through it. It lays out the parameter block from the PTX
 // entry's own `.param` declarations (CUDA's rule: each parameter at its alignment), independently
 // of Forge's `launch` metadata, so a wrong offset, type or grid in the example shows up as a wrong
 // result or an error here.

@@ -1,4 +1,4 @@
-// The README's "Using Forge from an engine" examples, run as written: the WebGPU one on Dawn, the
+// docs/engines.md's "Using Forge from an engine" examples, run as written: the WebGPU one on Dawn, the
 // CUDA one through a driver API carried out by the PTX simulator. Both start from `forge emit --json`.
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -12,7 +12,7 @@ import { cudaOnSimulator } from './cuda-on-simulator.mjs';
 import { ROOT } from './workspace.mjs';
 
 const forgeBin = join(ROOT, 'packages', 'cli', 'dist', 'bin.js');
-const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+const page = readFileSync(join(ROOT, 'docs', 'engines.md'), 'utf8');
 
 /** `forge emit … --json`, parsed, as an engine's build step would produce it. */
 function emitJson(...args) {
@@ -54,14 +54,14 @@ const CASES = [
 ];
 
 it.each(['examples/webgpu-launch.mjs', 'examples/cuda-launch.mjs'])(
-  'the README shows %s verbatim',
+  'docs/engines.md shows %s verbatim',
   (file) => {
     const source = readFileSync(join(ROOT, file), 'utf8');
-    expect(readme).toContain(`<!-- ${file} -->\n\n\`\`\`js\n${source}\`\`\`\n`);
+    expect(page).toContain(`<!-- ${file} -->\n\n\`\`\`js\n${source}\`\`\`\n`);
   },
 );
 
-describe('WebGPU: launchOnWebGpu from the README', () => {
+describe('WebGPU: launchOnWebGpu from docs/engines.md', () => {
   afterAll(closeSharedWebGpu);
 
   it.each(
@@ -85,7 +85,7 @@ describe('WebGPU: launchOnWebGpu from the README', () => {
   });
 });
 
-describe('CUDA driver API: launchOnCuda from the README, on the PTX simulator', () => {
+describe('CUDA driver API: launchOnCuda from docs/engines.md, on the PTX simulator', () => {
   it.each(
     CASES.flatMap(([id, shape]) => ['sm_75', 'sm_80', 'sm_90'].map((arch) => [id, shape, arch])),
   )('%s %o for %s matches the float64 reference', (id, shape, arch) => {

@@ -1,4 +1,4 @@
-// README "Adding a kernel" step 1 is tested by following it: its code block is compiled with tsc
+// docs/authoring.md's "Adding a kernel" step 1 is tested by following it: its code block is compiled with tsc
 // against the built @forge/ir (strict, as a kernel file in the repo would be), bundled, imported,
 // validated and run on the interpreter.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,11 +18,13 @@ mkdirSync(cache, { recursive: true });
 const scratch = mkdtempSync(join(cache, 'readme-kernel-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-/** The first ```ts block of the README's "### Adding a kernel" section, unindented. */
+/** The first ```ts block of docs/authoring.md's "## Adding a kernel" section, unindented. */
 function readmeKernel() {
-  const readme = readFileSync(join(root, 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('### Adding a kernel'));
-  const match = /\n( *)```ts\n([\s\S]*?)\n\1```/.exec(section.slice(0, section.indexOf('\n### ')));
+  const page = readFileSync(join(root, 'docs', 'authoring.md'), 'utf8');
+  const section = page.slice(page.indexOf('## Adding a kernel'));
+  const match = /\n( *)```ts\n([\s\S]*?)\n\1```/.exec(
+    section.slice(0, section.indexOf('\n## ', 1)),
+  );
   expect(match, 'the section has a ```ts block').not.toBeNull();
   const indent = match[1].length;
   return match[2]
@@ -31,7 +33,7 @@ function readmeKernel() {
     .join('\n');
 }
 
-describe('README: Adding a kernel', () => {
+describe('docs/authoring.md: Adding a kernel', () => {
   const source = readmeKernel();
   const file = join(scratch, 'kernel.ts');
   let check;

@@ -3,13 +3,24 @@
 import { availableParallelism } from 'node:os';
 import { configDefaults } from 'vitest/config';
 
-/** A package's vitest config: `src/**\/*.test.ts` (not `*.browser.test.ts`), JSON results for the CI summary, `setupFiles`. */
-export function packageTestConfig({ setupFiles = [] } = {}) {
+/** Whether this run is `pnpm test:full` (FORGE_TESTS=full, what CI runs) rather than `pnpm test`. */
+export const fullTier = process.env.FORGE_TESTS === 'full';
+
+/**
+ * A package's vitest config: `src/**\/*.test.ts` (not `*.browser.test.ts`), JSON results for the
+ * CI summary, `setupFiles`; `fullOnly` lists the long test files `pnpm test` leaves to
+ * `pnpm test:full`.
+ */
+export function packageTestConfig({ setupFiles = [], fullOnly = [] } = {}) {
   return {
     test: {
       include: ['src/**/*.test.ts'],
       // `*.browser.test.ts` run in headless Chromium, by the package's vitest.browser.config.ts.
-      exclude: [...configDefaults.exclude, 'src/**/*.browser.test.ts'],
+      exclude: [
+        ...configDefaults.exclude,
+        'src/**/*.browser.test.ts',
+        ...(fullTier ? [] : fullOnly),
+      ],
       setupFiles,
       // tools/test-summary.mjs reads this file for the closing "N passed, N failed" line.
       reporters: ['default', ['json', { outputFile: '.vitest-result.json' }]],

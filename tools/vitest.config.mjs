@@ -1,10 +1,26 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import { fullTier } from './vitest-package.mjs';
+
+// The long files `pnpm test` leaves to `pnpm test:full` (~12 min on 2 cores): the schedule sweep's
+// tests, the semantic-hash property, a new op carried through every package, the packaged
+// tarballs, the fuzzers' runs, the engine examples and the demo page in Chromium.
+const FULL_ONLY = [
+  'schedule-sweep.test.mjs',
+  'semantic-hash.property.test.mjs',
+  'new-op.test.mjs',
+  'published-packages.test.mjs',
+  'fuzz/ptx-fuzz.test.mjs',
+  'fuzz/gguf-fuzz.test.mjs',
+  'fuzz/fuzz.test.mjs',
+  'engine-examples.test.mjs',
+  'demo.test.mjs',
+];
 
 export default defineConfig({
   test: {
     include: ['**/*.test.mjs'],
-    exclude: ['node_modules/**'],
+    exclude: ['node_modules/**', ...(fullTier ? [] : FULL_ONLY)],
     reporters: ['default', ['json', { outputFile: '.vitest-result.json' }]],
     testTimeout: 120_000,
     // Hooks that build test data (1500 fuzz cases) share the machine too: the same budget as tests.

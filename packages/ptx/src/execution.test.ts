@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { evaluateSizeExpression } from '@forge/ir';
 import { checkCase, getKernel, makeCaseInputs } from '@forge/ir/kernels';
-import { executionCasesFor } from '@forge/test-fixtures';
+import { executionCasesFor, testTier } from '@forge/test-fixtures';
 import { dramBytesRead, sectorEfficiency } from '@forge/ptx-sim';
 import { emitPtx } from './emit.js';
 import { simulateShader } from './simulate.js';
@@ -10,7 +10,8 @@ import { bodyMismatches, distinctBodies } from './arch-bodies.test-support.js';
 
 // The execution suite shared by every engine, instantiated for the PTX simulator on each distinct
 // PTX body the golden archs emit: archs whose modules differ only in `.version`/`.target` share a run.
-const RUNS = executionCasesFor('ptx-sim').flatMap((testCase) => {
+// Every case in `pnpm test:full`, one a kernel in `pnpm test` (see executionCasesFor).
+const RUNS = executionCasesFor('ptx-sim', testTier()).flatMap((testCase) => {
   const kernel = getKernel(testCase.kernelId);
   return distinctBodies((arch) => emitPtx(kernel.spec, testCase.schedule, ptxTarget(arch))).map(
     (group) => [`${testCase.name} on ${group.archs.join('+')}`, testCase, group] as const,

@@ -8,6 +8,7 @@ import {
   type CatalogKernel,
 } from '@forge/ir/kernels';
 import { EXECUTION_CASES, executionCasesFor, type ExecutionCase } from './execution-cases.js';
+import { sampleForTier, testTier } from './test-tier.js';
 import { GET_ROWS_WIDTHS } from './get-rows-cases.js';
 import { UNPACK_HALF_PROBE } from './unpack-half-probe.js';
 
@@ -436,7 +437,9 @@ describe('makeCaseInputs for non-f32 buffers', () => {
 });
 
 describe('checkCase', () => {
-  it.each(EXECUTION_CASES.map((testCase) => [testCase.name, testCase] as const))(
+  // One case a kernel in `pnpm test`'s quick tier, every case in `pnpm test:full`.
+  const checked = sampleForTier(EXECUTION_CASES, testTier(), (testCase) => testCase.kernelId);
+  it.each(checked.map((testCase) => [testCase.name, testCase] as const))(
     'accepts the f32-rounded reference for %s',
     (_name, testCase) => {
       const kernel = getKernel(testCase.kernelId);
@@ -502,3 +505,39 @@ describe('makeCaseInputs with an input family', () => {
 function rmsCase(): ExecutionCase {
   return find((c) => c.kernelId === 'rmsnorm');
 }
+
+describe("pnpm test's quick tier", () => {
+  it('keeps one case of every kernel an engine runs, at the default schedule where it has one', () => {
+    for (const engine of ['interpreter', 'webgpu', 'ptx-sim'] as const) {
+      const all = executionCasesFor(engine, 'full');
+      const quick = executionCasesFor(engine, 'quick');
+      const kernels = [...new Set(all.map((testCase) => testCase.kernelId))];
+      expect(quick.map((testCase) => testCase.kernelId).sort()).toEqual(kernels.sort());
+      for (const testCase of quick) {
+        const atDefault = all.find(
+          (other) =>
+            other.kernelId === testCase.kernelId && Object.keys(other.schedule).length === 0,
+        );
+        expect(testCase).toBe(
+          atDefault ?? all.find((other) => other.kernelId === testCase.kernelId),
+        );
+      }
+    }
+    expect(executionCasesFor('webgpu')).toEqual(executionCasesFor('webgpu', 'full'));
+  });
+
+  it('samples the first items of each group, preferred ones first, in their order', () => {
+    const items = ['a1', 'b1', 'a2', 'b2*', 'a3*', 'c1'];
+    const group = (item: string) => item.charAt(0);
+    const preferred = (item: string) => item.endsWith('*');
+    expect(sampleForTier(items, 'full', group, { preferred })).toEqual(items);
+    expect(sampleForTier(items, 'quick', group, { preferred })).toEqual(['b2*', 'a3*', 'c1']);
+    expect(sampleForTier(items, 'quick', group, { perGroup: 2 })).toEqual([
+      'a1',
+      'b1',
+      'a2',
+      'b2*',
+      'c1',
+    ]);
+  });
+});

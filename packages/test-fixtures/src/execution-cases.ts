@@ -9,6 +9,7 @@ import {
   Q8_0_GEMV_CASES,
 } from './gemv-cases.js';
 import { ROPE_CASES } from './rope-cases.js';
+import { sampleForTier, type TestTier } from './test-tier.js';
 import { ROPE_KV_STORE_CASES } from './rope-kv-store-cases.js';
 import { GET_ROWS_CASES } from './get-rows-cases.js';
 import { DENSE_GEMV_CASES } from './dense-gemv-cases.js';
@@ -144,7 +145,16 @@ export const EXECUTION_CASES: readonly ExecutionCase[] = [
   ...ROPE_KV_STORE_CASES,
 ];
 
-/** The EXECUTION_CASES that `engine` runs. */
-export function executionCasesFor(engine: ExecutionEngine): ExecutionCase[] {
-  return EXECUTION_CASES.filter((testCase) => testCase.engines?.includes(engine) ?? true);
+/**
+ * The EXECUTION_CASES that `engine` runs: all of them in the full tier; in the quick tier
+ * (`pnpm test`) one a kernel, its first at the default schedule where it has one.
+ */
+export function executionCasesFor(
+  engine: ExecutionEngine,
+  tier: TestTier = 'full',
+): ExecutionCase[] {
+  const cases = EXECUTION_CASES.filter((testCase) => testCase.engines?.includes(engine) ?? true);
+  return sampleForTier(cases, tier, (testCase) => testCase.kernelId, {
+    preferred: (testCase) => Object.keys(testCase.schedule).length === 0,
+  });
 }

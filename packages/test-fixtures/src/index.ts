@@ -7,6 +7,7 @@
  */
 export * from './case-labels.js';
 export * from './execution-cases.js';
+export * from './test-tier.js';
 export * from './gemv-cases.js';
 export * from './gemv-conditioning.js';
 export * from './sdpa-cases.js';

@@ -1,5 +1,5 @@
 import { afterAll, describe, it } from 'vitest';
-import { executionCasesFor } from '@forge/test-fixtures';
+import { executionCasesFor, testTier } from '@forge/test-fixtures';
 import {
   GOLDEN_FEATURE_SETS,
   caseShader,
@@ -10,10 +10,13 @@ import { closeSharedWebGpu, sharedWebGpu } from './runner/index.js';
 afterAll(closeSharedWebGpu);
 
 // The execution suite shared by every engine, instantiated here for WebGPU (Dawn on lavapipe)
-// once per golden feature set; src/execution.browser.test.ts runs it in headless Chromium.
+// once per golden feature set (every case in `pnpm test:full`, one a kernel in `pnpm test`);
+// src/execution.browser.test.ts runs every case in headless Chromium.
 for (const features of GOLDEN_FEATURE_SETS) {
   describe(`execution cases on WebGPU, features ${features.join(',') || 'none'}`, () => {
-    it.each(executionCasesFor('webgpu').map((testCase) => [testCase.name, testCase] as const))(
+    it.each(
+      executionCasesFor('webgpu', testTier()).map((testCase) => [testCase.name, testCase] as const),
+    )(
       '%s',
       async (_name, testCase) => {
         const shader = caseShader(testCase, features);
