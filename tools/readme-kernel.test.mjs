@@ -47,7 +47,7 @@ describe('docs/authoring.md: Adding a kernel', () => {
   }
 
   it('typechecks, and a u32 param where the f32 `a` goes does not', () => {
-    const swapped = source.replace("loop.param('a')", "loop.param('n')");
+    const swapped = source.replace("b.param('a')", "b.param('n')");
     expect(swapped).not.toBe(source);
     expect(typeErrors(swapped)).toMatch(/kernel\.ts\(\d+,\d+\): error TS/);
     expect(typeErrors(source)).toBe('');

@@ -1,80 +1,26 @@
 import type { Axis, Expr, MmaShape, Reduction, ShuffleMode, Stmt, VarExpr } from './body.js';
 import { BuilderScopeError, ForgeError } from './errors.js';
-import { builtin, operand, type Operand } from './expressions.js';
-import type { KernelSpec, LaunchSpec, ScratchDecl, SharedDecl, StageSpec } from './spec.js';
-import type { ElementType, ParamType, ScalarType } from './types.js';
+import { builtin, eq, lt, min, operand, sub, type Operand } from './expressions.js';
+import type { KernelSpec, SharedDecl, StageSpec } from './spec.js';
+import type { ElementType, ScalarType } from './types.js';
 import { validateSpec } from './validate.js';
 import { scratchAsBuffer } from './dispatch.js';
 import { ownField } from './json-shape.js';
+import type {
+  Declared,
+  DeclaredBy,
+  IndexType,
+  KernelDeclarations,
+  Lookup,
+  LoopRange,
+  MemoryHandle,
+  MemoryHandles,
+  StageDeclaration,
+  VectorTypes,
+} from './builder-types.js';
 
-/** Everything of a KernelSpec except its body and stages (whose bodies are built too). */
-export type KernelDeclarations = Omit<KernelSpec, 'body' | 'stages'>;
-
-/**
- * A stage as defineKernel takes it: its body built by a callback, as the main body is (a built
- * StageSpec is taken as it is). Its builder checks names when the spec is validated, not in types.
- */
-export interface StageDeclaration<M extends Declared = Declared> {
-  readonly entryPoint: string;
-  readonly shared: readonly SharedDecl[];
-  readonly launch: LaunchSpec;
-  /** Fills the stage's body, as defineKernel's `build` fills the first dispatch's. */
-  readonly body: (body: BodyBuilder<M>) => void;
-}
-
-/**
- * The element type of each buffer and shared array and the type of each param, by name, as a
- * builder's methods type their results; see DeclaredBy.
- */
-export interface Declared {
-  readonly memory: { readonly [name: string]: ElementType };
-  readonly params: { readonly [name: string]: ParamType };
-}
-
-/** What declarations `D` declare, typed by name when D's names are literal (inferred by defineKernel). */
-export type DeclaredBy<D extends Pick<KernelDeclarations, 'buffers' | 'params' | 'shared'>> = {
-  readonly memory: MemoryMap<D['buffers'][number] | D['shared'][number] | ScratchOf<D>>;
-  readonly params: { readonly [P in D['params'][number] as P['name']]: P['type'] };
-};
-
-/** Element types by name of some buffers, scratch buffers and shared arrays. */
-export type MemoryMap<B extends { readonly name: string; readonly element: ElementType }> = {
-  readonly [X in B as X['name']]: X['element'];
-};
-
-/** The scratch buffers `D` declares, or never. */
-export type ScratchOf<D> = D extends { readonly scratch: readonly (infer S extends ScratchDecl)[] }
-  ? S
-  : never;
-
-/** `Map[N]`, or any ScalarType when the map's names are not known (plain KernelDeclarations). */
-export type Lookup<Map, N extends PropertyKey> = string extends keyof Map
-  ? ScalarType
-  : N extends keyof Map
-    ? Map[N] & ScalarType
-    : never;
-
-/** The operand types of a `storeVector`'s 2 or 4 values, inferred per value. */
-export type VectorTypes =
-  readonly [ScalarType, ScalarType] | readonly [ScalarType, ScalarType, ScalarType, ScalarType];
-
-/** A loop index's type: the bounds' type when it is u32 or i32, else (untyped bounds) any. */
-export type IndexType<T extends ScalarType> = [T] extends ['i32']
-  ? 'i32'
-  : [T] extends ['u32']
-    ? 'u32'
-    : ScalarType;
-
-/**
- * Bounds of a BodyBuilder `for` loop: from `start` while below `end`, adding `step` (positive, 1 by
- * default). All three share the index type, i32 when an expression among them is i32 and u32
- * otherwise; plain numbers become consts of it.
- */
-export interface LoopRange<T extends ScalarType = ScalarType> {
-  readonly start: Expr<T> | number;
-  readonly end: Expr<T> | number;
-  readonly step?: Expr<T> | number;
-}
+// The builder's types, declared beside it.
+export type * from './builder-types.js';
 
 /**
  * The IR name a `let` record key stands for: camelCase words joined by underscores, so `rowBytes`
@@ -91,10 +37,25 @@ interface BlockScope {
   readonly path: string;
 }
 
+/** A block being filled: its statements so far and where it sits. */
+interface OpenBlock {
+  readonly statements: Stmt[];
+  readonly scope: BlockScope;
+}
+
+/** What the builders of one body share: its open blocks, innermost last, and the names taken. */
+interface BodyState {
+  readonly open: OpenBlock[];
+  readonly names: Set<string>;
+}
+
 /**
- * Appends statements to a block; nested blocks get their own builder through callbacks. While a
- * callback runs, only its builder may append: the enclosing ones throw BuilderScopeError, as does a
- * nested builder used after its callback returned.
+ * Appends statements to a body. There is one insertion point: whichever of a body's builders is
+ * called, the statement goes to the innermost block open (an `if` or `for` whose callback is
+ * running), so a kernel may use one builder throughout; nested callbacks also get the block's own.
+ * A block's builder used after its callback returned throws BuilderScopeError. Names given to
+ * `let`, `for`, `loadVector`, `shuffle`, `reduce` and `mma` are hints: one already declared in the
+ * body (or naming a buffer, param, shared array or knob) becomes `name_1`, `name_2`, ….
  */
 export class BodyBuilder<M extends Declared = Declared> {
   // Appended only through the checked methods below; readers get a read-only view.
@@ -104,10 +65,10 @@ export class BodyBuilder<M extends Declared = Declared> {
   get statements(): readonly Stmt[] {
     return [...this.#statements];
   }
-  // Set by the enclosing builder for a nested block; messages name the block by it.
+  // Messages name the block by it; set by the enclosing builder for a nested block.
   private scope: BlockScope;
-  // The nested builder whose callback is running: appending here then would misplace the statement.
-  private open: BodyBuilder<M> | undefined;
+  // Shared with every builder of the same body (a nested block's builder takes its parent's).
+  #body: BodyState;
   // Set once the callback (or defineKernel) that owns this builder has returned.
   private finished = false;
 
@@ -120,6 +81,25 @@ export class BodyBuilder<M extends Declared = Declared> {
       label: path === 'body' ? 'the kernel body' : `the body of ${path.replace(/\.body$/, '')}`,
       path,
     };
+    const open = [{ statements: this.#statements, scope: this.scope }];
+    this.#body = { open, names: new Set(declaredNames(declarations)) };
+  }
+
+  /**
+   * A handle for every buffer, scratch buffer and shared array of the body, typed by name:
+   * `const { x, y } = b.memory; y.store(i, x.at(i))`.
+   */
+  get memory(): MemoryHandles<M> {
+    // Typed by name through MemoryHandles; inside, every element type is any ScalarType.
+    const untyped: BodyBuilder = this as unknown as BodyBuilder;
+    const handles: Record<string, MemoryHandle<ScalarType>> = {};
+    for (const { name } of [...this.declarations.buffers, ...this.declarations.shared])
+      handles[name] = {
+        name,
+        at: (index) => untyped.load(name, index),
+        store: (index, value) => untyped.store(name, index, value as Expr | number),
+      };
+    return handles as MemoryHandles<M>;
   }
 
   /** Reads the scalar param `name`, typed as declared; throws ForgeError if the declarations have none. */
@@ -192,10 +172,12 @@ export class BodyBuilder<M extends Declared = Declared> {
     index: Operand<'u32', I>,
     names: Names,
   ): { -readonly [K in keyof Names]: VarExpr<Lookup<M['memory'], N>> } {
-    this.assertAppendable('loadVector');
+    const target = this.#target('loadVector');
     const type = this.elementOf(memory) as Lookup<M['memory'], N>;
-    this.#statements.push({ op: 'load_vector', names, type, memory, index: operand('u32', index) });
-    return names.map((name) => ({ op: 'var', type, name })) as {
+    const declared = names.map((name) => this.#name(name));
+    const read = operand('u32', index);
+    target.statements.push({ op: 'load_vector', names: declared, type, memory, index: read });
+    return declared.map((name) => ({ op: 'var', type, name })) as {
       -readonly [K in keyof Names]: VarExpr<Lookup<M['memory'], N>>;
     };
   }
@@ -203,7 +185,7 @@ export class BodyBuilder<M extends Declared = Declared> {
   /**
    * Declares mutable locals and returns them: `let({ rowBytes: value })` declares `row_bytes` (see
    * localName) and returns `{ rowBytes }`, several keys in order; `let('row_bytes', value)` names
-   * one explicitly (of `type`, by default the value's). Local names are unique in the whole body.
+   * one (of `type`, by default the value's). A name already declared gets a suffix (`_1`, `_2`…).
    */
   let<T extends ScalarType>(name: string, value: Expr<T>): VarExpr<T>;
   let<T extends ScalarType>(name: string, value: Expr | number, type: T): VarExpr<T>;
@@ -221,15 +203,16 @@ export class BodyBuilder<M extends Declared = Declared> {
         locals[key] = this.let(localName(key), local);
       return locals;
     }
-    this.assertAppendable('let');
+    const target = this.#target('let');
     const declared = type ?? (value as Expr).type;
-    this.#statements.push({
+    const name = this.#name(nameOrLocals);
+    target.statements.push({
       op: 'let',
-      name: nameOrLocals,
+      name,
       type: declared,
       value: operand(declared, value as Expr | number),
     });
-    return { op: 'var', type: declared, name: nameOrLocals };
+    return { op: 'var', type: declared, name };
   }
 
   /** Overwrites a local declared with `let`. */
@@ -237,8 +220,7 @@ export class BodyBuilder<M extends Declared = Declared> {
     variable: VarExpr<T>,
     value: Operand<T, V>,
   ): void {
-    this.assertAppendable('assign');
-    this.#statements.push({
+    this.#target('assign').statements.push({
       op: 'assign',
       name: variable.name,
       value: operand(variable.type, value),
@@ -254,9 +236,9 @@ export class BodyBuilder<M extends Declared = Declared> {
     index: Operand<'u32', I>,
     value: Operand<Lookup<M['memory'], N>, V>,
   ): void {
-    this.assertAppendable('store');
+    const target = this.#target('store');
     const element = this.elementOf(memory);
-    this.#statements.push({
+    target.statements.push({
       op: 'store',
       memory,
       index: operand('u32', index),
@@ -277,9 +259,9 @@ export class BodyBuilder<M extends Declared = Declared> {
     index: Operand<'u32', I>,
     values: { readonly [K in keyof V]: Operand<Lookup<M['memory'], N>, V[K]> },
   ): void {
-    this.assertAppendable('storeVector');
+    const target = this.#target('storeVector');
     const element = this.elementOf(memory);
-    this.#statements.push({
+    target.statements.push({
       op: 'store_vector',
       memory,
       index: operand('u32', index),
@@ -293,14 +275,17 @@ export class BodyBuilder<M extends Declared = Declared> {
     then: (block: BodyBuilder<M>) => void,
     otherwise?: (block: BodyBuilder<M>) => void,
   ): void {
-    this.assertAppendable('if');
-    const path = `${this.scope.path}[${this.#statements.length}]`;
-    const thenBlock = this.block({ label: 'the `then` block of `if`', path: `${path}.then` }, then);
+    const target = this.#target('if');
+    const path = `${target.scope.path}[${target.statements.length}]`;
+    const thenBlock = this.#block(
+      { label: 'the `then` block of `if`', path: `${path}.then` },
+      then,
+    );
     const elseBlock =
       otherwise === undefined
         ? []
-        : this.block({ label: 'the `else` block of `if`', path: `${path}.else` }, otherwise);
-    this.#statements.push({
+        : this.#block({ label: 'the `else` block of `if`', path: `${path}.else` }, otherwise);
+    target.statements.push({
       op: 'if',
       condition: operand('bool', condition),
       then: thenBlock,
@@ -313,21 +298,22 @@ export class BodyBuilder<M extends Declared = Declared> {
    * `body` gets the index as a read-only local.
    */
   for<T extends ScalarType>(
-    name: string,
+    hint: string,
     range: LoopRange<T>,
     body: (block: BodyBuilder<M>, index: VarExpr<IndexType<T>>) => void,
   ): void {
-    this.assertAppendable('for');
+    const target = this.#target('for');
     const { start, end, step = 1 } = range;
     const typed = [start, end, step].find((bound) => typeof bound !== 'number');
     const type = typed?.type === 'i32' ? 'i32' : 'u32';
+    const name = this.#name(hint);
     const index = { op: 'var', type, name } as VarExpr<IndexType<T>>;
     const scope = {
       label: `the body of \`for ${name}\``,
-      path: `${this.scope.path}[${this.#statements.length}].body`,
+      path: `${target.scope.path}[${target.statements.length}].body`,
     };
-    const block = this.block(scope, (nested) => body(nested, index));
-    this.#statements.push({
+    const block = this.#block(scope, (nested) => body(nested, index));
+    target.statements.push({
       op: 'for',
       name,
       type,
@@ -343,8 +329,7 @@ export class BodyBuilder<M extends Declared = Declared> {
    * in workgroup-uniform control flow only.
    */
   barrier(): void {
-    this.assertAppendable('barrier');
-    this.#statements.push({ op: 'barrier' });
+    this.#target('barrier').statements.push({ op: 'barrier' });
   }
 
   /**
@@ -353,13 +338,14 @@ export class BodyBuilder<M extends Declared = Declared> {
    */
   shuffle<T extends ScalarType, L extends ScalarType>(
     mode: ShuffleMode,
-    name: string,
+    hint: string,
     value: Expr<T>,
     lane: Operand<'u32', L>,
   ): VarExpr<T> {
-    this.assertAppendable('shuffle');
+    const target = this.#target('shuffle');
     const type = value.type as T;
-    this.#statements.push({ op: 'shuffle', mode, name, type, value, lane: operand('u32', lane) });
+    const name = this.#name(hint);
+    target.statements.push({ op: 'shuffle', mode, name, type, value, lane: operand('u32', lane) });
     return { op: 'var', type, name };
   }
 
@@ -367,11 +353,43 @@ export class BodyBuilder<M extends Declared = Declared> {
    * Declares `name` as the reduction of `value` over the warp, the same in every lane, and returns
    * it; all 32 lanes must execute it.
    */
-  reduce<T extends ScalarType>(reduction: Reduction, name: string, value: Expr<T>): VarExpr<T> {
-    this.assertAppendable('reduce');
+  reduce<T extends ScalarType>(reduction: Reduction, hint: string, value: Expr<T>): VarExpr<T> {
+    const target = this.#target('reduce');
     const type = value.type as T;
-    this.#statements.push({ op: 'reduce', reduction, name, type, value });
+    const name = this.#name(hint);
+    target.statements.push({ op: 'reduce', reduction, name, type, value });
     return { op: 'var', type, name };
+  }
+
+  /**
+   * The reduction of `value` over the workgroup, the same in every thread: each warp reduces it,
+   * lane 0 stores the warp's result to `scratch[warp]`, one barrier, then every warp reduces the
+   * `warps` partials itself (so no second barrier; lanes past them add 0, or take partial 0 for
+   * min and max). `scratch` is a shared array of at least `warps` elements of T, `warps` the
+   * workgroup's warp count; workgroup-uniform control flow only. Declares `warp_sum`, `part` and
+   * `total` (`warp_min`/`warp_max`, `part`, `least`/`most`) as hints.
+   */
+  blockReduce<T extends ScalarType, W extends ScalarType>(
+    reduction: Reduction,
+    value: Expr<T>,
+    scratch: keyof M['memory'] & string,
+    warps: Operand<'u32', W>,
+  ): VarExpr<T> {
+    const [warpName, totalName] = BLOCK_REDUCE_NAMES[reduction];
+    // Built untyped: the scratch array's element type is checked when the spec is validated.
+    const b: BodyBuilder = this as unknown as BodyBuilder;
+    const input: Expr = value;
+    const lane = b.laneId();
+    const warpResult = b.reduce(reduction, warpName, input);
+    b.if(eq(lane, 0), () => b.store(scratch, b.warpId(), warpResult));
+    b.barrier();
+    const count = operand('u32', warps);
+    const part =
+      reduction === 'add'
+        ? b.let('part', operand(input.type, 0))
+        : b.let('part', b.load(scratch, min(lane, sub(count, 1))));
+    if (reduction === 'add') b.if(lt(lane, count), () => b.assign(part, b.load(scratch, lane)));
+    return b.reduce(reduction, totalName, part) as VarExpr<T>;
   }
 
   /**
@@ -388,16 +406,17 @@ export class BodyBuilder<M extends Declared = Declared> {
       readonly c: readonly [Operand<'f32'>, Operand<'f32'>, Operand<'f32'>, Operand<'f32'>];
     },
   ): [VarExpr<'f32'>, VarExpr<'f32'>, VarExpr<'f32'>, VarExpr<'f32'>] {
-    this.assertAppendable('mma');
-    this.#statements.push({
+    const target = this.#target('mma');
+    const declared = names.map((name) => this.#name(name));
+    target.statements.push({
       op: 'mma',
       shape,
-      names,
+      names: declared,
       a: fragments.a.map((value) => operand('u32', value)),
       b: fragments.b.map((value) => operand('u32', value)),
       c: fragments.c.map((value) => operand('f32', value)),
     });
-    return names.map((name) => ({ op: 'var', type: 'f32', name })) as [
+    return declared.map((name) => ({ op: 'var', type: 'f32', name })) as [
       VarExpr<'f32'>,
       VarExpr<'f32'>,
       VarExpr<'f32'>,
@@ -410,42 +429,45 @@ export class BodyBuilder<M extends Declared = Declared> {
     this.finished = true;
   }
 
-  private block(scope: BlockScope, fill: (block: BodyBuilder<M>) => void): Stmt[] {
+  #block(scope: BlockScope, fill: (block: BodyBuilder<M>) => void): Stmt[] {
     const nested = new BodyBuilder<M>(this.declarations);
     nested.scope = scope;
-    this.open = nested;
+    nested.#body = this.#body;
+    this.#body.open.push({ statements: nested.#statements, scope });
     try {
       fill(nested);
     } finally {
-      // Also on a throw, so that a caller catching the error finds this builder usable again.
-      this.open = undefined;
+      // Also on a throw, so that a caller catching the error finds the enclosing block open again.
+      this.#body.open.pop();
       nested.finish();
     }
     return nested.#statements;
   }
 
-  private assertAppendable(method: string): void {
-    const own = `builder: \`${method}\` on the builder of ${describe(this.scope)}`;
+  /** The block a statement goes to: the innermost open one, whichever builder was called. */
+  #target(method: string): OpenBlock {
     if (this.finished) {
       const owner = /^(body|stages\[\d+\]\.body)$/.test(this.scope.path)
         ? 'defineKernel'
         : 'its callback';
       throw new BuilderScopeError(
         this.scope.path,
-        undefined,
-        `${own} after ${owner} returned: a block's builder appends only while its callback runs`,
+        `builder: \`${method}\` on the builder of ${describe(this.scope)} after ${owner} ` +
+          "returned: a block's builder appends only while its callback runs",
       );
     }
-    if (this.open === undefined) return;
-    // The innermost open block is the one whose builder the caller meant to use.
-    let inner = this.open;
-    while (inner.open !== undefined) inner = inner.open;
-    throw new BuilderScopeError(
-      this.scope.path,
-      inner.scope.path,
-      `${own} while its nested block, ${describe(inner.scope)}, is open: ` +
-        "the statement would land before that block; use the builder that block's callback was given",
-    );
+    const innermost = this.#body.open.at(-1);
+    if (innermost === undefined) throw new Error('builder: a body with no open block');
+    return innermost;
+  }
+
+  /** `hint`, or `hint_1`, `hint_2`… where the body already declares it. */
+  #name(hint: string): string {
+    const names = this.#body.names;
+    let name = hint;
+    for (let suffix = 1; names.has(name); suffix++) name = `${hint}_${suffix}`;
+    names.add(name);
+    return name;
   }
 
   private elementOf(memory: string): ElementType {
@@ -460,6 +482,24 @@ export class BodyBuilder<M extends Declared = Declared> {
 
 function describe(scope: BlockScope): string {
   return `${scope.label} (${scope.path})`;
+}
+
+/** blockReduce's name hints for a warp's result and the workgroup's, by reduction. */
+const BLOCK_REDUCE_NAMES: Readonly<Record<Reduction, readonly [string, string]>> = {
+  add: ['warp_sum', 'total'],
+  min: ['warp_min', 'least'],
+  max: ['warp_max', 'most'],
+};
+
+/** The names a body's locals may not take: its buffers, scratch, params, shared arrays, knobs. */
+function declaredNames(declarations: KernelDeclarations): string[] {
+  return [
+    ...declarations.buffers,
+    ...declarations.params,
+    ...declarations.shared,
+    ...declarations.schedule,
+    ...(declarations.scratch ?? []),
+  ].map((declared) => declared.name);
 }
 
 /**

@@ -52,16 +52,14 @@ export class EmissionError extends ForgeError {
 }
 
 /**
- * A BodyBuilder appended a statement while one of its nested blocks was open (the statement would
- * land before that block), or after the callback it was given to had returned.
+ * A BodyBuilder appended a statement after the callback it was given to (or defineKernel, for a
+ * body's own builder) had returned: the block it belongs to is closed.
  */
 export class BuilderScopeError extends ForgeError {
   override readonly name = 'BuilderScopeError';
   constructor(
     /** JSON path of the misused builder's block (`body[2].then`). */
     readonly path: string,
-    /** JSON path of the innermost nested block that was open; undefined for a finished builder. */
-    readonly openPath: string | undefined,
     message: string,
   ) {
     super(message);

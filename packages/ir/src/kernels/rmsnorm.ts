@@ -192,15 +192,7 @@ function rmsnormBody(b: RmsnormBuilder, input: RmsnormInput, quantize: boolean):
           loop.assign(sum, fma(value, value, sum));
         }),
     );
-    const warpSum = body.reduce('add', 'warp_sum', sum);
-    body.if(eq(body.laneId(), 0), (lane0) => lane0.store('partial', lane0.warpId(), warpSum));
-    body.barrier();
-    // Every warp folds the per-warp partials itself, so no second barrier is needed.
-    const { part } = body.let({ part: f32(0) });
-    body.if(lt(body.laneId(), div(size, WARP_SIZE)), (reader) =>
-      reader.assign(part, reader.load('partial', reader.laneId())),
-    );
-    const total = body.reduce('add', 'total', part);
+    const total = body.blockReduce('add', sum, 'partial', div(size, WARP_SIZE));
     const mean = div(total, convert('f32', nEmbd));
     const { invRms: scale } = body.let({
       invRms: div(1, sqrt(add(mean, body.param('eps')))),
