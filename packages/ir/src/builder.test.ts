@@ -4,6 +4,7 @@ import { BodyBuilder, defineKernel, type KernelDeclarations } from './builder.js
 import { BuilderScopeError } from './errors.js';
 import * as ir from './expressions.js';
 import { interpret } from './interpreter/run.js';
+import { bindConstants } from './bind-constants.js';
 
 const DECLARATIONS: KernelDeclarations = {
   id: 'unit',
@@ -443,5 +444,55 @@ describe('blockReduce', () => {
     expect(maxBody.map((statement) => statement.op)).toEqual([
       'reduce', 'if', 'barrier', 'let', 'reduce', 'store',
     ]); // prettier-ignore
+  });
+});
+
+describe('specialize', () => {
+  const variants = defineKernel(
+    {
+      ...LITERAL,
+      schedule: [
+        {
+          name: 'width',
+          description: 'values a thread takes',
+          default: 1,
+          bounds: { ptx: { min: 1, max: 4, powerOfTwo: true } },
+        },
+      ],
+    },
+    (b) => {
+      const { out } = b.memory;
+      b.specialize('width', [1, 2, 4], (width) => {
+        const v = b.let('v', ir.f32(width));
+        for (let k = 0; k < width; k++) out.store(k, v);
+      });
+    },
+  );
+
+  it('keeps one variant a schedule, its locals named by hint', () => {
+    const bound = (width: number) =>
+      JSON.parse(JSON.stringify(bindConstants(variants.body, { width }, 64)));
+    const variant = (name: string, width: number) => [
+      { op: 'let', name, type: 'f32', value: ir.f32(width) },
+      ...Array.from({ length: width }, (_, k) => ({
+        op: 'store',
+        memory: 'out',
+        index: ir.u32(k),
+        value: { op: 'var', type: 'f32', name },
+      })),
+    ];
+    expect(bound(1)).toEqual(variant('v', 1));
+    expect(bound(2)).toEqual(variant('v_1', 2));
+    expect(bound(4)).toEqual(variant('v_2', 4));
+  });
+
+  it('chains the variants under tests of the knob, the last one in the final else', () => {
+    const width = { op: 'schedule', type: 'u32', name: 'width' } as const;
+    const [first] = variants.body;
+    expect(first).toMatchObject({ op: 'if', condition: ir.eq(width, 1) });
+    const second = first?.op === 'if' ? first.else[0] : undefined;
+    expect(second).toMatchObject({ op: 'if', condition: ir.eq(width, 2) });
+    const last = second?.op === 'if' ? second.else : [];
+    expect(last.map((statement) => statement.op)).toEqual(['let', 'store', 'store', 'store', 'store']); // prettier-ignore
   });
 });

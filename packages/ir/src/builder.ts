@@ -362,6 +362,32 @@ export class BodyBuilder<M extends Declared = Declared> {
   }
 
   /**
+   * Builds a variant of the code for each value of schedule knob `knob`: `build(value)` under
+   * `if (knob == value)`, chained, the last value taking the final `else` (list every value the
+   * knob's bounds allow). One spec and one hash hold them all; binding a schedule folds the tests
+   * and keeps the one variant. A variant's locals live in its block: put what uses them inside.
+   */
+  specialize<const V extends readonly number[]>(
+    knob: string,
+    values: V,
+    build: (value: V[number]) => void,
+  ): void {
+    this.#target('specialize');
+    const setting = this.schedule(knob);
+    const variant = (index: number): void => {
+      const value = values[index];
+      if (value === undefined) throw new ForgeError(`builder: specialize '${knob}' has no values`);
+      if (index === values.length - 1) return build(value);
+      this.if(
+        eq(setting, value),
+        () => build(value),
+        () => variant(index + 1),
+      );
+    };
+    variant(0);
+  }
+
+  /**
    * The reduction of `value` over the workgroup, the same in every thread: each warp reduces it,
    * lane 0 stores the warp's result to `scratch[warp]`, one barrier, then every warp reduces the
    * `warps` partials itself (so no second barrier; lanes past them add 0, or take partial 0 for

@@ -33,12 +33,12 @@ const spec = defineKernel(
     },
   },
   (b) => {
+    const { x, y } = b.memory;
     const size = b.schedule('workgroupSize');
     const { stride } = b.let({ stride: mul(b.numWorkgroups('x'), size) });
     const start = add(mul(b.workgroupId('x'), size), b.localId());
-    const n = b.param('n');
-    b.for('i', { start, end: n, step: stride }, (body, i) => {
-      body.store('y', i, fma(body.load('x', i), body.param('scale'), body.param('bias')));
+    b.for('i', { start, end: b.param('n'), step: stride }, (_, i) => {
+      y.store(i, fma(x.at(i), b.param('scale'), b.param('bias')));
     });
   },
 );
