@@ -410,11 +410,12 @@ export class BodyBuilder<M extends Declared = Declared> {
     b.if(eq(lane, 0), () => b.store(scratch, b.warpId(), warpResult));
     b.barrier();
     const count = operand('u32', warps);
-    const part =
-      reduction === 'add'
-        ? b.let('part', operand(input.type, 0))
-        : b.let('part', b.load(scratch, min(lane, sub(count, 1))));
-    if (reduction === 'add') b.if(lt(lane, count), () => b.assign(part, b.load(scratch, lane)));
+    if (reduction !== 'add') {
+      const part = b.let('part', b.load(scratch, min(lane, sub(count, 1))));
+      return b.reduce(reduction, totalName, part) as VarExpr<T>;
+    }
+    const part = b.let('part', operand(input.type, 0));
+    b.if(lt(lane, count), () => b.assign(part, b.load(scratch, lane)));
     return b.reduce(reduction, totalName, part) as VarExpr<T>;
   }
 

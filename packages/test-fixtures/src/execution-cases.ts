@@ -9,13 +9,13 @@ import {
   Q8_0_GEMV_CASES,
 } from './gemv-cases.js';
 import { ROPE_CASES } from './rope-cases.js';
-import { sampleForTier, type TestTier } from './test-tier.js';
 import { ROPE_KV_STORE_CASES } from './rope-kv-store-cases.js';
 import { GET_ROWS_CASES } from './get-rows-cases.js';
 import { DENSE_GEMV_CASES } from './dense-gemv-cases.js';
 import { KV_STORE_CASES } from './kv-store-cases.js';
 import { SDPA_DECODE_CASES } from './sdpa-cases.js';
 import { Q4K_SOA_WMMA_CASES, WMMA_GEMV_CASES } from './wmma-cases.js';
+import { sampleForTier, type TestTier } from './test-tier.js';
 
 /**
  * One execution of a catalog kernel that every engine (the IR interpreter, WebGPU and the PTX
