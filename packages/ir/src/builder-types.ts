@@ -3,6 +3,7 @@
 import type { Expr } from './body.js';
 import type { BodyBuilder } from './builder.js';
 import type { Operand } from './expressions.js';
+import type { Value } from './expression-methods.js';
 import type { KernelSpec, LaunchSpec, ScratchDecl, SharedDecl } from './spec.js';
 import type { ElementType, ParamType, ScalarType } from './types.js';
 
@@ -72,7 +73,7 @@ export interface MemoryHandle<T extends ScalarType> {
   /** The memory's name, as statements and loads give it. */
   readonly name: string;
   /** Reads element `index`. */
-  at<I extends ScalarType>(index: Operand<'u32', I>): Expr<T>;
+  at<I extends ScalarType>(index: Operand<'u32', I>): Value<T>;
   /** Writes `value` to element `index` (a plain number becomes a const of the element type). */
   store<I extends ScalarType, V extends ScalarType>(
     index: Operand<'u32', I>,

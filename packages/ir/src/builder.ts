@@ -1,6 +1,7 @@
 import type { Axis, Expr, MmaShape, Reduction, ShuffleMode, Stmt, VarExpr } from './body.js';
 import { BuilderScopeError, ForgeError } from './errors.js';
-import { builtin, eq, lt, min, operand, sub, type Operand } from './expressions.js';
+import { builtin, eq, fluent, local, lt, min, operand, sub, type Operand } from './expressions.js';
+import type { Local, Value } from './expression-methods.js';
 import type { KernelSpec, SharedDecl, StageSpec } from './spec.js';
 import type { ElementType, ScalarType } from './types.js';
 import { validateSpec } from './validate.js';
@@ -99,50 +100,50 @@ export class BodyBuilder<M extends Declared = Declared> {
         at: (index) => untyped.load(name, index),
         store: (index, value) => untyped.store(name, index, value as Expr | number),
       };
-    return handles as MemoryHandles<M>;
+    return handles as unknown as MemoryHandles<M>;
   }
 
   /** Reads the scalar param `name`, typed as declared; throws ForgeError if the declarations have none. */
-  param<N extends keyof M['params'] & string>(name: N): Expr<Lookup<M['params'], N>> {
+  param<N extends keyof M['params'] & string>(name: N): Value<Lookup<M['params'], N>> {
     const param = this.declarations.params.find((candidate) => candidate.name === name);
     if (param === undefined) throw new ForgeError(`builder: no param named '${name}'`);
     const read: Expr = { op: 'param', type: param.type, name };
-    return read as Expr<Lookup<M['params'], N>>;
+    return fluent(read) as Value<Lookup<M['params'], N>>;
   }
 
   /**
    * Reads the schedule knob `name`, a u32 fixed when the kernel is emitted; throws ForgeError if it
    * is not declared.
    */
-  schedule(name: string): Expr<'u32'> {
+  schedule(name: string): Value<'u32'> {
     if (!this.declarations.schedule.some((knob) => knob.name === name)) {
       throw new ForgeError(`builder: no schedule knob named '${name}'`);
     }
-    return { op: 'schedule', type: 'u32', name };
+    return fluent<'u32'>({ op: 'schedule', type: 'u32', name });
   }
 
   /** This thread's index within its workgroup. */
-  localId(): Expr<'u32'> {
+  localId(): Value<'u32'> {
     return builtin('local_id');
   }
   /** This workgroup's index along `axis` of the grid. */
-  workgroupId(axis: Axis = 'x'): Expr<'u32'> {
+  workgroupId(axis: Axis = 'x'): Value<'u32'> {
     return builtin('workgroup_id', axis);
   }
   /** The grid's workgroup count along `axis`. */
-  numWorkgroups(axis: Axis = 'x'): Expr<'u32'> {
+  numWorkgroups(axis: Axis = 'x'): Value<'u32'> {
     return builtin('num_workgroups', axis);
   }
   /** Threads per workgroup, as launched. */
-  workgroupSize(): Expr<'u32'> {
+  workgroupSize(): Value<'u32'> {
     return builtin('workgroup_size');
   }
   /** This thread's lane in its warp: local id % 32. */
-  laneId(): Expr<'u32'> {
+  laneId(): Value<'u32'> {
     return builtin('lane_id');
   }
   /** This thread's warp in its workgroup: local id / 32. */
-  warpId(): Expr<'u32'> {
+  warpId(): Value<'u32'> {
     return builtin('warp_id');
   }
 
@@ -153,10 +154,10 @@ export class BodyBuilder<M extends Declared = Declared> {
   load<N extends keyof M['memory'] & string, I extends ScalarType>(
     memory: N,
     index: Operand<'u32', I>,
-  ): Expr<Lookup<M['memory'], N>> {
+  ): Value<Lookup<M['memory'], N>> {
     const type = this.elementOf(memory);
     const read: Expr = { op: 'load', type, memory, args: [operand('u32', index)] };
-    return read as Expr<Lookup<M['memory'], N>>;
+    return fluent(read) as Value<Lookup<M['memory'], N>>;
   }
 
   /**
@@ -171,14 +172,14 @@ export class BodyBuilder<M extends Declared = Declared> {
     memory: N,
     index: Operand<'u32', I>,
     names: Names,
-  ): { -readonly [K in keyof Names]: VarExpr<Lookup<M['memory'], N>> } {
+  ): { -readonly [K in keyof Names]: Local<Lookup<M['memory'], N>> } {
     const target = this.#target('loadVector');
     const type = this.elementOf(memory) as Lookup<M['memory'], N>;
     const declared = names.map((name) => this.#name(name));
     const read = operand('u32', index);
     target.statements.push({ op: 'load_vector', names: declared, type, memory, index: read });
-    return declared.map((name) => ({ op: 'var', type, name })) as {
-      -readonly [K in keyof Names]: VarExpr<Lookup<M['memory'], N>>;
+    return declared.map((name) => local(type, name)) as {
+      -readonly [K in keyof Names]: Local<Lookup<M['memory'], N>>;
     };
   }
 
@@ -187,18 +188,16 @@ export class BodyBuilder<M extends Declared = Declared> {
    * localName) and returns `{ rowBytes }`, several keys in order; `let('row_bytes', value)` names
    * one (of `type`, by default the value's). A name already declared gets a suffix (`_1`, `_2`…).
    */
-  let<T extends ScalarType>(name: string, value: Expr<T>): VarExpr<T>;
-  let<T extends ScalarType>(name: string, value: Expr | number, type: T): VarExpr<T>;
-  let<R extends Readonly<Record<string, Expr>>>(
-    locals: R,
-  ): { [K in keyof R]: VarExpr<R[K]['type']> };
+  let<T extends ScalarType>(name: string, value: Expr<T>): Local<T>;
+  let<T extends ScalarType>(name: string, value: Expr | number, type: T): Local<T>;
+  let<R extends Readonly<Record<string, Expr>>>(locals: R): { [K in keyof R]: Local<R[K]['type']> };
   let(
     nameOrLocals: string | Readonly<Record<string, Expr>>,
     value?: Expr | number,
     type?: ScalarType,
-  ): VarExpr | Record<string, VarExpr> {
+  ): Local | Record<string, Local> {
     if (typeof nameOrLocals !== 'string') {
-      const locals: Record<string, VarExpr> = {};
+      const locals: Record<string, Local> = {};
       for (const [key, local] of Object.entries(nameOrLocals))
         locals[key] = this.let(localName(key), local);
       return locals;
@@ -212,7 +211,7 @@ export class BodyBuilder<M extends Declared = Declared> {
       type: declared,
       value: operand(declared, value as Expr | number),
     });
-    return { op: 'var', type: declared, name };
+    return local(declared, name);
   }
 
   /** Overwrites a local declared with `let`. */
@@ -300,14 +299,14 @@ export class BodyBuilder<M extends Declared = Declared> {
   for<T extends ScalarType>(
     hint: string,
     range: LoopRange<T>,
-    body: (block: BodyBuilder<M>, index: VarExpr<IndexType<T>>) => void,
+    body: (block: BodyBuilder<M>, index: Local<IndexType<T>>) => void,
   ): void {
     const target = this.#target('for');
     const { start, end, step = 1 } = range;
     const typed = [start, end, step].find((bound) => typeof bound !== 'number');
     const type = typed?.type === 'i32' ? 'i32' : 'u32';
     const name = this.#name(hint);
-    const index = { op: 'var', type, name } as VarExpr<IndexType<T>>;
+    const index = local(type as IndexType<T>, name);
     const scope = {
       label: `the body of \`for ${name}\``,
       path: `${target.scope.path}[${target.statements.length}].body`,
@@ -341,24 +340,24 @@ export class BodyBuilder<M extends Declared = Declared> {
     hint: string,
     value: Expr<T>,
     lane: Operand<'u32', L>,
-  ): VarExpr<T> {
+  ): Local<T> {
     const target = this.#target('shuffle');
     const type = value.type as T;
     const name = this.#name(hint);
     target.statements.push({ op: 'shuffle', mode, name, type, value, lane: operand('u32', lane) });
-    return { op: 'var', type, name };
+    return local(type, name);
   }
 
   /**
    * Declares `name` as the reduction of `value` over the warp, the same in every lane, and returns
    * it; all 32 lanes must execute it.
    */
-  reduce<T extends ScalarType>(reduction: Reduction, hint: string, value: Expr<T>): VarExpr<T> {
+  reduce<T extends ScalarType>(reduction: Reduction, hint: string, value: Expr<T>): Local<T> {
     const target = this.#target('reduce');
     const type = value.type as T;
     const name = this.#name(hint);
     target.statements.push({ op: 'reduce', reduction, name, type, value });
-    return { op: 'var', type, name };
+    return local(type, name);
   }
 
   /**
@@ -400,7 +399,7 @@ export class BodyBuilder<M extends Declared = Declared> {
     value: Expr<T>,
     scratch: keyof M['memory'] & string,
     warps: Operand<'u32', W>,
-  ): VarExpr<T> {
+  ): Local<T> {
     const [warpName, totalName] = BLOCK_REDUCE_NAMES[reduction];
     // Built untyped: the scratch array's element type is checked when the spec is validated.
     const b: BodyBuilder = this as unknown as BodyBuilder;
@@ -412,11 +411,11 @@ export class BodyBuilder<M extends Declared = Declared> {
     const count = operand('u32', warps);
     if (reduction !== 'add') {
       const part = b.let('part', b.load(scratch, min(lane, sub(count, 1))));
-      return b.reduce(reduction, totalName, part) as VarExpr<T>;
+      return b.reduce(reduction, totalName, part) as Local<T>;
     }
     const part = b.let('part', operand(input.type, 0));
     b.if(lt(lane, count), () => b.assign(part, b.load(scratch, lane)));
-    return b.reduce(reduction, totalName, part) as VarExpr<T>;
+    return b.reduce(reduction, totalName, part) as Local<T>;
   }
 
   /**
@@ -432,7 +431,7 @@ export class BodyBuilder<M extends Declared = Declared> {
       readonly b: readonly [Operand<'u32'>, Operand<'u32'>];
       readonly c: readonly [Operand<'f32'>, Operand<'f32'>, Operand<'f32'>, Operand<'f32'>];
     },
-  ): [VarExpr<'f32'>, VarExpr<'f32'>, VarExpr<'f32'>, VarExpr<'f32'>] {
+  ): [Local<'f32'>, Local<'f32'>, Local<'f32'>, Local<'f32'>] {
     const target = this.#target('mma');
     const declared = names.map((name) => this.#name(name));
     target.statements.push({
@@ -443,11 +442,11 @@ export class BodyBuilder<M extends Declared = Declared> {
       b: fragments.b.map((value) => operand('u32', value)),
       c: fragments.c.map((value) => operand('f32', value)),
     });
-    return declared.map((name) => ({ op: 'var', type: 'f32', name })) as [
-      VarExpr<'f32'>,
-      VarExpr<'f32'>,
-      VarExpr<'f32'>,
-      VarExpr<'f32'>,
+    return declared.map((name) => local('f32', name)) as [
+      Local<'f32'>,
+      Local<'f32'>,
+      Local<'f32'>,
+      Local<'f32'>,
     ];
   }
 

@@ -7,9 +7,13 @@ import type {
   PackHalfExpr,
   UnaryOp,
   UnpackHalfExpr,
+  VarExpr,
 } from './body.js';
 import { COMPARISON_OPS } from './body.js';
 import type { ScalarType } from './types.js';
+import type { ExpressionMethods, Literal, Local, Value } from './expression-methods.js';
+
+export type * from './expression-methods.js';
 
 // Expression constructors used by kernel authors; result types follow the type checker's rules.
 // Operands are typed (`Expr<'u32'>`…), so mixing types is a compile error, and a plain number is
@@ -39,36 +43,39 @@ export function operand<T extends ScalarType>(type: T, value: Expr | number): Ex
   return (typeof value === 'number' ? constant(type, value) : value) as Expr<T>;
 }
 
+/** A read of the local `name` of `type` (what the builder's declarations return). */
+export const local = <T extends ScalarType>(type: T, name: string): Local<T> =>
+  node<T, VarExpr<T>>({ op: 'var', type, name });
+
 /** A literal of `type`; validation checks that `value` fits it. */
-export const constant = <T extends ScalarType>(type: T, value: number | boolean): ConstExpr<T> => ({
-  op: 'const',
-  type,
-  value,
-});
+export const constant = <T extends ScalarType>(type: T, value: number | boolean): Literal<T> =>
+  node<T, ConstExpr<T>>({ op: 'const', type, value });
 /** An f32 literal; `value` must be finite and within f32 range. */
-export const f32 = (value: number): ConstExpr<'f32'> => constant('f32', value);
+export const f32 = (value: number): Literal<'f32'> => constant('f32', value);
 /** An f16 literal; `value` must be finite and within ±65504. */
-export const f16 = (value: number): ConstExpr<'f16'> => constant('f16', value);
+export const f16 = (value: number): Literal<'f16'> => constant('f16', value);
 /** A u32 literal; `value` must be an integer in [0, 2^32). */
-export const u32 = (value: number): ConstExpr<'u32'> => constant('u32', value);
+export const u32 = (value: number): Literal<'u32'> => constant('u32', value);
 /** An i32 literal; `value` must be an integer in [-2^31, 2^31). */
-export const i32 = (value: number): ConstExpr<'i32'> => constant('i32', value);
+export const i32 = (value: number): Literal<'i32'> => constant('i32', value);
 /** A bool literal; bool values live in registers only, never in memory. */
-export const bool = (value: boolean): ConstExpr<'bool'> => constant('bool', value);
+export const bool = (value: boolean): Literal<'bool'> => constant('bool', value);
 
 /**
  * A u32 builtin; give `axis` for `workgroup_id` and `num_workgroups` and for no other
  * (BodyBuilder's `localId()`, `workgroupId()`… are shorter).
  */
-export function builtin(name: BuiltinName, axis?: Axis): Expr<'u32'> {
-  return axis === undefined
-    ? { op: 'builtin', type: 'u32', name }
-    : { op: 'builtin', type: 'u32', name, axis };
+export function builtin(name: BuiltinName, axis?: Axis): Value<'u32'> {
+  return node<'u32'>(
+    axis === undefined
+      ? { op: 'builtin', type: 'u32', name }
+      : { op: 'builtin', type: 'u32', name, axis },
+  );
 }
 
 function unary(op: UnaryOp) {
-  return <T extends ScalarType>(value: Expr<T>): Expr<T> =>
-    ({ op, type: value.type, args: [value] }) as Expr<T>;
+  return <T extends ScalarType>(value: Expr<T>): Value<T> =>
+    node<T>({ op, type: value.type, args: [value] } as Expr<T>);
 }
 
 /**
@@ -79,22 +86,22 @@ export interface Binary<R extends ScalarType | 'same'> {
   <L extends ScalarType, T extends ScalarType>(
     left: Expr<L>,
     right: Operand<L, T>,
-  ): Expr<R extends ScalarType ? R : Meet<L, T>>;
-  <T extends ScalarType>(left: number, right: Expr<T>): Expr<R extends ScalarType ? R : T>;
+  ): Value<R extends ScalarType ? R : Meet<L, T>>;
+  <T extends ScalarType>(left: number, right: Expr<T>): Value<R extends ScalarType ? R : T>;
 }
 
 function binary(op: BinaryOp): Binary<'same'>;
 function binary(op: BinaryOp, comparison: true): Binary<'bool'>;
 function binary(op: BinaryOp): Binary<'same'> | Binary<'bool'> {
   const comparison = COMPARISON_OPS.includes(op);
-  return (left: Expr | number, right: Expr | number): Expr => {
+  return (left: Expr | number, right: Expr | number): Value => {
     // The signatures let at most one side be a number; the other fixes its type.
     const type = typeof left === 'number' ? (right as Expr).type : left.type;
-    return {
+    return node({
       op,
       type: comparison ? 'bool' : type,
       args: [operand(type, left), operand(type, right)],
-    };
+    });
   };
 }
 
@@ -103,7 +110,8 @@ function shift(op: 'shl' | 'shr') {
   return <T extends ScalarType, A extends ScalarType>(
     value: Expr<T>,
     amount: Operand<'u32', A>,
-  ): Expr<T> => ({ op, type: value.type, args: [value, operand('u32', amount)] }) as Expr<T>;
+  ): Value<T> =>
+    node<T>({ op, type: value.type, args: [value, operand('u32', amount)] } as Expr<T>);
 }
 
 /** Negation of an f32, f16 or i32. */
@@ -185,8 +193,12 @@ export const fma = <A extends ScalarType, B extends ScalarType, C extends Scalar
   a: Expr<A>,
   b: Operand<A, B>,
   c: Operand<A, C>,
-): Expr<A> =>
-  ({ op: 'fma', type: a.type, args: [a, operand(a.type, b), operand(a.type, c)] }) as Expr<A>;
+): Value<A> =>
+  node<A>({
+    op: 'fma',
+    type: a.type,
+    args: [a, operand(a.type, b), operand(a.type, c)],
+  } as Expr<A>);
 
 /**
  * `c` plus the dot product of the four sign-extended bytes (little-endian) of the u32 words `a` and
@@ -196,12 +208,12 @@ export const dot4I8 = <A extends ScalarType, B extends ScalarType, C extends Sca
   a: Operand<'u32', A>,
   b: Operand<'u32', B>,
   c: Operand<'i32', C>,
-): Expr<'i32'> =>
-  ({
+): Value<'i32'> =>
+  node<'i32'>({
     op: 'dot4_i8',
     type: 'i32',
     args: [operand('u32', a), operand('u32', b), operand('i32', c)],
-  }) as Expr<'i32'>;
+  });
 
 /**
  * The low 32 bits of `(hi · 2^32 + lo) >> shift` for u32 words (PTX `shf.r.clamp`): `lo` at a
@@ -211,12 +223,12 @@ export const funnelShiftRight = <L extends ScalarType, H extends ScalarType, S e
   lo: Operand<'u32', L>,
   hi: Operand<'u32', H>,
   shift: Operand<'u32', S>,
-): Expr<'u32'> =>
-  ({
+): Value<'u32'> =>
+  node<'u32'>({
     op: 'funnel_shift_right',
     type: 'u32',
     args: [operand('u32', lo), operand('u32', hi), operand('u32', shift)],
-  }) as Expr<'u32'>;
+  });
 
 /**
  * `(a & mask) | (b & ~mask)` for u32 words (PTX `lop3`, one instruction): `a`'s bits where `mask`
@@ -226,12 +238,12 @@ export const bitSelect = <M extends ScalarType, A extends ScalarType, B extends 
   mask: Operand<'u32', M>,
   a: Operand<'u32', A>,
   b: Operand<'u32', B>,
-): Expr<'u32'> =>
-  ({
+): Value<'u32'> =>
+  node<'u32'>({
     op: 'bit_select',
     type: 'u32',
     args: [operand('u32', mask), operand('u32', a), operand('u32', b)],
-  }) as Expr<'u32'>;
+  });
 
 /**
  * `ifTrue` where the bool `condition` holds, else `ifFalse`; both sides are evaluated and share a
@@ -241,44 +253,40 @@ export function select<C extends ScalarType, L extends ScalarType, T extends Sca
   condition: Operand<'bool', C>,
   ifTrue: Expr<L>,
   ifFalse: Operand<L, T>,
-): Expr<Meet<L, T>>;
+): Value<Meet<L, T>>;
 export function select<C extends ScalarType, T extends ScalarType>(
   condition: Operand<'bool', C>,
   ifTrue: number,
   ifFalse: Expr<T>,
-): Expr<T>;
+): Value<T>;
 export function select(
   condition: Expr | number,
   ifTrue: Expr | number,
   ifFalse: Expr | number,
-): Expr {
+): Value {
   const type = typeof ifTrue === 'number' ? (ifFalse as Expr).type : ifTrue.type;
-  return {
+  return node({
     op: 'select',
     type,
     args: [operand('bool', condition), operand(type, ifTrue), operand(type, ifFalse)],
-  };
+  });
 }
 
 /**
  * Converts a numeric `value` to numeric `type`: float to integer truncates toward zero and
  * saturates (NaN gives 0), to a float rounds to nearest even, integer to integer wraps.
  */
-export const convert = <T extends ScalarType>(type: T, value: Expr): Expr<T> =>
-  ({ op: 'convert', type, args: [value] }) as Expr<T>;
+export const convert = <T extends ScalarType>(type: T, value: Expr): Value<T> =>
+  node<T>({ op: 'convert', type, args: [value] } as Expr<T>);
 /** Reinterprets the 32 bits of an f32, i32 or u32 as another of those three types. */
-export const bitcast = <T extends 'f32' | 'i32' | 'u32'>(type: T, value: Expr): Expr<T> =>
-  ({ op: 'bitcast', type, args: [value] }) as Expr<T>;
+export const bitcast = <T extends 'f32' | 'i32' | 'u32'>(type: T, value: Expr): Value<T> =>
+  node<T>({ op: 'bitcast', type, args: [value] } as Expr<T>);
 /** The f16 in the low (0) or high (1) half of a u32 word, as an exact f32. */
 export const unpackHalf = <W extends ScalarType>(
   word: Expr<W> & Expr<[Meet<'u32', W>] extends [never] ? never : ScalarType>,
   half: 0 | 1,
-): UnpackHalfExpr => ({
-  op: 'unpack_half',
-  type: 'f32',
-  half,
-  args: [word],
-});
+): UnpackHalfExpr & Value<'f32'> =>
+  node<'f32', UnpackHalfExpr>({ op: 'unpack_half', type: 'f32', half, args: [word] });
 /**
  * The u32 holding `lo` (low 16 bits) and `hi` (high 16 bits) rounded to f16, to nearest even: the
  * inverse of `unpackHalf`. A plain number becomes an f32 const.
@@ -286,8 +294,144 @@ export const unpackHalf = <W extends ScalarType>(
 export const packHalf = <L extends ScalarType, H extends ScalarType>(
   lo: Operand<'f32', L>,
   hi: Operand<'f32', H>,
-): PackHalfExpr => ({
-  op: 'pack_half',
-  type: 'u32',
-  args: [operand('f32', lo), operand('f32', hi)],
-});
+): PackHalfExpr & Value<'u32'> =>
+  node<'u32', PackHalfExpr>({
+    op: 'pack_half',
+    type: 'u32',
+    args: [operand('f32', lo), operand('f32', hi)],
+  });
+
+// The prototype every expression above is made with: its methods are the functions above with the
+// expression first, and it holds no data, so an expression's own fields are the JSON it stands for.
+const methods: { readonly [name: string]: (this: Expr, ...operands: never[]) => Expr } = {
+  add(right: Expr | number) {
+    return add(this, right);
+  },
+  sub(right: Expr | number) {
+    return sub(this, right);
+  },
+  mul(right: Expr | number) {
+    return mul(this, right);
+  },
+  div(right: Expr | number) {
+    return div(this, right);
+  },
+  rem(right: Expr | number) {
+    return rem(this, right);
+  },
+  min(right: Expr | number) {
+    return min(this, right);
+  },
+  max(right: Expr | number) {
+    return max(this, right);
+  },
+  and(right: Expr | number) {
+    return and(this, right);
+  },
+  or(right: Expr | number) {
+    return or(this, right);
+  },
+  xor(right: Expr | number) {
+    return xor(this, right);
+  },
+  eq(right: Expr | number) {
+    return eq(this, right);
+  },
+  ne(right: Expr | number) {
+    return ne(this, right);
+  },
+  lt(right: Expr | number) {
+    return lt(this, right);
+  },
+  le(right: Expr | number) {
+    return le(this, right);
+  },
+  gt(right: Expr | number) {
+    return gt(this, right);
+  },
+  ge(right: Expr | number) {
+    return ge(this, right);
+  },
+  shl(amount: Expr | number) {
+    return shl(this, amount);
+  },
+  shr(amount: Expr | number) {
+    return shr(this, amount);
+  },
+  neg() {
+    return neg(this);
+  },
+  abs() {
+    return abs(this);
+  },
+  not() {
+    return not(this);
+  },
+  sqrt() {
+    return sqrt(this);
+  },
+  rsqrt() {
+    return rsqrt(this);
+  },
+  rcp() {
+    return rcp(this);
+  },
+  exp2() {
+    return exp2(this);
+  },
+  log2() {
+    return log2(this);
+  },
+  floor() {
+    return floor(this);
+  },
+  fma(b: Expr | number, c: Expr | number) {
+    return fma(this, b, c);
+  },
+  to(type: ScalarType) {
+    return convert(type, this);
+  },
+  bitcast(type: 'f32' | 'i32' | 'u32') {
+    return bitcast(type, this);
+  },
+  dot4I8(b: Expr | number, c: Expr | number = 0) {
+    return dot4I8(this, b, c);
+  },
+  funnelShiftRight(hi: Expr | number, shift: Expr | number) {
+    return funnelShiftRight(this, hi, shift);
+  },
+  bitSelect(a: Expr | number, b: Expr | number) {
+    return bitSelect(this, a, b);
+  },
+  unpackHalf(half: 0 | 1) {
+    return unpackHalf(this, half);
+  },
+  select(ifTrue: Expr, ifFalse: Expr | number) {
+    return select(this, ifTrue, ifFalse);
+  },
+};
+
+/**
+ * The shared prototype of expressions made here: frozen, its methods non-enumerable, so reading an
+ * expression's own fields (as JSON, hashing and validation do) sees only its data.
+ */
+export const EXPRESSION_PROTOTYPE: object = Object.freeze(
+  Object.create(
+    Object.prototype,
+    Object.fromEntries(Object.entries(methods).map(([name, value]) => [name, { value }])),
+  ),
+);
+
+/** `fields` as an expression with methods: a fresh object on the shared prototype. */
+function node<T extends ScalarType, E extends Expr<T> = Expr<T>>(
+  fields: E,
+): E & ExpressionMethods<T> {
+  return Object.assign(Object.create(EXPRESSION_PROTOTYPE), fields);
+}
+
+/** `expression` with methods: itself when it has them, else a shallow copy on the prototype. */
+export function fluent<T extends ScalarType>(expression: Expr<T>): Value<T> {
+  return Object.getPrototypeOf(expression) === EXPRESSION_PROTOTYPE
+    ? (expression as Value<T>)
+    : node(expression);
+}

@@ -73,6 +73,27 @@ bitSelect(i32(-1), u, u);
 // @ts-expect-error bitSelect's words are u32, not f32.
 bitSelect(u, u, f);
 
+// Methods type as their functions do.
+const methodResults: readonly [Expr<'u32'>, Expr<'bool'>, Expr<'f32'>, Expr<'i32'>, Expr<'f32'>] = [
+  u.shr(4).and(0x0f0f0f0f).add(u),
+  u.lt(1),
+  flag.select(f, 0),
+  u.dot4I8(0x01010101),
+  u.unpackHalf(0).fma(f, 1),
+];
+// @ts-expect-error a method mixes types as its function does: u32 + f32.
+u.add(f);
+// @ts-expect-error dot4I8 is a u32 word's method: an f32 has none to call.
+f.dot4I8(u);
+// @ts-expect-error select is a bool's method.
+u.select(f, f);
+// @ts-expect-error unpackHalf reads a u32 word.
+f.unpackHalf(0);
+// @ts-expect-error a shift amount is a u32.
+u.shl(f);
+// @ts-expect-error convert's result is typed: to('f32') is no u32.
+export const notU32Convert: Expr<'u32'> = u.to('f32');
+
 function declarations(id: string) {
   return {
     id,
@@ -262,4 +283,4 @@ describe('typed builder: a local is named once', () => {
 });
 
 // Keep the typed arrays above used, so their annotations stay checked.
-expect([sums, floats, bools, ints].flat().length).toBe(16);
+expect([sums, floats, bools, ints, methodResults].flat().length).toBe(21);

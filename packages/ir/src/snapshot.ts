@@ -1,6 +1,7 @@
 import { ValidationError, type ValidationIssue } from './errors.js';
 import { joinPath } from './json-shape.js';
 import { seal } from './sealed.js';
+import { EXPRESSION_PROTOTYPE } from './expressions.js';
 
 /**
  * Most JSON values a spec may hold, counting a shared sub-object once per place it is used (as it
@@ -27,7 +28,8 @@ export function isSnapshot(value: unknown): boolean {
 /**
  * Copies the JSON data in `value`, reading each own enumerable property once (arrays by index up
  * to a length read once), into a deep-frozen, `seal`ed plain copy without shared sub-objects.
- * Functions, symbols, bigints, `undefined` array entries, class instances, cycles, nesting past
+ * Expressions (on the methods-only EXPRESSION_PROTOTYPE) are copied as plain objects. Functions,
+ * symbols, bigints, `undefined` array entries, class instances, cycles, nesting past
  * MAX_SPEC_DEPTH and more than MAX_SPEC_NODES values are issues at their path; `undefined` object
  * fields are dropped, as JSON.stringify drops them. A snapshot is returned as it is.
  */
@@ -141,7 +143,8 @@ class Copier {
       return { value: Object.freeze(items), size };
     }
     const prototype: unknown = Object.getPrototypeOf(value);
-    if (prototype !== Object.prototype && prototype !== null)
+    // An expression's prototype holds its methods only: its data is its own fields, as for JSON.
+    if (prototype !== Object.prototype && prototype !== null && prototype !== EXPRESSION_PROTOTYPE)
       return this.fail(path, 'must be a plain object or array, got an instance of a class');
     const entries: [string, unknown][] = [];
     for (const key of Object.keys(value)) {

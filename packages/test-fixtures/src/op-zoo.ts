@@ -51,7 +51,7 @@ export const OP_ZOO = defineKernel(
   },
   (b) => {
     const t = b.let('t', b.localId());
-    const values = Object.fromEntries(
+    const values = Object.fromEntries<Expr>(
       ELEMENT_TYPES.map((type) => [type, b.let(NAMES[type], b.load(`in_${type}`, t))]),
     ) as Record<ElementType, Expr>;
     const shift = b.let('amount', ir.and(t, ir.u32(7)));

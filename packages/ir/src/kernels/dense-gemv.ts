@@ -1,4 +1,5 @@
-import { WARP_SIZE, type Expr, type VarExpr as Var } from '../body.js';
+import { WARP_SIZE, type Expr } from '../body.js';
+import type { Local as Var } from '../expression-methods.js';
 import { defineKernel, type BodyBuilder, type DeclaredBy } from '../builder.js';
 import {
   add,

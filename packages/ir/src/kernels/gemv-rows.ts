@@ -1,4 +1,5 @@
-import { WARP_SIZE, type VarExpr as Var } from '../body.js';
+import { WARP_SIZE } from '../body.js';
+import type { Local as Var } from '../expression-methods.js';
 import { defineKernel, type BodyBuilder, type DeclaredBy } from '../builder.js';
 import { add, and, div, eq, f32, lt, min, mul, sub } from '../expressions.js';
 import type { QuantType } from '../quant/formats.js';

@@ -1,4 +1,5 @@
-import { type Expr, type VarExpr as Var } from '../body.js';
+import { type Expr } from '../body.js';
+import type { Local as Var } from '../expression-methods.js';
 import {
   add,
   and,

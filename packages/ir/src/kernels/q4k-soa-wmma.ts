@@ -1,5 +1,6 @@
 // Catalog kernel `q4k-soa-wmma`: Y[c][r] = Σ_k W[r][k]·X[c][k], W repacked Q4_K, on tensor cores.
-import { WARP_SIZE, type Expr, type VarExpr as Var } from '../body.js';
+import { WARP_SIZE, type Expr } from '../body.js';
+import type { Local as Var } from '../expression-methods.js';
 import { defineKernel, type BodyBuilder, type DeclaredBy } from '../builder.js';
 import {
   add,

@@ -1,4 +1,4 @@
-import { type VarExpr as Var } from '../body.js';
+import type { Local as Var } from '../expression-methods.js';
 import { add, and, div, lt, min, mul, shr, sub, u32 } from '../expressions.js';
 import { QUANT_FORMATS } from '../quant/formats.js';
 import { repack, unpack } from '../quant/repack.js';

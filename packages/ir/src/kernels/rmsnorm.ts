@@ -1,4 +1,5 @@
-import { WARP_SIZE, type Expr, type VarExpr as Var } from '../body.js';
+import { WARP_SIZE, type Expr } from '../body.js';
+import type { Local as Var } from '../expression-methods.js';
 import { defineKernel, type BodyBuilder, type DeclaredBy } from '../builder.js';
 import {
   add,
@@ -321,7 +322,7 @@ function quantizeRow(
     q.if(live, (store) =>
       [0, 4].forEach(
         (offset, half) =>
-        store.storeVector('y', add(add(base, first), offset), values.slice(4 * half, 4 * half + 4) as [Expr<'f32'>, Expr<'f32'>, Expr<'f32'>, Expr<'f32'>]), // prettier-ignore
+        store.storeVector('y', add(add(base, first), offset), values.slice(4 * half, 4 * half + 4) as [Var<'f32'>, Var<'f32'>, Var<'f32'>, Var<'f32'>]), // prettier-ignore
       ),
     );
     const quantized = quantizeXQuarter(q as unknown as Parameters<typeof quantizeXQuarter>[0], values, tag === '' ? '' : `q${tag}_`); // prettier-ignore

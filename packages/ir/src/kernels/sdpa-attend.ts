@@ -1,5 +1,6 @@
 // The body of decode attention: a workgroup's pass over a range of cached positions.
-import { WARP_SIZE, type Expr, type VarExpr as Var } from '../body.js';
+import { WARP_SIZE, type Expr } from '../body.js';
+import type { Local as Var } from '../expression-methods.js';
 import type { BodyBuilder, Declared } from '../builder.js';
 import {
   add,

@@ -1,5 +1,6 @@
 // Folds the warps' partial softmaxes of one workgroup, then stores them as the split's partial.
-import { WARP_SIZE, type Expr, type VarExpr as Var } from '../body.js';
+import { WARP_SIZE, type Expr } from '../body.js';
+import type { Local as Var } from '../expression-methods.js';
 import { add, and, bitcast, eq, exp2, fma, lt, max, mul, shl, shr, sub } from '../expressions.js';
 import {
   SDPA_LANE_DIMS,

@@ -1,5 +1,6 @@
 // The `heads` schedule knob of decode attention: query heads a workgroup carries in registers.
-import type { Expr, VarExpr as Var } from '../body.js';
+import type { Expr } from '../body.js';
+import type { Local as Var } from '../expression-methods.js';
 import type { BodyBuilder, Declared } from '../builder.js';
 import { add, gt, max } from '../expressions.js';
 

@@ -1,5 +1,6 @@
 // Catalog kernel `wmma-gemv`: Y[c][r] = Σ_k W[r][k]·X[c][k] for c < n_cols ≤ 16 on tensor cores.
-import { WARP_SIZE, type Expr, type VarExpr as Var } from '../body.js';
+import { WARP_SIZE, type Expr } from '../body.js';
+import type { Local as Var } from '../expression-methods.js';
 import { defineKernel, type BodyBuilder, type DeclaredBy } from '../builder.js';
 import { add, and, div, eq, f32, gt, lt, min, mul, ne, shr, sub } from '../expressions.js';
 import { WMMA_PARTIAL, loadWords, storeWmmaTile } from './wmma-tile.js';

@@ -1,7 +1,8 @@
 // What both tensor-core mat-vec kernels (wmma-gemv, q4k-soa-wmma) do alike: guarded word loads, and
 // the end of a 16-row tile, where each warp holds D fragments for its share of K and warp 0 sums
 // them and stores Y.
-import { WARP_SIZE, type Expr, type VarExpr as Var } from '../body.js';
+import { WARP_SIZE, type Expr } from '../body.js';
+import type { Local as Var } from '../expression-methods.js';
 import type { BodyBuilder } from '../builder.js';
 import { add, and, eq, gt, lt, mul, shr, u32 } from '../expressions.js';
 

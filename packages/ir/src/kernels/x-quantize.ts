@@ -1,4 +1,5 @@
-import type { Expr, VarExpr as Var } from '../body.js';
+import type { Expr } from '../body.js';
+import type { Local as Var } from '../expression-methods.js';
 import { abs, add, bitcast, div, fma, gt, max, mul } from '../expressions.js';
 import { bitSelect, select, shl, shr, xor } from '../expressions.js';
 import type { RowsBuilder } from './gemv-rows.js';
