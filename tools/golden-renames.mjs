@@ -2,13 +2,17 @@
 // Whether the golden files differ from a git revision by names alone: for each changed file, the
 // two texts must match token for token, identifiers through one consistent renaming (a bijection),
 // everything else exactly. Prints each changed file's renames; exits 1 if any differs otherwise.
-// Usage: node tools/golden-renames.mjs [revision] (default HEAD).
+// A `semantic hash` line may differ (renaming a local changes the spec's hash).
+//   node tools/golden-renames.mjs [revision]      golden/ against a revision (default HEAD)
+//   node tools/golden-renames.mjs --dirs OLD NEW  two trees of `tools/emit-all.mjs` output
 import { execFileSync } from 'node:child_process';
-import { readFileSync, readdirSync, existsSync } from 'node:fs';
+import { readFileSync, readdirSync, existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
-const revision = process.argv[2] ?? 'HEAD';
+const dirs = process.argv[2] === '--dirs' ? process.argv.slice(3, 5) : undefined;
+const revision = dirs === undefined ? (process.argv[2] ?? 'HEAD') : undefined;
+const HASH_LINE = /semantic hash [0-9a-f]{64}/g;
 const TOKEN = /[A-Za-z_][A-Za-z0-9_]*|[0-9]+|\s+|./g;
 const IDENTIFIER = /^[A-Za-z_]/;
 
@@ -28,8 +32,8 @@ function before(path) {
 
 /** The renames taking `old` to `now`, or the first line where they differ otherwise. */
 export function renamesBetween(old, now) {
-  const a = old.match(TOKEN) ?? [];
-  const b = now.match(TOKEN) ?? [];
+  const a = old.replace(HASH_LINE, 'semantic hash').match(TOKEN) ?? [];
+  const b = now.replace(HASH_LINE, 'semantic hash').match(TOKEN) ?? [];
   const forward = new Map();
   const backward = new Map();
   let line = 1;
@@ -46,33 +50,54 @@ export function renamesBetween(old, now) {
   return { renames: [...forward].filter(([x, y]) => x !== y) };
 }
 
+/** Every file under `folder`, as paths relative to it. */
+function files(folder, prefix = '') {
+  return readdirSync(join(folder, prefix))
+    .sort()
+    .flatMap((name) =>
+      statSync(join(folder, prefix, name)).isDirectory()
+        ? files(folder, join(prefix, name))
+        : [join(prefix, name)],
+    );
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
   let failed = 0;
   let same = 0;
-  for (const folder of ['golden/ptx', 'golden/wgsl']) {
-    if (!existsSync(join(root, folder))) continue;
-    for (const file of readdirSync(join(root, folder)).sort()) {
-      const path = `${folder}/${file}`;
-      const old = before(path);
-      const now = readFileSync(join(root, path), 'utf8');
-      if (old === now) {
-        same++;
-        continue;
-      }
-      if (old === undefined) {
-        console.log(`${path}: new`);
-        continue;
-      }
-      const result = renamesBetween(old, now);
-      if (result.renames === undefined) {
-        failed++;
-        console.log(`${path}: DIFFERS beyond names from line ${result.line}`);
-      } else {
-        const shown = result.renames.map(([x, y]) => `${x}->${y}`);
-        console.log(`${path}: names only, ${shown.length} renamed: ${shown.join(' ')}`);
-      }
+  let renamed = 0;
+  const pairs =
+    dirs === undefined
+      ? ['golden/ptx', 'golden/wgsl']
+          .filter((folder) => existsSync(join(root, folder)))
+          .flatMap((folder) => files(join(root, folder)).map((file) => join(folder, file)))
+          .map((path) => [path, before(path), readFileSync(join(root, path), 'utf8')])
+      : files(dirs[1]).map((file) => [
+          file,
+          existsSync(join(dirs[0], file)) ? readFileSync(join(dirs[0], file), 'utf8') : undefined,
+          readFileSync(join(dirs[1], file), 'utf8'),
+        ]);
+  for (const [path, old, now] of pairs) {
+    if (old === now) {
+      same++;
+      continue;
+    }
+    if (old === undefined) {
+      console.log(`${path}: new`);
+      continue;
+    }
+    const result = renamesBetween(old, now);
+    if (result.renames === undefined) {
+      failed++;
+      console.log(`${path}: DIFFERS beyond names from line ${result.line}`);
+    } else {
+      renamed++;
+      const shown = result.renames.map(([x, y]) => `${x}->${y}`);
+      console.log(`${path}: names only, ${shown.length} renamed: ${shown.join(' ')}`);
     }
   }
-  console.log(`golden-renames vs ${revision}: ${same} identical, ${failed} differ beyond names`);
+  const against = dirs === undefined ? revision : dirs[0];
+  console.log(
+    `golden-renames vs ${against}: ${same} identical, ${renamed} names only, ${failed} differ beyond names`,
+  );
   process.exit(failed === 0 ? 0 : 1);
 }
