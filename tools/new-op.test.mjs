@@ -1,6 +1,7 @@
 // Adding an op is guided by the compiler: in a scratch copy of ir, ptx and wgsl, a dummy op added
 // to the IR makes `tsc` name every place that must handle it (registry, typechecker, interpreter,
-// printer, constant faults, uniformity, the PTX and WGSL renderers and PTX legalization).
+// printer, constant faults, uniformity, the PTX and WGSL renderers and PTX legalization). A word
+// op is one record in ir's WORD_OPS plus a PTX instruction and a WGSL template or expansion.
 import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -34,15 +35,20 @@ function copyPackages() {
   return dir;
 }
 
-const original = readFileSync(join(root, 'packages', 'ir', 'src', 'body.ts'), 'utf8');
 let copy;
+const originals = new Map();
 
-/** The scratch copy with ir's body.ts set to `edit` of the original (each edit starts from it). */
-function scratchCopy(edit) {
+/** The scratch copy with ir's `file` (body.ts by default) set to `edit` of the original; each edit starts from the originals. */
+function scratchCopy(edit, file = 'body.ts') {
   copy ??= copyPackages();
+  for (const [name, source] of originals)
+    writeFileSync(join(copy, 'packages', 'ir', 'src', name), source);
+  const path = join(root, 'packages', 'ir', 'src', file);
+  if (!originals.has(file)) originals.set(file, readFileSync(path, 'utf8'));
+  const original = originals.get(file);
   const edited = edit(original);
-  expect(edited, 'the edit must change body.ts').not.toBe(original);
-  writeFileSync(join(copy, 'packages', 'ir', 'src', 'body.ts'), edited);
+  expect(edited, `the edit must change ${file}`).not.toBe(original);
+  writeFileSync(join(copy, 'packages', 'ir', 'src', file), edited);
   return copy;
 }
 
@@ -119,6 +125,22 @@ describe('adding an op', () => {
     expect([...files].sort(), output).toEqual([
       'packages/ir/src/interpreter/scalar-ops.ts',
       'packages/ir/src/ops.ts',
+      'packages/ptx/src/ops/arithmetic.ts',
+      'packages/wgsl/src/ops/arithmetic.ts',
+    ]);
+  });
+
+  it('a new word op is one WORD_OPS record, then a compile error only in the PTX and WGSL tables', () => {
+    const dir = scratchCopy(
+      (source) =>
+        source.replace(
+          'export const WORD_OPS = {\n',
+          "export const WORD_OPS = {\n  dummy: word({ operands: ['u32', 'u32', 'u32'], result: 'u32', semantics: (a: number) => a, description: 'a' }),\n",
+        ),
+      'ops.ts',
+    );
+    const { files, output } = filesWithErrors(dir);
+    expect([...files].sort(), output).toEqual([
       'packages/ptx/src/ops/arithmetic.ts',
       'packages/wgsl/src/ops/arithmetic.ts',
     ]);

@@ -1,4 +1,5 @@
 import type { ScalarType } from './types.js';
+import type { WORD_OPS, WordOp } from './ops.js';
 
 /** Unary ops: `not` is bitwise on integers and logical on bool. */
 export const UNARY_OPS = [
@@ -131,29 +132,16 @@ export interface FmaExpr {
   readonly args: readonly [Expr, Expr, Expr];
 }
 /**
- * `args[2] + Σ_k sext8(byte k of args[0]) · sext8(byte k of args[1])` over the four little-endian
- * bytes of two u32 words, plus an i32 accumulator, wrapping like every i32 add.
+ * A word op (`WORD_OPS` in ops.ts declares each once: its operand and result types and semantics):
+ * three u32 or i32 operands, a fixed result type.
  */
-export interface Dot4I8Expr {
-  readonly op: 'dot4_i8';
-  readonly type: 'i32';
-  readonly args: readonly [Expr, Expr, Expr];
-}
-/**
- * The low 32 bits of `(args[1] · 2^32 + args[0]) >> args[2]`: u32 `lo`, `hi` and shift amount;
- * a shift of 0 gives `lo`, one of 32 or more is undefined like every shift.
- */
-export interface FunnelShiftRightExpr {
-  readonly op: 'funnel_shift_right';
-  readonly type: 'u32';
-  readonly args: readonly [Expr, Expr, Expr];
-}
-/** `(args[1] & args[0]) | (args[2] & ~args[0])`: u32 `mask`, `a` and `b`; a's bits where mask is 1. */
-export interface BitSelectExpr {
-  readonly op: 'bit_select';
-  readonly type: 'u32';
-  readonly args: readonly [Expr, Expr, Expr];
-}
+export type WordExpr = {
+  readonly [K in WordOp]: {
+    readonly op: K;
+    readonly type: (typeof WORD_OPS)[K]['result'];
+    readonly args: readonly [Expr, Expr, Expr];
+  };
+}[WordOp];
 /** `args[0] ? args[1] : args[2]`, evaluating both sides. */
 export interface SelectExpr {
   readonly op: 'select';
@@ -210,9 +198,7 @@ export type AnyExpr =
   | UnaryExpr
   | BinaryExpr
   | FmaExpr
-  | Dot4I8Expr
-  | FunnelShiftRightExpr
-  | BitSelectExpr
+  | WordExpr
   | SelectExpr
   | ConvertExpr
   | BitcastExpr

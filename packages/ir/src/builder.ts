@@ -1,5 +1,5 @@
 import type { Axis, Expr, MmaShape, Reduction, ShuffleMode, Stmt, VarExpr } from './body.js';
-import { BuilderScopeError, ForgeError } from './errors.js';
+import { BuilderScopeError, ForgeError, InternalError } from './errors.js';
 import { builtin, eq, fluent, local, lt, min, operand, sub, type Operand } from './expressions.js';
 import type { Local, Value } from './expression-methods.js';
 import type { KernelSpec, SharedDecl, StageSpec } from './spec.js';
@@ -483,7 +483,7 @@ export class BodyBuilder<M extends Declared = Declared> {
       );
     }
     const innermost = this.#body.open.at(-1);
-    if (innermost === undefined) throw new Error('builder: a body with no open block');
+    if (innermost === undefined) throw new InternalError('builder', 'a body with no open block');
     return innermost;
   }
 

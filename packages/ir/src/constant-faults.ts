@@ -6,13 +6,18 @@ import {
   UNARY_SEMANTICS,
   bitcastValue,
   convertValue,
-  dot4I8Semantics,
-  funnelShiftRightSemantics,
-  bitSelectSemantics,
   type Value,
 } from './interpreter/scalar-ops.js';
 import { joinPath } from './json-shape.js';
-import { assertNever, hasArgs, isBinaryExpr, isUnaryExpr } from './ops.js';
+import {
+  WORD_OP_SIGNATURES,
+  assertNever,
+  hasArgs,
+  isBinaryExpr,
+  isUnaryExpr,
+  isWordExpr,
+  isWordOp,
+} from './ops.js';
 import { isFloatType, type ScalarType } from './types.js';
 
 // WGSL evaluates an expression whose operands are all constants at shader-creation time, and Tint
@@ -185,8 +190,8 @@ class ConstantFolder {
       return this.fault(path, `integer ${op === 'div' ? 'division' : 'remainder'} by constant 0`);
     if ((op === 'shl' || op === 'shr') && number(args[1]) >= 32)
       return this.fault(path, `shift by constant ${number(args[1])} (must be below 32)`);
-    if (op === 'funnel_shift_right' && number(args[2]) >= 32)
-      return this.fault(path, `funnel shift by constant ${number(args[2])} (must be below 32)`);
+    const wordFault = isWordOp(op) ? WORD_OP_SIGNATURES[op].constantFault?.(args) : undefined;
+    if (wordFault !== undefined) return this.fault(path, wordFault);
     if (args.some((arg) => arg === undefined)) return undefined;
     const [a, b, c] = args as Value[];
     if (!expression.args.every((arg) => this.literal.has(arg))) {
@@ -211,12 +216,6 @@ class ConstantFolder {
           `fma(${show(a)}, ${show(b)}, ${show(c)})`,
         );
       }
-      case 'dot4_i8':
-        return dot4I8Semantics(number(a), number(b), number(c));
-      case 'funnel_shift_right':
-        return funnelShiftRightSemantics(number(a), number(b), number(c));
-      case 'bit_select':
-        return bitSelectSemantics(number(a), number(b), number(c));
       case 'convert':
         if (type === 'f16') return this.float(number(a), type, path, `convert of ${show(a)}`);
         return convertValue(number(a), operandType, type);
@@ -241,6 +240,7 @@ class ConstantFolder {
             return this.fault(path, `pack_half of constant ${show(value)} (outside ±65504 of f16)`);
         return packHalfBits(number(a), number(b));
     }
+    if (isWordExpr(expression)) return WORD_OP_SIGNATURES[expression.op].semantics(number(a), number(b), number(c)); // prettier-ignore
     if (isUnaryExpr(expression)) {
       const x = number(a);
       if (!isFloatType(type)) return UNARY_SEMANTICS[expression.op](x, type);

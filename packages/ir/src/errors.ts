@@ -40,14 +40,18 @@ export class UnsupportedError extends ForgeError {
   }
 }
 
-/** A backend failed to render a spec that passed validation (an internal inconsistency). */
-export class EmissionError extends ForgeError {
-  override readonly name = 'EmissionError';
+/**
+ * A broken internal invariant: a bug in Forge, never a user's mistake, so it is not a ForgeError
+ * (the CLI shows its stack and asks for a report instead of a one-line input error). `where` names
+ * the part that found it: a backend (`wgsl`, `ptx`), a pass, the builder.
+ */
+export class InternalError extends Error {
+  override readonly name = 'InternalError';
   constructor(
-    readonly target: string,
+    readonly where: string,
     message: string,
   ) {
-    super(`${target}: ${message}`);
+    super(`${where}: ${message}`);
   }
 }
 

@@ -1,11 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { BINARY_OPS, COMPARISON_OPS, UNARY_OPS, type Expr } from './body.js';
+import { ForgeError, InternalError } from './errors.js';
 import {
   BINARY_OPERANDS,
   EXPR_OPS,
   STMT_OPS,
+  WORD_OPS,
+  WORD_OP_NAMES,
   WORD_OP_SIGNATURES,
   assertNever,
+  isWordOp,
   isBinaryExpr,
   isExprOp,
   isStmtOp,
@@ -76,5 +80,34 @@ describe('assertNever', () => {
   it('throws naming what was unhandled and the op', () => {
     const unknown = { op: 'dummy' } as never;
     expect(() => assertNever(unknown, 'expression op')).toThrow('unhandled expression op: "dummy"');
+  });
+
+  it('throws an InternalError, a bug and not a ForgeError (a user mistake)', () => {
+    let thrown: unknown;
+    try {
+      assertNever({ op: 'dummy' } as never, 'expression op');
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(InternalError);
+    expect(thrown).not.toBeInstanceOf(ForgeError);
+    expect((thrown as InternalError).where).toBe('ir');
+  });
+});
+
+describe('WORD_OPS', () => {
+  it('declares each word op once, its semantics agreeing with its result type', () => {
+    expect(Object.keys(WORD_OPS)).toEqual(['dot4_i8', 'funnel_shift_right', 'bit_select']);
+    for (const op of WORD_OP_NAMES) {
+      expect(isWordOp(op)).toBe(true);
+      expect(EXPR_OPS[op]).toEqual({ category: 'word', fields: ['op', 'type', 'args'], arity: 3 });
+    }
+    expect(WORD_OPS.dot4_i8.semantics(0x01_02_03_ff, 0x01_01_01_02, 10)).toBe(10 - 2 + 3 + 2 + 1);
+    expect(WORD_OPS.funnel_shift_right.semantics(0x0000_00f0, 0x0000_000f, 4)).toBe(0xf000_000f);
+    expect(WORD_OPS.bit_select.semantics(0xffff_0000, 0x1234_5678, 0x9abc_def0)).toBe(0x1234_def0);
+    expect(WORD_OP_SIGNATURES.funnel_shift_right.constantFault?.([1, 2, 32])).toMatch(/below 32/);
+    expect(WORD_OP_SIGNATURES.funnel_shift_right.constantFault?.([1, 2, 31])).toBeUndefined();
+    expect(isWordOp('add')).toBe(false);
+    expect(isWordOp('toString')).toBe(false);
   });
 });

@@ -1,6 +1,6 @@
 import type { BinaryOp, Expr, Stmt } from './body.js';
 import { ownField } from './json-shape.js';
-import { assertNever, isBinaryExpr, isUnaryExpr } from './ops.js';
+import { assertNever, isBinaryExpr, isUnaryExpr, isWordExpr } from './ops.js';
 import { takeSnapshot } from './snapshot.js';
 import type { KernelSpec, LaunchSpec } from './spec.js';
 
@@ -33,13 +33,11 @@ export function printExpr(expression: Expr): string {
     case 'bitcast':
       return `${expression.op}<${expression.type}>(${printExpr(expression.args[0])})`;
     case 'fma':
-    case 'dot4_i8':
-    case 'funnel_shift_right':
-    case 'bit_select':
     case 'pack_half':
     case 'select':
       return `${expression.op}(${expression.args.map(printExpr).join(', ')})`;
     default: {
+      if (isWordExpr(expression)) return `${expression.op}(${expression.args.map(printExpr).join(', ')})`; // prettier-ignore
       if (isUnaryExpr(expression)) return `${expression.op}(${printExpr(expression.args[0])})`;
       if (isBinaryExpr(expression)) {
         const [left, right] = expression.args.map(printExpr);

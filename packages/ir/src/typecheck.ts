@@ -15,7 +15,8 @@ import {
   EXPR_OPS,
   STMT_OPS,
   UNARY_OPERANDS,
-  WORD_OP_SIGNATURES,
+  WORD_OPS,
+  isWordOp,
   assertNever,
   isBinaryOp,
   isExprOp,
@@ -463,17 +464,6 @@ class BodyChecker {
           return fail(`fma needs three operands of one float type, got ${args.join(', ')}`);
         return a;
       }
-      case 'dot4_i8':
-      case 'funnel_shift_right':
-      case 'bit_select': {
-        const args = this.args(node, path, EXPR_OPS[op].arity, scope, depth);
-        if (args === undefined || args.includes(undefined)) return undefined;
-        const { operands: wanted, result } = WORD_OP_SIGNATURES[op];
-        const wrong = args.findIndex((arg, index) => arg !== wanted[index]);
-        if (wrong === -1) return result;
-        const at = joinPath(joinPath(path, 'args'), wrong);
-        return fail(`${op} operand has type ${args[wrong]} but ${wanted[wrong]} is required`, at);
-      }
       case 'convert':
       case 'bitcast': {
         const [source] = this.args(node, path, EXPR_OPS[op].arity, scope, depth) ?? [];
@@ -486,6 +476,15 @@ class BodyChecker {
         }
         return type;
       }
+    }
+    if (isWordOp(op)) {
+      const args = this.args(node, path, EXPR_OPS[op].arity, scope, depth);
+      if (args === undefined || args.includes(undefined)) return undefined;
+      const { operands: wanted, result } = WORD_OPS[op];
+      const wrong = args.findIndex((arg, index) => arg !== wanted[index]);
+      if (wrong === -1) return result;
+      const at = joinPath(joinPath(path, 'args'), wrong);
+      return fail(`${op} operand has type ${args[wrong]} but ${wanted[wrong]} is required`, at);
     }
     if (isUnaryOp(op)) {
       const cost = PREFIX_UNARY.includes(op) ? depth + 1 : depth;

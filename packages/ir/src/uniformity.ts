@@ -1,6 +1,6 @@
 import type { ExprOp, StmtOp } from './body.js';
 import { joinPath, ownField, type IssueCollector, type JsonRecord } from './json-shape.js';
-import { assertNever, isBinaryOp, isUnaryOp } from './ops.js';
+import { assertNever, isBinaryOp, isUnaryOp, isWordOp } from './ops.js';
 import type { BodyContext } from './typecheck.js';
 
 /** How far a value (or control flow) is the same across threads. Ordered: larger is less uniform. */
@@ -169,15 +169,12 @@ class UniformityAnalysis {
       case 'unpack_half':
       case 'pack_half':
       case 'fma':
-      case 'dot4_i8':
-      case 'funnel_shift_right':
-      case 'bit_select':
       case 'select':
       case 'convert':
       case 'bitcast':
         return fromArgs;
       default:
-        if (isUnaryOp(op) || isBinaryOp(op)) return fromArgs;
+        if (isUnaryOp(op) || isBinaryOp(op) || isWordOp(op)) return fromArgs;
         return assertNever(op, 'expression op');
     }
   }

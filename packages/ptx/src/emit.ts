@@ -14,6 +14,7 @@ import {
   type LaunchInfo,
   type PrintedDispatch,
   type Schedule,
+  InternalError,
 } from '@forge/ir';
 import { BUILD_INFO } from './build-info.js';
 import { PTX_LIMITS, checkPtxTarget, type PtxTarget } from './targets.js';
@@ -54,7 +55,8 @@ export function emitPtx(
   const printed = printLowered(spec, schedule, dispatches);
   const entries = dispatches.map((dispatch, index) => {
     const lines = printed.dispatches[index];
-    if (lines === undefined) throw new Error(`line info: no printed IR for dispatch ${index}`);
+    if (lines === undefined)
+      throw new InternalError('ptx', `line info: no printed IR for dispatch ${index}`);
     return renderEntry(dispatch, schedule, target, lines);
   });
   const hash = semanticHash(spec);

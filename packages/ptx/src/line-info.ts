@@ -1,4 +1,4 @@
-import type { PrintedDispatch } from '@forge/ir';
+import { InternalError, type PrintedDispatch } from '@forge/ir';
 
 /** The `.file` index every `.loc` of an emitted module names: the module has one source file. */
 export const PTX_SOURCE_FILE_INDEX = 1;
@@ -22,7 +22,10 @@ export class LineTracker {
     if (this.dispatch === undefined) return undefined;
     const line = this.dispatch.statements[this.nextStatement++];
     if (line === undefined)
-      throw new Error(`line info: more statements rendered than the printed IR holds`);
+      throw new InternalError(
+        'ptx',
+        'line info: more statements rendered than the printed IR holds',
+      );
     this.wanted = line;
     return line;
   }
@@ -43,7 +46,8 @@ export class LineTracker {
   finish(): void {
     const expected = this.dispatch?.statements.length ?? 0;
     if (this.dispatch !== undefined && this.nextStatement !== expected)
-      throw new Error(
+      throw new InternalError(
+        'ptx',
         `line info: ${this.nextStatement} statements rendered, the printed IR holds ${expected}`,
       );
   }

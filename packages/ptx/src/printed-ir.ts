@@ -12,6 +12,7 @@ import {
   type Schedule,
   type SharedDecl,
   type Stmt,
+  InternalError,
 } from '@forge/ir';
 import { legalizeForPtx } from './legalize/index.js';
 import { ptxLaunchInfo } from './launch.js';
@@ -66,7 +67,8 @@ export function printLowered(
     }));
   const lowered = (index: number): LoweredDispatch => {
     const dispatch = dispatches[index];
-    if (dispatch === undefined) throw new Error(`line info: dispatch ${index} was not lowered`);
+    if (dispatch === undefined)
+      throw new InternalError('ptx', `line info: dispatch ${index} was not lowered`);
     return dispatch;
   };
   const launchOf = ({ launch, maxRegisters }: LoweredDispatch): KernelSpec['launch'] => ({

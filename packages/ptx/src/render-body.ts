@@ -5,6 +5,7 @@ import {
   f16Bits,
   isBinaryExpr,
   isUnaryExpr,
+  isWordExpr,
   printStatementHeader,
   type BufferDecl,
   type Expr,
@@ -17,13 +18,10 @@ import {
 } from '@forge/ir';
 import {
   BINARY_MNEMONICS,
-  BIT_SELECT_LUT,
-  BIT_SELECT_MNEMONIC,
-  DOT4_I8_MNEMONIC,
   FMA_MNEMONIC,
-  FUNNEL_SHIFT_RIGHT_MNEMONIC,
   SELECT_MNEMONIC,
   UNARY_MNEMONICS,
+  WORD_INSTRUCTIONS,
   type Mnemonic,
 } from './ops/arithmetic.js';
 import {
@@ -452,22 +450,11 @@ export class PtxBodyWriter {
         });
         return result((out) => `${mnemonic} ${out}, ${args.join(', ')};`);
       }
-      case 'dot4_i8':
-      case 'funnel_shift_right': {
-        // ptxas takes 32-bit immediates in every dp4a and shf operand, so constants stay inline.
-        const mnemonic =
-          expression.op === 'dot4_i8' ? DOT4_I8_MNEMONIC : FUNNEL_SHIFT_RIGHT_MNEMONIC;
-        const args = expression.args.map((arg) => this.expression(arg).text);
-        return result((out) => `${mnemonic} ${out}, ${args.join(', ')};`);
-      }
-      case 'bit_select': {
-        // ptxas takes immediates in every lop3 operand too (measured), so masks stay inline.
-        const args = expression.args.map((arg) => this.expression(arg).text);
-        return result(
-          (out) => `${BIT_SELECT_MNEMONIC} ${out}, ${args.join(', ')}, ${BIT_SELECT_LUT};`,
-        );
-      }
       default: {
+        if (isWordExpr(expression)) {
+          const args = expression.args.map((arg) => this.expression(arg).text);
+          return result((out) => WORD_INSTRUCTIONS[expression.op](out, args));
+        }
         const operandType = expression.args[0].type;
         const table: Mnemonic | undefined =
           isUnaryExpr(expression) ? UNARY_MNEMONICS[expression.op]

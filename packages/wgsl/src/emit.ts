@@ -12,11 +12,11 @@ import {
   type GeneratedShader,
   type KernelSpec,
   type Stmt,
+  InternalError,
 } from '@forge/ir';
 import { wgslLaunchInfo } from './launch.js';
 import { legalizeForWgsl, requireF16Feature, requireUniformWarpOps } from './legalize/index.js';
 import { vectorBufferWidths } from './legalize/vector-buffers.js';
-import { DOT4_I8_EXTENSION } from './ops/arithmetic.js';
 import { saturatingConversionFunction } from './ops/conversion.js';
 import { wgslType } from './ops/types.js';
 import { mmaScratchBytes, mmaScratchDeclarations } from './ops/mma.js';
@@ -122,7 +122,7 @@ export function emitWgsl(
   const launch = sequenceLaunch(spec, schedule, launches);
 
   const [first] = views;
-  if (first === undefined) throw new RangeError(`${spec.id}: no dispatches`);
+  if (first === undefined) throw new InternalError('wgsl', `${spec.id}: no dispatches`);
   const vectorBuffers = vectorBufferWidths(
     first,
     dispatches.flatMap((dispatch) => dispatch.body),
@@ -132,7 +132,7 @@ export function emitWgsl(
     writer.block(body);
     return writer;
   });
-  const usesDot4I8 = writers.some((writer) => writer.usesDot4I8);
+  const extensions = [...new Set(writers.flatMap((writer) => [...writer.extensions]))].sort();
   const conversions = [
     ...new Set(writers.flatMap((writer) => [...writer.saturatingConversions])),
   ].sort();
@@ -143,7 +143,7 @@ export function emitWgsl(
       ...(usesF16 ? ['enable f16;'] : []),
       ...(subgroups ? ['enable subgroups;'] : []),
       // Optional in Dawn, but it makes an implementation without the builtin say so up front.
-      ...(usesDot4I8 ? [`requires ${DOT4_I8_EXTENSION};`] : []),
+      ...extensions.map((extension) => `requires ${extension};`),
     ],
     spec.params.length === 0
       ? []

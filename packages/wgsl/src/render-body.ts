@@ -1,8 +1,9 @@
 import {
-  EmissionError,
+  InternalError,
   assertNever,
   isBinaryExpr,
   isUnaryExpr,
+  isWordExpr,
   printStatementHeader,
   type Expr,
   type KernelSpec,
@@ -11,10 +12,10 @@ import {
 } from '@forge/ir';
 import {
   BINARY_TEMPLATES,
-  DOT4_I8_TEMPLATE,
   FMA_TEMPLATE,
   SELECT_TEMPLATE,
   UNARY_TEMPLATES,
+  WORD_LOWERINGS,
 } from './ops/arithmetic.js';
 import {
   bitcastText,
@@ -45,8 +46,8 @@ const BUILTINS = {
 /** Renders a legalized body as WGSL statements, indented by two spaces per level. */
 export class WgslBodyWriter {
   readonly lines: string[] = [];
-  /** Whether a rendered expression uses `dot4I8Packed`, so the module requires its extension. */
-  usesDot4I8 = false;
+  /** The language extensions rendered builtins come from, for the module's `requires`. */
+  readonly extensions = new Set<string>();
   /** The integer types rendered conversions from f32 saturate into, each a module function. */
   readonly saturatingConversions = new Set<ScalarType>();
   private temporaries = 0;
@@ -191,7 +192,7 @@ export class WgslBodyWriter {
   private memory(name: string): string {
     if (this.spec.buffers.some((buffer) => buffer.name === name)) return bufferName(name);
     if (this.spec.shared.some((array) => array.name === name)) return this.sharedNames(name);
-    throw new EmissionError('wgsl', `no buffer or shared array named '${name}'`);
+    throw new InternalError('wgsl', `no buffer or shared array named '${name}'`);
   }
 
   expression(expression: Expr): string {
@@ -203,10 +204,10 @@ export class WgslBodyWriter {
       case 'param':
         return `${PARAMS_VARIABLE}.${expression.name}`;
       case 'schedule':
-        throw new EmissionError('wgsl', 'schedule knobs must be bound before printing');
+        throw new InternalError('wgsl', 'schedule knobs must be bound before printing');
       case 'builtin':
         if (expression.name === 'workgroup_size')
-          throw new EmissionError('wgsl', 'workgroup_size must be bound before printing');
+          throw new InternalError('wgsl', 'workgroup_size must be bound before printing');
         return BUILTINS[expression.name](expression.axis ?? 'x');
       case 'load':
         return `${this.memory(expression.memory)}[${this.expression(expression.args[0])}]`;
@@ -232,16 +233,6 @@ export class WgslBodyWriter {
           expression.args.map((arg) => this.expression(arg)),
           expression.type,
         );
-      case 'dot4_i8':
-        this.usesDot4I8 = true;
-        return DOT4_I8_TEMPLATE(
-          expression.args.map((arg) => this.expression(arg)),
-          expression.type,
-        );
-      case 'funnel_shift_right':
-        throw new EmissionError('wgsl', 'funnel shifts must be expanded before printing');
-      case 'bit_select':
-        throw new EmissionError('wgsl', 'bit selects must be expanded before printing');
       case 'select':
         return SELECT_TEMPLATE(
           expression.args.map((arg) => this.expression(arg)),
@@ -250,6 +241,13 @@ export class WgslBodyWriter {
       default: {
         const args = expression.args.map((arg) => this.expression(arg));
         const operandType = expression.args[0].type;
+        if (isWordExpr(expression)) {
+          const lowering = WORD_LOWERINGS[expression.op];
+          if ('expand' in lowering)
+            throw new InternalError('wgsl', `${expression.op} must be expanded before printing`);
+          if (lowering.requires !== undefined) this.extensions.add(lowering.requires);
+          return lowering.template(args, operandType);
+        }
         if (isUnaryExpr(expression)) return UNARY_TEMPLATES[expression.op](args, operandType);
         if (isBinaryExpr(expression)) return BINARY_TEMPLATES[expression.op](args, operandType);
         return assertNever(expression, 'expression op');

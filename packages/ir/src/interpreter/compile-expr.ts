@@ -9,7 +9,7 @@ import {
 import { ExecutionError } from '../errors.js';
 import { f16FromBits, packHalfBits } from '../f16.js';
 import { ownField } from '../json-shape.js';
-import { assertNever, isBinaryExpr, isUnaryExpr } from '../ops.js';
+import { WORD_OP_SIGNATURES, assertNever, isBinaryExpr, isUnaryExpr, isWordExpr } from '../ops.js';
 import type { ScalarType } from '../types.js';
 import { divisor, noMemory, outOfBounds, shiftAmount } from './faults.js';
 import type { Memory } from './memory.js';
@@ -17,11 +17,8 @@ import {
   BINARY_SEMANTICS,
   UNARY_SEMANTICS,
   bitcastValue,
-  bitSelectSemantics,
   convertValue,
-  dot4I8Semantics,
   fmaSemantics,
-  funnelShiftRightSemantics,
   roundTo,
   type Value,
 } from './scalar-ops.js';
@@ -134,18 +131,6 @@ function compileNode(expression: Expr, scope: Scope): Eval {
       if (type === 'f32') return (thread) => Math.fround(a(thread) * b(thread) + c(thread));
       return (thread) => fmaSemantics(a(thread), b(thread), c(thread), type);
     }
-    case 'dot4_i8': {
-      const [a, b, c] = compileArgs(expression.args, scope);
-      return (thread) => dot4I8Semantics(a(thread), b(thread), c(thread));
-    }
-    case 'funnel_shift_right': {
-      const [a, b, c] = compileArgs(expression.args, scope);
-      return (thread) => funnelShiftRightSemantics(a(thread), b(thread), c(thread));
-    }
-    case 'bit_select': {
-      const [a, b, c] = compileArgs(expression.args, scope);
-      return (thread) => bitSelectSemantics(a(thread), b(thread), c(thread));
-    }
     case 'select': {
       const condition = compileExpr(expression.args[0], scope);
       const ifTrue = compileExpr(expression.args[1], scope);
@@ -171,6 +156,11 @@ function compileNode(expression: Expr, scope: Scope): Eval {
       return (thread) => bitcastValue(value(thread), from, to);
     }
     default:
+      if (isWordExpr(expression)) {
+        const [a, b, c] = compileArgs(expression.args, scope);
+        const { semantics } = WORD_OP_SIGNATURES[expression.op];
+        return (thread) => semantics(a(thread), b(thread), c(thread));
+      }
       if (isUnaryExpr(expression)) return compileUnary(expression, scope);
       if (isBinaryExpr(expression)) return compileBinary(expression, scope);
       return thrower(tryAssertNever(expression));

@@ -1,4 +1,5 @@
 // A catalog kernel built the first time something reads it, so importing the catalog stays cheap.
+import { InternalError } from '../errors.js';
 import type { CatalogKernel } from './catalog-kernel.js';
 
 /** The ids lazy kernels were declared with, so the catalog can key them without building them. */
@@ -16,7 +17,7 @@ export function lazyKernel(id: string, build: () => CatalogKernel): CatalogKerne
     if (built === undefined) {
       const made = build();
       if (made.spec.id !== id)
-        throw new Error(`lazyKernel: declared as '${id}', built as '${made.spec.id}'`);
+        throw new InternalError('lazyKernel', `declared as '${id}', built as '${made.spec.id}'`);
       built = made;
     }
     return built;

@@ -4,6 +4,7 @@ import {
   ir,
   isBinaryExpr,
   isUnaryExpr,
+  isWordExpr,
   rewriteBody,
   type Expr,
   type Stmt,
@@ -27,9 +28,6 @@ export function widenF16(body: readonly Stmt[], target: PtxTarget): Stmt[] {
           if (FMA_MNEMONIC('f16', target) !== undefined) return expression;
           return narrow(ir.fma(...(expression.args.map(widen) as [Expr, Expr, Expr])));
         // Conversions, selects and loads move f16 values without f16 arithmetic.
-        case 'dot4_i8':
-        case 'funnel_shift_right':
-        case 'bit_select':
         case 'select':
         case 'convert':
         case 'bitcast':
@@ -38,6 +36,7 @@ export function widenF16(body: readonly Stmt[], target: PtxTarget): Stmt[] {
         case 'load':
           return expression;
         default:
+          if (isWordExpr(expression)) return expression;
           if (isUnaryExpr(expression)) {
             const op = expression.op;
             if (UNARY_MNEMONICS[op]('f16', target) !== undefined) return expression;

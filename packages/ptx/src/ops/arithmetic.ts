@@ -1,4 +1,4 @@
-import type { BinaryOp, ScalarType, UnaryOp } from '@forge/ir';
+import type { BinaryOp, ScalarType, UnaryOp, WordOp } from '@forge/ir';
 import { isaVersion, smVersion } from '../targets.js';
 import { arithmeticType, bitType } from './types.js';
 import type { PtxTarget } from '../targets.js';
@@ -91,18 +91,20 @@ export const BINARY_MNEMONICS: Readonly<Record<BinaryOp, Mnemonic>> = {
 export const FMA_MNEMONIC: Mnemonic = (type) =>
   isFloat(type) ? `fma.rn.${arithmeticType(type)}` : undefined;
 
-/** `dot4_i8`: signed bytes of both words (sm_61+, so every PTX_ARCHS target has it). */
-export const DOT4_I8_MNEMONIC = 'dp4a.s32.s32';
-
-/** `funnel_shift_right`: `.clamp` and `.wrap` agree on the IR's shifts 0..31 (sm_32+). */
-export const FUNNEL_SHIFT_RIGHT_MNEMONIC = 'shf.r.clamp.b32';
-
 /**
- * `bit_select(mask, a, b)` as `lop3.b32 d, mask, a, b, immLut` (sm_50+): immLut is F(0xF0, 0xCC,
- * 0xAA) for the operands in order, and (a & mask) | (b & ~mask) there is 0xCC & 0xF0 | 0xAA & 0x0F.
+ * Each word op's instruction, given the destination and the operands' text; typed over every
+ * WordOp, so a new one must be listed. ptxas takes 32-bit immediates in every operand of these.
  */
-export const BIT_SELECT_MNEMONIC = 'lop3.b32';
-export const BIT_SELECT_LUT = '0xCA';
+export const WORD_INSTRUCTIONS: {
+  readonly [K in WordOp]: (out: string, args: readonly string[]) => string;
+} = {
+  // Signed bytes of both words (sm_61+, so every PTX_ARCHS target has it).
+  dot4_i8: (out, args) => `dp4a.s32.s32 ${out}, ${args.join(', ')};`,
+  // `.clamp` and `.wrap` agree on the IR's shifts 0..31 (sm_32+).
+  funnel_shift_right: (out, args) => `shf.r.clamp.b32 ${out}, ${args.join(', ')};`,
+  // lop3's immLut is F(0xF0, 0xCC, 0xAA) for (mask, a, b), and (a & mask) | (b & ~mask) is 0xCA.
+  bit_select: (out, args) => `lop3.b32 ${out}, ${args.join(', ')}, 0xCA;`,
+};
 
 export const SELECT_MNEMONIC: Mnemonic = (type) =>
   type === 'bool' ? undefined : `selp.${bitType(type)}`;

@@ -8,8 +8,7 @@ import {
   type Stmt,
 } from '@forge/ir';
 import { hasFeature } from '../targets.js';
-import { expandBitSelects } from './bit-select.js';
-import { expandFunnelShifts } from './funnel-shift.js';
+import { expandWordOps } from './word-ops.js';
 import type { WgslTarget } from '../targets.js';
 
 const targetName = (target: WgslTarget): string =>
@@ -71,14 +70,14 @@ export function requireUniformWarpOps(spec: KernelSpec, target: WgslTarget): voi
 }
 
 /**
- * Rewrites applied before printing WGSL: funnel shifts become shifts and bit selects masks (see
- * expandFunnelShifts, expandBitSelects), then schedule knobs and the workgroup size constants.
+ * Rewrites applied before printing WGSL: word ops without a builtin become other ops (see
+ * expandWordOps), then schedule knobs and the workgroup size constants.
  */
 export function legalizeForWgsl(
   spec: KernelSpec,
   schedule: Schedule,
   workgroupSize: number,
 ): Stmt[] {
-  const expanded = expandBitSelects(expandFunnelShifts(spec.body));
+  const expanded = expandWordOps(spec.body);
   return bindConstants(expanded, schedule, workgroupSize, spec.shared);
 }

@@ -1,4 +1,11 @@
-import type { BinaryOp, ScalarType, UnaryOp } from '@forge/ir';
+import {
+  ir,
+  type BinaryOp,
+  type Expr,
+  type ScalarType,
+  type UnaryOp,
+  type WordOp,
+} from '@forge/ir';
 
 /** Renders an op from its operands' text; `type` is the operand type. */
 export type Template = (args: readonly string[], type: ScalarType) => string;
@@ -62,13 +69,29 @@ export const BINARY_TEMPLATES: Readonly<Record<BinaryOp, Template>> = {
 export const FMA_TEMPLATE: Template = call('fma');
 
 /**
- * `dot4_i8`: the `packed_4x8_integer_dot_product` builtin plus the accumulator; i32 addition wraps.
+ * How WGSL computes a word op: a template (with the language extension its builtin needs, for a
+ * `requires` directive), or an expansion into other IR ops, applied before printing (expandWordOps).
  */
-export const DOT4_I8_TEMPLATE: Template = (args) =>
-  `(${args[2]} + dot4I8Packed(${args[0]}, ${args[1]}))`;
+export type WordLowering =
+  | { readonly template: Template; readonly requires?: string }
+  | { readonly expand: (args: readonly [Expr, Expr, Expr]) => Expr };
 
-/** The language extension DOT4_I8_TEMPLATE's builtin comes from, for a `requires` directive. */
-export const DOT4_I8_EXTENSION = 'packed_4x8_integer_dot_product';
+/** Each word op's lowering; typed over every WordOp, so a new one must be listed. */
+export const WORD_LOWERINGS: { readonly [K in WordOp]: WordLowering } = {
+  // The packed_4x8_integer_dot_product builtin plus the accumulator; i32 addition wraps.
+  dot4_i8: {
+    template: (args) => `(${args[2]} + dot4I8Packed(${args[0]}, ${args[1]}))`,
+    requires: 'packed_4x8_integer_dot_product',
+  },
+  // (lo >> s) | ((hi << 1) << (31 - s)): exact for s in 0..31 although WGSL takes shift amounts
+  // modulo 32 (`hi << (32 - s)` would keep hi at s = 0); binding then folds constant parts with
+  // wrapping IR semantics, as Tint rejects a constant `<<` that shifts out a 1 bit.
+  funnel_shift_right: {
+    expand: ([lo, hi, shift]) => ir.or(ir.shr(lo, shift), ir.shl(ir.shl(hi, 1), ir.sub(31, shift))),
+  },
+  // (a & mask) | (b & ~mask); binding folds `~mask` of a constant mask into one literal.
+  bit_select: { expand: ([mask, a, b]) => ir.or(ir.and(a, mask), ir.and(b, ir.not(mask))) },
+};
 
 /** WGSL's select takes (false value, true value, condition). */
 export const SELECT_TEMPLATE: Template = (args) => `select(${args[2]}, ${args[1]}, ${args[0]})`;
