@@ -1,30 +1,19 @@
 // Catalog kernel `q4k-soa-wmma`: Y[c][r] = Σ_k W[r][k]·X[c][k], W repacked Q4_K, on tensor cores.
-import { WARP_SIZE, type Expr } from '../body.js';
-import type { Local as Var } from '../expression-methods.js';
+import { WARP_SIZE } from '../body.js';
 import { defineKernel, type BodyBuilder, type DeclaredBy } from '../builder.js';
+import type { Local, Value } from '../expression-methods.js';
+import { bitSelect, f32, u32 } from '../expressions.js';
+import { assignEach, four } from './locals.js';
 import {
-  add,
-  and,
-  bitSelect,
-  convert,
-  div,
-  f32,
-  fma,
-  gt,
-  lt,
-  min,
-  mul,
-  ne,
-  neg,
-  or,
-  select,
-  shl,
-  shr,
-  sub,
-  u32,
-  unpackHalf,
-} from '../expressions.js';
-import { WMMA_PARTIAL, loadWords, storeWmmaTile } from './wmma-tile.js';
+  WMMA_PARTIAL,
+  assignWords,
+  loadWordPair,
+  loadWords,
+  storeWmmaTile,
+  zeroAccumulators,
+  type Four,
+  type Pair,
+} from './wmma-tile.js';
 
 // Plan. As in wmma-gemv a workgroup takes 16 rows (a tile) and its warps split K, here by pairs
 // of 256-value blocks (warp w takes pairs w, w + warps, …, in workgroup-uniform rounds; a block
@@ -49,13 +38,14 @@ import { WMMA_PARTIAL, loadWords, storeWmmaTile } from './wmma-tile.js';
 
 /** Warps per workgroup (split K); 8 keeps the workgroup at 256 threads, WebGPU's default limit. */
 const WARPS = { min: 1, max: 8 };
-export const Q4K_WMMA_TILE_ROWS = 16;
-/** Bytes of a Q4_K block: 128 of qs, 16 of meta. */
-const BLOCK_BYTES = 144;
+const TILE_ROWS = 16;
 /** Two f16 1.0: the A fragment that makes the mma sum X over k. */
 const ONES = 0x3c003c00;
 /** Two f16 1024: OR-ed onto two nibbles at bits 0 and 16 they become 1024 + q. */
 const MAGIC = 0x64006400;
+/** Name hints of the D values of a span's first mma (k half 0) and of the chained second. */
+const FIRST_K = four(() => 'first_k');
+const DOT = four(() => 'dot');
 
 const declarations = {
   id: 'q4k-soa-wmma',
@@ -89,60 +79,11 @@ const declarations = {
     workgroupSize: `warps * ${WARP_SIZE}`,
     // Two workgroups of 8 warps an SM: a round's 32 qs words a lane fit (ptxas takes 134 uncapped).
     maxRegisters: '128',
-    grid: [`min(ceil_div(n_out, ${Q4K_WMMA_TILE_ROWS}), 65535)`, '1', '1'],
+    grid: [`min(ceil_div(n_out, ${TILE_ROWS}), 65535)`, '1', '1'],
   },
 } as const; // checked by defineKernel
 
 type QBuilder = BodyBuilder<DeclaredBy<typeof declarations>>;
-type Four<T> = [T, T, T, T];
-
-/** The lane's fixed state. */
-interface Lanes {
-  readonly fresh: (prefix: string) => string;
-  readonly warp: Var<'u32'>;
-  readonly t2: Var<'u32'>;
-  /** X word of column g (g + 8) at the lane's 4t offset in a block's first span. */
-  readonly xLo: Var<'u32'>;
-  readonly xHi: Var<'u32'>;
-  readonly two: Var<'bool'>;
-  /** 0 and two f16 1.0, named once: mma operands are registers, so a literal costs a mov each use. */
-  readonly zero: Var<'f32'>;
-  readonly ones: Var<'u32'>;
-}
-
-/** Where a block's words are for the lane's rows g and g + 8, and whether each load may happen. */
-interface BlockRows {
-  /**
-   * The round's qs words (loaded before its first mma): [block of the pair][span][row g, g + 8]
-   * holds the lane's words 2t, 2t + 1 of that span (zero for an absent block or row).
-   */
-  readonly qs: readonly (readonly (readonly (readonly Var<'u32'>[])[])[])[];
-  /** Whether this is the pair's second block (workgroup-uniform). */
-  readonly second: Var<'bool'>;
-  /** The 4 meta words of the block in rows g and g + 8 (zero where absent). */
-  readonly meta: [Four<Var<'u32'>>, Four<Var<'u32'>>];
-  /**
-   * The lane's column-g X words of the next span (4 at each of its two 16-value halves): a span
-   * copies them, then loads the following span's into them, so X arrives one span ahead.
-   */
-  readonly x: readonly Var<'u32'>[];
-  /** X word `words` after this block's first (past its last span: the next block's), clamped. */
-  readonly xOfSpan: (words: Expr<'u32'>) => Expr<'u32'>;
-}
-
-/** f16 pairs (k, k + 2) and (k + 1, k + 3) of four consecutive halves in words w0, w1. */
-function pairX(
-  b: QBuilder,
-  lanes: Lanes,
-  w0: Var<'u32'>,
-  w1: Var<'u32'>,
-): [Var<'u32'>, Var<'u32'>] {
-  const prefix = lanes.fresh('xp');
-  return [
-    b.let(`${prefix}e`, bitSelect(0xffff, w0, shl(w1, 16))),
-    b.let(`${prefix}o`, bitSelect(0xffff, shr(w0, 16), w1)),
-  ];
-}
 
 /**
  * A row's 8 scales and 8 mins of a block as bytes, all at once (ggml's get_scale_min_k4, four
@@ -150,288 +91,204 @@ function pairX(
  * and the top 2 bits of scales 4-7, bytes 4-7 the same for mins, bytes 8-11 the low nibbles of
  * scales 4-7 and, in their high nibbles, of mins 4-7.
  */
-function unpackScales(b: QBuilder, lanes: Lanes, meta: Four<Var<'u32'>>): RowScales {
-  const [, m1, m2, m3] = meta;
-  const p = lanes.fresh('sc');
-  return {
-    scales: [
-      b.let(`${p}s0`, and(m1, 0x3f3f3f3f)),
-      b.let(`${p}s1`, or(and(m3, 0x0f0f0f0f), and(shr(m1, 2), 0x30303030))),
-    ],
-    mins: [
-      b.let(`${p}m0`, and(m2, 0x3f3f3f3f)),
-      b.let(`${p}m1`, or(and(shr(m3, 4), 0x0f0f0f0f), and(shr(m2, 2), 0x30303030))),
-    ],
-  };
+function unpackScales(b: QBuilder, [, m1, m2, m3]: Four<Local<'u32'>>) {
+  const scales = [
+    b.let('scales03', m1.and(0x3f3f3f3f)),
+    b.let('scales47', m3.and(0x0f0f0f0f).or(m1.shr(2).and(0x30303030))),
+  ] as const;
+  const mins = [
+    b.let('mins03', m2.and(0x3f3f3f3f)),
+    b.let('mins47', m3.shr(4).and(0x0f0f0f0f).or(m2.shr(2).and(0x30303030))),
+  ] as const;
+  return { scales, mins };
 }
 
-/** A row's scale and min bytes of a block, four sub-blocks a word (see unpackScales). */
-interface RowScales {
-  readonly scales: readonly [Var<'u32'>, Var<'u32'>];
-  readonly mins: readonly [Var<'u32'>, Var<'u32'>];
-}
+/** f16 pairs (k, k + 2) and (k + 1, k + 3) of four consecutive halves in words w0, w1. */
+const pairX = (b: QBuilder, w0: Local<'u32'>, w1: Local<'u32'>): Pair<Local<'u32'>> => [
+  b.let('x_even', bitSelect(0xffff, w0, w1.shl(16))),
+  b.let('x_odd', bitSelect(0xffff, w0.shr(16), w1)),
+];
 
-/** α and −β of a row's sub-block from the span's scale and min words (d·scale, 1024·α + dmin·min). */
-function scaleMin(
-  b: QBuilder,
-  lanes: Lanes,
-  [scales, mins]: readonly [Var<'u32'>, Var<'u32'>],
-  [d, dmin]: readonly [Var<'f32'>, Var<'f32'>],
-  shift: Var<'u32'>,
-): [Var<'f32'>, Var<'f32'>] {
-  const byte = (word: Var<'u32'>) => convert('f32', and(shr(word, shift), 0xff));
-  const prefix = lanes.fresh('sm');
-  const alpha = b.let(`${prefix}a`, mul(d, byte(scales)));
-  // −β, so the D update is two fmas; dmin is stored negated.
-  const beta = b.let(`${prefix}b`, fma(alpha, -1024, mul(dmin, byte(mins))));
-  return [alpha, beta];
-}
-
-/** Two chained mmas from zero: D of A words a0..a3 (both k halves) against B pairs. */
-function mmaPair(
-  b: QBuilder,
-  lanes: Lanes,
-  a: readonly [Four<Expr<'u32'>>, Four<Expr<'u32'>>],
-  x: readonly [readonly [Expr<'u32'>, Expr<'u32'>], readonly [Expr<'u32'>, Expr<'u32'>]],
-): Four<Var<'f32'>> {
-  const zero = lanes.zero;
-  const first = b.mma(
-    'm16n8k16',
-    ['p', 'q', 'r', 's'].map((s) => lanes.fresh(`d${s}`)) as Four<string>,
-    { a: a[0], b: [x[0][0], x[0][1]], c: [zero, zero, zero, zero] },
-  );
-  return b.mma('m16n8k16', ['p', 'q', 'r', 's'].map((s) => lanes.fresh(`e${s}`)) as Four<string>, {
-    a: a[1],
-    b: [x[1][0], x[1][1]],
-    c: first as Four<Var<'f32'>>,
-  }) as Four<Var<'f32'>>;
-}
-
-/**
- * Loads the lane's column-g X words of the span at X word `at` (a span's first value; xLo holds
- * the lane's offset) into `into`: 4 words at each of the span's two 16-value halves.
- */
-function loadSpanX(b: QBuilder, lanes: Lanes, at: Expr<'u32'>, into: readonly Var<'u32'>[]): void {
-  const start = b.let(lanes.fresh('x_start'), add(lanes.xLo, at));
-  [0, 16].forEach((offset, part) => {
-    const index = offset === 0 ? start : add(start, offset);
-    const loaded = loadWords(b, lanes.fresh, 'x', index, 4, undefined);
-    loaded.forEach((word, k) => b.assign(into[4 * part + k]!, word));
-  });
-}
-
-/** One block's contribution into the accumulators. */
-function blockStep(b: QBuilder, lanes: Lanes, rows: BlockRows, acc: readonly Var<'f32'>[]): void {
-  const [metaLo, metaHi] = rows.meta;
-  // d and −dmin of both rows: zero for absent rows and blocks, whose meta words are zero.
-  const [dLo, dHi] = [metaLo, metaHi].map((meta) => {
-    const p = lanes.fresh('dd');
-    return [
-      b.let(`${p}d`, unpackHalf(meta[0], 0)),
-      b.let(`${p}m`, neg(unpackHalf(meta[0], 1))),
-    ] as const;
-  }) as [readonly [Var<'f32'>, Var<'f32'>], readonly [Var<'f32'>, Var<'f32'>]];
-  const [scalesLo, scalesHi] = [metaLo, metaHi].map((meta) => unpackScales(b, lanes, meta));
-  // A runtime loop over the block's 4 qs spans keeps both shaders small (16 mmas a pass); a
-  // span's words are picked from the round's registers by selects on the block and span.
-  b.for('span', { start: 0, end: u32(4) }, (b, c) => {
-    const { low, odd, spanShift } = b.let({
-      low: lt(c, 2),
-      odd: ne(and(c, 1), 0),
-      spanShift: mul(and(c, 1), 16),
-    });
-    // Sub-blocks 2c and 2c + 1 are bytes 2(c & 1) and 2(c & 1) + 1 of the scale and min words.
-    const pick = (row: RowScales, p: string): readonly [Var<'u32'>, Var<'u32'>] => [
-      b.let(`${p}s`, select(low, row.scales[0], row.scales[1])),
-      b.let(`${p}m`, select(low, row.mins[0], row.mins[1])),
-    ];
-    const spanScales = [pick(scalesLo!, lanes.fresh('span_lo')), pick(scalesHi!, lanes.fresh('span_hi'))] as const; // prettier-ignore
-    // Column g's X of this span (loaded during the last span's mmas), then the next span's, in
-    // flight during this one's; column g + 8's (n_cols > 8) is loaded where it is used.
-    const now = rows.x.map((word): Var<'u32'> => b.let(lanes.fresh('x_now'), word));
-    const spanAt = b.let(lanes.fresh('span_x'), rows.xOfSpan(mul(c, 32)));
-    loadSpanX(b, lanes, rows.xOfSpan(mul(add(c, 1), 32)), rows.x);
-    const qsWord = (row: number, k: number) => {
-      const [first, second] = rows.qs.map((spans) => {
-        const word = (span: number) => spans[span]![row]![k]!;
-        return select(low, select(odd, word(1), word(0)), select(odd, word(3), word(2)));
-      });
-      return b.let(lanes.fresh('q'), select(rows.second, second!, first!));
-    };
-    const words = [0, 1].map((row) => [qsWord(row, 0), qsWord(row, 1)]);
-    spanStep(b, lanes, { words, scales: spanScales, d: [dLo, dHi], x: now, spanAt, shift: spanShift }, acc); // prettier-ignore
-  });
-}
-
-/** What one span's mmas take: the lane's qs words, its rows' scale words and d, X and the byte shift. */
-interface SpanInputs {
-  /** [row g, g + 8][word 2t, 2t + 1] of the span. */
-  readonly words: readonly (readonly Var<'u32'>[])[];
-  readonly scales: readonly (readonly [Var<'u32'>, Var<'u32'>])[];
-  readonly d: readonly (readonly [Var<'f32'>, Var<'f32'>])[];
-  /** Column g's X words of the span; column g + 8's are at X word `spanAt` (xHi's offset on). */
-  readonly x: readonly Var<'u32'>[];
-  readonly spanAt: Var<'u32'>;
-  /** 16 for an odd span (0 for an even one): its sub-blocks' bytes are the words' upper two. */
-  readonly shift: Var<'u32'>;
-}
-
-/** One span (sub-blocks 2c and 2c + 1, both rows) into the accumulators: 8 mmas (16 for two). */
-function spanStep(
-  b: QBuilder,
-  lanes: Lanes,
-  { words, scales, d, x: xWords, spanAt, shift: spanShift }: SpanInputs,
-  acc: readonly Var<'f32'>[],
-): void {
-  const [lo, hi] = words as [readonly Var<'u32'>[], readonly Var<'u32'>[]];
-  const ones: Four<Expr<'u32'>> = [lanes.ones, lanes.ones, lanes.ones, lanes.ones];
-  for (let high = 0; high < 2; high++) {
-    const shift = high === 0 ? spanShift : b.let(lanes.fresh('shift'), add(spanShift, 8));
-    // A words: nibbles of bytes (0, 2) and (1, 3) of each qs word, as 1024 + q.
-    const nib = (word: Var<'u32'>, byte: number) => {
-      const base = 4 * high + byte;
-      return b.let(
-        lanes.fresh('a'),
-        // MAGIC has no bit under the nibble mask: one lop3 makes (word & mask) | MAGIC.
-        bitSelect(0x000f000f, base === 0 ? word : shr(word, base), MAGIC),
-      );
-    };
-    const a = (k: number): Four<Expr<'u32'>> => [
-      nib(lo[k]!, 0),
-      nib(hi[k]!, 0),
-      nib(lo[k]!, 8),
-      nib(hi[k]!, 8),
-    ];
-    const aWords = [a(0), a(1)] as const;
-    const [alphaLo, betaLo] = scaleMin(b, lanes, scales[0]!, d[0]!, shift);
-    const [alphaHi, betaHi] = scaleMin(b, lanes, scales[1]!, d[1]!, shift);
-    const columns = (bb: QBuilder, xw: readonly Var<'u32'>[], first: number) => {
-      const x = [pairX(bb, lanes, xw[0]!, xw[1]!), pairX(bb, lanes, xw[2]!, xw[3]!)] as const;
-      const dd = mmaPair(bb, lanes, aWords, x);
-      const sums = mmaPair(bb, lanes, [ones, ones], x);
-      // dd[i] is row g + 8·(i >> 1), column 2t + (i & 1); sums[i & 1] that column's Σ x.
-      for (let i = 0; i < 4; i++) {
-        const [alpha, beta] = i < 2 ? [alphaLo, betaLo] : [alphaHi, betaHi];
-        const local = acc[first + i]!;
-        bb.assign(local, fma(alpha, dd[i]!, fma(beta, sums[i & 1]!, local)));
-      }
-    };
-    columns(b, xWords.slice(4 * high, 4 * high + 4), 0);
-    b.if(lanes.two, (second) => {
-      const at = add(lanes.xHi, add(spanAt, 16 * high));
-      columns(second, loadWords(second, lanes.fresh, 'x', at, 4, undefined), 4);
-    });
-  }
-}
-
-function body(b: QBuilder): void {
-  let unique = 0;
-  const fresh = (prefix: string): string => `${prefix}${unique++}`;
+/** The `q4k-soa-wmma` spec. */
+export const Q4K_SOA_WMMA_SPEC = defineKernel(declarations, (b) => {
   const [nCols, nOut, nIn] = [b.param('n_cols'), b.param('n_out'), b.param('n_in')];
   const warps = b.schedule('warps');
   const lane = b.laneId();
   const { warp, rowWords, t, g, blocks } = b.let({
     warp: b.warpId(),
-    rowWords: shr(nIn, 1),
-    t: and(lane, 3),
-    g: shr(lane, 2),
-    blocks: shr(nIn, 8),
+    rowWords: nIn.shr(1),
+    t: lane.and(3),
+    g: lane.shr(2),
+    blocks: nIn.shr(8),
   });
   // Repacked rows are 32·⌈144·nb/32⌉ bytes: 36·nb words, 4 more for odd nb.
   const { strideWords, metaStart, t2, lastCol, lastSpan } = b.let({
-    strideWords: add(mul(blocks, 36), mul(and(blocks, 1), 4)),
-    metaStart: mul(blocks, 32),
-    t2: mul(t, 2),
-    lastCol: sub(nCols, 1),
-    lastSpan: sub(mul(blocks, 128), 32),
+    strideWords: blocks.mul(36).add(blocks.and(1).mul(4)),
+    metaStart: blocks.mul(32),
+    t2: t.mul(2),
+    lastCol: nCols.sub(1),
+    lastSpan: blocks.mul(128).sub(32),
   });
+  // X words of columns g and g + 8 at the lane's 4t offset in a block's first span.
   const { xLo, xHi, two } = b.let({
-    xLo: add(mul(min(g, lastCol), rowWords), mul(t, 4)),
-    xHi: add(mul(min(add(g, 8), lastCol), rowWords), mul(t, 4)),
-    two: gt(nCols, 8),
+    xLo: g.min(lastCol).mul(rowWords).add(t.mul(4)),
+    xHi: g.add(8).min(lastCol).mul(rowWords).add(t.mul(4)),
+    two: nCols.gt(8),
   });
+  // 0 and two f16 1.0, named once: mma operands are registers, so a literal costs a mov each use.
   const { zero, ones } = b.let({ zero: f32(0), ones: u32(ONES) });
-  const lanes: Lanes = { fresh, warp, t2, xLo, xHi, two, zero, ones };
   const { tiles, rounds } = b.let({
-    tiles: div(add(nOut, Q4K_WMMA_TILE_ROWS - 1), Q4K_WMMA_TILE_ROWS),
+    tiles: nOut.add(TILE_ROWS - 1).div(TILE_ROWS),
     // Rounds of block pairs: the 32 meta bytes of a pair are one sector of each row.
-    rounds: div(add(shr(add(blocks, 1), 1), sub(warps, 1)), warps),
+    rounds: blocks.add(1).shr(1).add(warps.sub(1)).div(warps),
   });
-  const { metaLane } = b.let({ metaLane: add(metaStart, t2) });
+  const metaLane = b.let('meta_lane', metaStart.add(t2));
+
+  /** Loads column g's X words of the span at X word `at` into `into` (4 at each 16-value half). */
+  const loadSpanX = (at: Value<'u32'>, into: Pair<Four<Local<'u32'>>>) => {
+    const start = b.let('x_start', xLo.add(at));
+    assignWords(b, into[0], loadWords(b, 'x', start));
+    assignWords(b, into[1], loadWords(b, 'x', start.add(16)));
+  };
+
+  /** Two chained mmas from zero: D of A words (both k halves) against B pairs. */
+  const mmaPair = (a: Pair<Four<Value<'u32'>>>, x: Pair<Pair<Local<'u32'>>>) => {
+    const c = [zero, zero, zero, zero] as const;
+    const first = b.mma('m16n8k16', FIRST_K, { a: a[0], b: x[0], c });
+    return b.mma('m16n8k16', DOT, { a: a[1], b: x[1], c: first });
+  };
+
   const range = { start: b.workgroupId('x'), end: tiles, step: b.numWorkgroups('x') };
-  b.for('tile', range, (tb, tileIndex) => {
-    const { firstRow } = tb.let({ firstRow: mul(tileIndex, Q4K_WMMA_TILE_ROWS) });
-    const { rowLo, rowHi } = tb.let({ rowLo: add(firstRow, g), rowHi: add(firstRow, add(g, 8)) });
-    const { startLo, startHi, liveLo, liveHi } = tb.let({
-      startLo: mul(rowLo, strideWords),
-      startHi: mul(rowHi, strideWords),
-      liveLo: lt(rowLo, nOut),
-      liveHi: lt(rowHi, nOut),
+  b.for('tile', range, (_, tile) => {
+    const firstRow = b.let('first_row', tile.mul(TILE_ROWS));
+    const { rowLo, rowHi } = b.let({ rowLo: firstRow.add(g), rowHi: firstRow.add(g.add(8)) });
+    const { startLo, startHi, liveLo, liveHi } = b.let({
+      startLo: rowLo.mul(strideWords),
+      startHi: rowHi.mul(strideWords),
+      liveLo: rowLo.lt(nOut),
+      liveHi: rowHi.lt(nOut),
     });
-    const acc = Array.from({ length: 8 }, (_, i) => tb.let(`acc${i}`, f32(0)));
-    tb.for('round', { start: 0, end: rounds }, (loop, round) => {
-      const { pair } = loop.let({ pair: add(mul(round, warps), warp) });
-      const { first } = loop.let({ first: mul(pair, 2) });
+    const acc = zeroAccumulators(b);
+    b.for('round', { start: 0, end: rounds }, (_, round) => {
+      const pair = b.let('pair', round.mul(warps).add(warp));
+      const first = b.let('first', pair.mul(2));
       // Lane t loads meta words 2t, 2t + 1 of the pair (block first + t / 2) in both rows: one whole
       // sector a row, whose second half is the row's zero padding when the block count is odd (d = 0
       // there). The row's 4 lanes then hand its two blocks' 16 bytes round by shuffles.
-      const { mine } = loop.let({ mine: lt(first, blocks) });
-      const { metaAt } = loop.let({ metaAt: add(metaLane, mul(first, 4)) });
+      const mine = b.let('mine', first.lt(blocks));
+      const metaAt = b.let('meta_at', metaLane.add(first.mul(4)));
       const parts = [
-        loadWords(loop, lanes.fresh, 'w', add(startLo, metaAt), 2, and(mine, liveLo)),
-        loadWords(loop, lanes.fresh, 'w', add(startHi, metaAt), 2, and(mine, liveHi)),
-      ];
+        loadWordPair(b, 'w', startLo.add(metaAt), mine.and(liveLo)),
+        loadWordPair(b, 'w', startHi.add(metaAt), mine.and(liveHi)),
+      ] as const;
       // Then both blocks' qs, 4 spans of 2 words in each row: every load of the round is in flight
-      // before its first use (zero for an absent block or row).
-      const rowStarts = [
-        { start: startLo, live: liveLo },
-        { start: startHi, live: liveHi },
-      ];
-      const qs = [0, 1].map((j) => {
-        const exists = loop.let(lanes.fresh('exists'), lt(add(first, j), blocks));
-        const words = loop.let(lanes.fresh('qs'), add(mul(add(first, j), 32), t2));
-        return [0, 1, 2, 3].map((c) =>
-          rowStarts.map(({ start, live }) =>
-            loadWords(loop, lanes.fresh, 'w', add(start, add(words, c * 8)), 2, and(exists, live)),
-          ),
-        );
-      });
+      // before its first use (zero for an absent block or row). qs[block][span][row][word].
+      const blockQs = (j: 0 | 1) => {
+        const exists = b.let('exists', first.add(j).lt(blocks));
+        const words = b.let('qs', first.add(j).mul(32).add(t2));
+        const load = (start: Local<'u32'>, live: Local<'bool'>, c: number) =>
+          loadWordPair(b, 'w', start.add(words.add(c * 8)), exists.and(live));
+        return four((c) => [load(startLo, liveLo, c), load(startHi, liveHi, c)] as const);
+      };
+      const qs = [blockQs(0), blockQs(1)] as const;
       // Column g's X of the next span, loaded one span ahead (here the pair's first); a span past
       // the last block's reads the last span again (its block's zero meta makes it count nothing).
-      const { pairX } = loop.let({ pairX: mul(first, 128) });
-      const x = Array.from({ length: 8 }, () => loop.let(lanes.fresh('x_next'), u32(0)));
-      loadSpanX(loop, lanes, min(pairX, lastSpan), x);
+      const pairXAt = b.let('pair_x', first.mul(128));
+      const x = [four(() => b.let('x_next', u32(0))), four(() => b.let('x_next', u32(0)))] as const;
+      loadSpanX(pairXAt.min(lastSpan), x);
       // A runtime loop over the pair's 2 blocks, for the same reason as the spans'.
-      loop.for('half', { start: 0, end: 2 }, (loop, j) => {
-        const meta = parts.map((part) => {
-          const words = [0, 1, 2, 3].map((word) =>
-            loop.shuffle(
-              'idx',
-              lanes.fresh('meta'),
-              part[word & 1]!,
-              add(mul(g, 4), add(mul(j, 2), word >> 1)),
-            ),
-          );
-          return words as Four<Var<'u32'>>;
-        }) as [Four<Var<'u32'>>, Four<Var<'u32'>>];
-        const p = lanes.fresh('blk');
-        const blockX = loop.let(`${p}x`, add(pairX, mul(j, 128)));
-        const rows: BlockRows = {
-          qs,
-          second: loop.let(`${p}second`, ne(j, 0)),
-          meta,
-          x,
-          xOfSpan: (words) => min(add(blockX, words), lastSpan),
-        };
-        blockStep(loop, lanes, rows, acc);
+      b.for('half', { start: 0, end: 2 }, (_, j) => {
+        const shuffled = ([w0, w1]: Pair<Local<'u32'>>) =>
+          four((word) => {
+            const lane = g.mul(4).add(j.mul(2).add(word >> 1));
+            return b.shuffle('idx', 'meta_word', (word & 1) === 0 ? w0 : w1, lane);
+          });
+        const meta = [shuffled(parts[0]), shuffled(parts[1])] as const;
+        const blockX = b.let('block_x', pairXAt.add(j.mul(128)));
+        // Whether this is the pair's second block (workgroup-uniform).
+        const second = b.let('second', j.ne(0));
+        // X word `words` after this block's first (past its last span: the next block's), clamped.
+        const xOfSpan = (words: Value<'u32'>) => blockX.add(words).min(lastSpan);
+        // d and −dmin of both rows: zero for absent rows and blocks, whose meta words are zero.
+        const dOf = ([m0]: Four<Local<'u32'>>) =>
+          [b.let('d', m0.unpackHalf(0)), b.let('neg_dmin', m0.unpackHalf(1).neg())] as const;
+        const d = [dOf(meta[0]), dOf(meta[1])] as const;
+        const rowScales = [unpackScales(b, meta[0]), unpackScales(b, meta[1])] as const;
+        // A runtime loop over the block's 4 qs spans (sub-blocks 2c and 2c + 1) keeps both shaders
+        // small (16 mmas a pass); a span's words are picked from the round's registers by selects.
+        b.for('span', { start: 0, end: u32(4) }, (_, c) => {
+          // An odd span's sub-blocks are bytes 2 and 3 of the scale and min words: spanShift 16.
+          const { low, odd, spanShift } = b.let({
+            low: c.lt(2),
+            odd: c.and(1).ne(0),
+            spanShift: c.and(1).mul(16),
+          });
+          const pick = ({ scales, mins }: ReturnType<typeof unpackScales>) =>
+            [
+              b.let('span_scales', low.select(scales[0], scales[1])),
+              b.let('span_mins', low.select(mins[0], mins[1])),
+            ] as const;
+          const spanScales = [pick(rowScales[0]), pick(rowScales[1])] as const;
+          // Column g's X of this span (loaded during the last span's mmas), then the next span's, in
+          // flight during this one's; column g + 8's (n_cols > 8) is loaded where it is used.
+          const now = [
+            four((k) => b.let('x_now', x[0][k])),
+            four((k) => b.let('x_now', x[1][k])),
+          ] as const;
+          const spanAt = b.let('span_x', xOfSpan(c.mul(32)));
+          loadSpanX(xOfSpan(c.add(1).mul(32)), x);
+          // The lane's qs word k of row g (g + 8) in this span of this block.
+          const qsWord = (row: 0 | 1, k: 0 | 1) => {
+            const pickSpan = (spans: Four<Pair<Pair<Local<'u32'>>>>) =>
+              low.select(
+                odd.select(spans[1][row][k], spans[0][row][k]),
+                odd.select(spans[3][row][k], spans[2][row][k]),
+              );
+            return b.let('q', second.select(pickSpan(qs[1]), pickSpan(qs[0])));
+          };
+          const [lo, hi] = [
+            [qsWord(0, 0), qsWord(0, 1)],
+            [qsWord(1, 0), qsWord(1, 1)],
+          ] as const;
+          for (const high of [0, 1] as const) {
+            const shift = high === 0 ? spanShift : b.let('shift', spanShift.add(8));
+            // A words: nibbles of bytes (0, 2) and (1, 3) of each qs word, as 1024 + q; MAGIC has
+            // no bit under the nibble mask, so one lop3 makes (word & mask) | MAGIC.
+            const nib = (word: Local<'u32'>, byte: 0 | 8) => {
+              const at = 4 * high + byte;
+              return b.let('nib', bitSelect(0x000f000f, at === 0 ? word : word.shr(at), MAGIC));
+            };
+            const aOf = (k: 0 | 1) =>
+              [nib(lo[k], 0), nib(hi[k], 0), nib(lo[k], 8), nib(hi[k], 8)] as const;
+            const a = [aOf(0), aOf(1)] as const;
+            // α = d·scale and −β = −(1024·α + dmin·min) of a row's sub-block (dmin stored negated).
+            const scaleMin = (
+              [scale, min]: Pair<Local<'u32'>>,
+              [dRow, dmin]: Pair<Local<'f32'>>,
+            ) => {
+              const byte = (word: Local<'u32'>) => word.shr(shift).and(0xff).to('f32');
+              const alpha = b.let('alpha', dRow.mul(byte(scale)));
+              return [alpha, b.let('beta', alpha.fma(-1024, dmin.mul(byte(min))))] as const;
+            };
+            const [alphaLo, betaLo] = scaleMin(spanScales[0], d[0]);
+            const [alphaHi, betaHi] = scaleMin(spanScales[1], d[1]);
+            const alpha = [alphaLo, alphaLo, alphaHi, alphaHi] as const;
+            const beta = [betaLo, betaLo, betaHi, betaHi] as const;
+            // dot[i] is row g + 8·(i >> 1), column 2t + (i & 1); sums[i & 1] that column's Σ x.
+            const columns = (h: 0 | 1, xw: Four<Local<'u32'>>) => {
+              const xPairs = [pairX(b, xw[0], xw[1]), pairX(b, xw[2], xw[3])] as const;
+              const dot = mmaPair(a, xPairs);
+              const [s0, s1] = mmaPair([four(() => ones), four(() => ones)], xPairs);
+              const sums = [s0, s1, s0, s1] as const;
+              const updated = four((i) => alpha[i].fma(dot[i], beta[i].fma(sums[i], acc[h][i])));
+              assignEach(b, acc[h], updated);
+            };
+            columns(0, now[high]);
+            b.if(two, () => columns(1, loadWords(b, 'x', xHi.add(spanAt.add(16 * high)))));
+          }
+        });
       });
     });
-    storeWmmaTile(tb, lanes.warp, lanes.t2, acc, firstRow);
+    storeWmmaTile(b, warp, t2, acc, firstRow);
   });
-}
-
-/** The `q4k-soa-wmma` spec. */
-export const Q4K_SOA_WMMA_SPEC = defineKernel(declarations, body);
-
-/** Bytes per Q4_K block, exported for the catalog's layout arithmetic. */
-export const Q4K_WMMA_BLOCK_BYTES = BLOCK_BYTES;
+});

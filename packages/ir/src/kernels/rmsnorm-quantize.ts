@@ -2,10 +2,9 @@
 // the row-streaming mat-vecs quantize x.
 import { ValidationError } from '../errors.js';
 import type { CatalogKernel } from './catalog-kernel.js';
-import { addRmsnorm, rmsnormSpec, rowsShape, rowValues } from './rmsnorm.js';
+import { four } from './locals.js';
+import { addRmsnorm, addRmsnormReference, rmsnormSpec, rowDims, rowsShape } from './rmsnorm.js';
 import { ROUNDING, X_RANGE } from './x-quantize.js';
-const f32Bits = new Uint32Array(1);
-const f32View = new Float32Array(f32Bits.buffer);
 
 /**
  * The row-streaming mat-vecs' x quantization of `y` (n values a row) in f32 arithmetic, from the
@@ -22,28 +21,25 @@ export function quantizeXRows(
   const groups = n / 32;
   const quant = new Float64Array((rows * n) / 2);
   const factors = new Float64Array(rows * groups * 5);
+  const bits = new DataView(new ArrayBuffer(4));
   for (let r = 0; r < rows; r++)
     for (let g = 0; g < groups; g++) {
-      const values = Array.from({ length: 32 }, (_, i) => Math.fround(y[r * n + 32 * g + i] ?? 0));
+      const values = Array.from(y.subarray(r * n + 32 * g, r * n + 32 * g + 32), Math.fround);
       const amax = values.reduce((m, v) => Math.max(m, Math.abs(v)), 0);
-      const sums = [0, 1, 2, 3].map((j) =>
-        values.slice(8 * j + 1, 8 * j + 8).reduce((t, v) => Math.fround(t + v), values[8 * j]!),
-      );
-      const total = Math.fround(
-        Math.fround(sums[0]! + sums[1]!) + Math.fround(sums[2]! + sums[3]!),
-      );
+      const sums = four((j) => values.slice(8 * j, 8 * j + 8).reduce((t, v) => Math.fround(t + v)));
+      const total = Math.fround(Math.fround(sums[0] + sums[1]) + Math.fround(sums[2] + sums[3]));
       const inverse = amax > 0 ? Math.fround(X_RANGE / amax) : 0;
       const factorRow = r * groups * 5;
       factors[factorRow + g] = Math.fround(Math.fround(amax / X_RANGE) + total * 0);
       sums.forEach((sum, j) => (factors[factorRow + groups + 4 * g + j] = sum));
       for (let k = 0; k < 8; k++) {
         let [high, low] = [0, 0];
-        for (let i = 0; i < 4; i++) {
-          f32View[0] = values[4 * k + i]! * inverse + ROUNDING;
-          const bits = f32Bits[0]!;
-          high |= ((bits >>> 8) & 255) << (8 * i);
-          low |= ((bits & 255) ^ 0x80) << (8 * i);
-        }
+        values.slice(4 * k, 4 * k + 4).forEach((value, i) => {
+          bits.setFloat32(0, value * inverse + ROUNDING, true);
+          const word = bits.getUint32(0, true);
+          high |= ((word >>> 8) & 255) << (8 * i);
+          low |= ((word & 255) ^ 0x80) << (8 * i);
+        });
         quant[(r * n) / 2 + 16 * g + k] = high >>> 0;
         quant[(r * n) / 2 + 16 * g + 8 + k] = low >>> 0;
       }
@@ -57,10 +53,10 @@ export function quantizeXRows(
  * multiple of 128), so the mat-vecs after it run their row dispatch alone.
  */
 export const addRmsnormQuantize: CatalogKernel = {
-  spec: rmsnormSpec('residual', true),
+  spec: rmsnormSpec('add-rmsnorm-quantize'),
   ...rowsShape,
   bufferLengths: (shape) => {
-    const values = rowValues(shape);
+    const { values } = rowDims(shape);
     return {
       ...addRmsnorm.bufferLengths(shape),
       x_quant: values / 2,
@@ -73,15 +69,15 @@ export const addRmsnormQuantize: CatalogKernel = {
   // where words out of place or wrongly packed give an NMSE near 1.
   outputTolerance: { x_quant: 1e-4 },
   checkShape(shape) {
-    const n = shape['n_embd'] ?? 0;
+    const { n } = rowDims(shape);
     if (!Number.isSafeInteger(n) || n < 128 || n % 128 !== 0)
       throw new ValidationError([
         { path: 'n_embd', message: `${n} is not a multiple of 128 (4 quantized groups of 32)` },
       ]);
   },
   reference(inputs, params) {
-    const [n, rows] = [params['n_embd'] ?? 0, params['rows'] ?? 0];
-    const { s, y } = addRmsnorm.reference(inputs, params) as { s: Float64Array; y: Float64Array };
+    const { n, rows } = rowDims(params);
+    const { s, y } = addRmsnormReference(inputs, params);
     return { s, y, ...quantizeXRows(y, n, rows) };
   },
 };

@@ -6,7 +6,7 @@ import type { Shape } from './catalog-kernel.js';
 /** Columns of X one launch takes: two n8 tiles of the mma. */
 export const WMMA_MAX_COLS = 16;
 
-/** n_cols, n_out and n_in of a shape or params (0 when missing). */
+/** n_cols, n_out and n_in of a shape or params (0 when missing: Shape is an untyped record). */
 export const wmmaDims = (shape: Shape): [number, number, number] => [
   shape['n_cols'] ?? 0,
   shape['n_out'] ?? 0,
@@ -41,7 +41,7 @@ export function wmmaProduct(
   for (let c = 0; c < nCols; c++)
     for (let r = 0; r < nOut; r++) {
       let dot = 0;
-      for (let k = 0; k < nIn; k++) dot += (w[r * nIn + k] as number) * (x[c * nIn + k] as number);
+      for (let k = 0; k < nIn; k++) dot += (w[r * nIn + k] ?? 0) * (x[c * nIn + k] ?? 0);
       y[c * nOut + r] = dot;
     }
   return y;

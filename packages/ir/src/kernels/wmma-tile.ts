@@ -1,14 +1,15 @@
 // What both tensor-core mat-vec kernels (wmma-gemv, q4k-soa-wmma) do alike: guarded word loads, and
 // the end of a 16-row tile, where each warp holds D fragments for its share of K and warp 0 sums
 // them and stores Y.
-import { WARP_SIZE, type Expr } from '../body.js';
-import type { Local as Var } from '../expression-methods.js';
+import { WARP_SIZE } from '../body.js';
 import type { BodyBuilder } from '../builder.js';
-import { add, and, eq, gt, lt, mul, shr, u32 } from '../expressions.js';
+import type { Local, Value } from '../expression-methods.js';
+import { f32, u32 } from '../expressions.js';
+import { assignEach, four, vectorNames } from './locals.js';
 
 /** f32 a lane parks in shared memory for the cross-warp sum: both n8 tiles' D fragments. */
 const PARTIAL_WORDS = 8;
-/** Words of a warp's parked acc[0..3] (a lane's 4 side by side), before its acc[4..7]. */
+/** Words of a warp's parked acc[0] (a lane's 4 side by side), before its acc[1]. */
 const HALF_WORDS = (WARP_SIZE * PARTIAL_WORDS) / 2;
 
 /** The shared array the cross-warp sum needs, for a kernel's `shared` declarations. */
@@ -29,31 +30,56 @@ type TileBuilder = BodyBuilder<{
   readonly params: { readonly n_cols: 'u32'; readonly n_out: 'u32'; readonly n_in: 'u32' };
 }>;
 
-type Four<T> = [T, T, T, T];
+export type Four<T> = readonly [T, T, T, T];
+export type Pair<T> = readonly [T, T];
+/** A lane's D fragments of the tile's two n8 column tiles: columns 0-7, then 8-15. */
+export type Accumulators = Pair<Four<Local<'f32'>>>;
+
+/** The tile's accumulators, zero. */
+export const zeroAccumulators = (b: TileBuilder): Accumulators => [
+  four(() => b.let('acc', f32(0))),
+  four(() => b.let('acc', f32(0))),
+];
 
 /**
- * `count` words of `memory` at `index` as locals named by `fresh`: one vector load, or, when
- * `live` is given, zeros replaced by the vector load only where `live` holds.
+ * 4 words of `memory` at `index` in one 16-byte load; with `live`, zeros replaced by the load only
+ * where it holds.
  */
 export function loadWords(
   b: TileBuilder,
-  fresh: (prefix: string) => string,
   memory: 'w' | 'x',
-  index: Expr<'u32'>,
-  count: 2 | 4,
-  live: Expr<'bool'> | undefined,
-): Var<'u32'>[] {
-  const prefix = `${fresh(memory)}_`;
-  const names = Array.from({ length: count }, (_, k) => `${prefix}${k}`);
+  index: Value<'u32'>,
+  live?: Value<'bool'>,
+): Four<Local<'u32'>> {
+  const names = vectorNames(memory);
   if (live === undefined) return b.loadVector(memory, index, names);
-  const words = names.map((name) => b.let(name, u32(0)));
-  b.if(live, (then) => {
-    const loaded = then.loadVector(
-      memory,
-      index,
-      names.map((name) => `${name}l`),
-    );
-    words.forEach((word, k) => then.assign(word, loaded[k]!));
+  const words = four((k) => b.let(names[k], u32(0)));
+  b.if(live, () => assignWords(b, words, b.loadVector(memory, index, vectorNames('loaded'))));
+  return words;
+}
+
+/** Assigns `values[k]` to each `targets[k]`, in order. */
+export function assignWords(
+  b: TileBuilder,
+  targets: Four<Local<'u32'>>,
+  values: Four<Value<'u32'>>,
+): void {
+  four((k) => b.assign(targets[k], values[k]));
+}
+
+/** 2 words of `memory` at `index` in one 8-byte load where `live` holds, else zeros. */
+export function loadWordPair(
+  b: TileBuilder,
+  memory: 'w' | 'x',
+  index: Value<'u32'>,
+  live: Value<'bool'>,
+): Pair<Local<'u32'>> {
+  const [first, second] = vectorNames(memory);
+  const words = [b.let(first, u32(0)), b.let(second, u32(0))] as const;
+  b.if(live, () => {
+    const [low, high] = b.loadVector(memory, index, ['loaded0', 'loaded1']);
+    b.assign(words[0], low);
+    b.assign(words[1], high);
   });
   return words;
 }
@@ -61,50 +87,49 @@ export function loadWords(
 /**
  * The warps' accumulators summed through shared memory by warp 0, which stores Y[col][row] for the
  * rows below n_out and columns below n_cols; a barrier after, so the next tile may reuse it.
- * `acc[i]` is D[g + 8·((i >> 1) & 1)][2t + (i & 1) + 8·(i >> 2)] of the tile; `pair` is 2t.
+ * `acc[h][k]` is D[g + 8·(k >> 1)][2t + (k & 1) + 8·h] of the tile; `pair` is 2t.
  */
 export function storeWmmaTile(
   b: TileBuilder,
-  warp: Var<'u32'>,
-  pair: Expr<'u32'>,
-  acc: readonly Var<'f32'>[],
-  firstRow: Var<'u32'>,
+  warp: Local<'u32'>,
+  pair: Value<'u32'>,
+  acc: Accumulators,
+  firstRow: Local<'u32'>,
 ): void {
   const lane = b.laneId();
   const warps = b.schedule('warps');
   const [nOut, nCols] = [b.param('n_out'), b.param('n_cols')];
-  // A warp parks acc[0..3] of its lanes, then acc[4..7], 16 bytes a lane side by side: each
-  // 16-byte access of 8 lanes spans all 32 banks once (no conflict).
-  b.if(gt(warp, 0), (park) => {
-    const { slot } = park.let({ slot: add(mul(warp, WARP_SIZE * PARTIAL_WORDS), mul(lane, 4)) });
-    park.storeVector('partial', slot, acc.slice(0, 4) as Four<Var<'f32'>>);
-    park.storeVector('partial', add(slot, HALF_WORDS), acc.slice(4, 8) as Four<Var<'f32'>>);
+  const slotOf = (w: Value<'u32'>) => w.mul(WARP_SIZE * PARTIAL_WORDS).add(lane.mul(4));
+  // A warp parks acc[0] of its lanes, then acc[1], 16 bytes a lane side by side: each 16-byte
+  // access of 8 lanes spans all 32 banks once (no conflict).
+  b.if(warp.gt(0), () => {
+    const slot = b.let('slot', slotOf(warp));
+    b.storeVector('partial', slot, acc[0]);
+    b.storeVector('partial', slot.add(HALF_WORDS), acc[1]);
   });
   b.barrier();
-  b.if(eq(warp, 0), (sum) => {
-    sum.for('other', { start: 1, end: warps }, (loop, other) => {
-      const { parkedAt } = loop.let({
-        parkedAt: add(mul(other, WARP_SIZE * PARTIAL_WORDS), mul(lane, 4)),
-      });
+  b.if(warp.eq(0), () => {
+    b.for('other', { start: 1, end: warps }, (_, other) => {
+      const parkedAt = b.let('parked_at', slotOf(other));
       const parked = [
-        ...loop.loadVector('partial', parkedAt, ['parked0', 'parked1', 'parked2', 'parked3']),
-        ...loop.loadVector('partial', add(parkedAt, HALF_WORDS), [
-          'parked4',
-          'parked5',
-          'parked6',
-          'parked7',
-        ]),
-      ];
-      acc.forEach((local, i) => loop.assign(local, add(local, parked[i]!)));
+        b.loadVector('partial', parkedAt, vectorNames('parked')),
+        b.loadVector('partial', parkedAt.add(HALF_WORDS), vectorNames('parked')),
+      ] as const;
+      for (const h of [0, 1] as const)
+        assignEach(
+          b,
+          acc[h],
+          four((k) => acc[h][k].add(parked[h][k])),
+        );
     });
-    const { outRow, outCol } = sum.let({ outRow: add(firstRow, shr(lane, 2)), outCol: pair });
-    for (let i = 0; i < 8; i++) {
-      const r = sum.let(`out_row${i}`, add(outRow, 8 * ((i >> 1) & 1)));
-      const c = sum.let(`out_col${i}`, add(outCol, (i & 1) + 8 * (i >> 2)));
-      sum.if(and(lt(r, nOut), lt(c, nCols)), (store) =>
-        store.store('y', add(mul(c, nOut), r), acc[i]!),
-      );
-    }
+    const { outRow, outCol } = b.let({ outRow: firstRow.add(lane.shr(2)), outCol: pair });
+    acc.forEach((tile, h) =>
+      tile.forEach((value, k) => {
+        const r = b.let('out_row', outRow.add(8 * (k >> 1)));
+        const c = b.let('out_col', outCol.add((k & 1) + 8 * h));
+        b.if(r.lt(nOut).and(c.lt(nCols)), () => b.store('y', c.mul(nOut).add(r), value));
+      }),
+    );
   });
   b.barrier();
 }
