@@ -16,7 +16,7 @@ export const F32_ROWS: GetRowsType<'f32'> = {
   semanticVersion: 1,
   element: 'f32',
   layout: 'of f32',
-  value: ({ b, row, i, nEmbd }) => b.memory.table.at(row.mul(nEmbd).add(i)),
+  value: ({ table, row, i, nEmbd }) => table.at(row.mul(nEmbd).add(i)),
 };
 
 export const F16_ROWS: GetRowsType<'u32'> = {
@@ -24,9 +24,9 @@ export const F16_ROWS: GetRowsType<'u32'> = {
   semanticVersion: 1,
   element: 'u32',
   layout: 'of f16, two a u32 word (element 2k the low half of word k)',
-  value: ({ b, row, i, nEmbd }) => {
+  value: ({ b, table, row, i, nEmbd }) => {
     const { element } = b.let({ element: row.mul(nEmbd).add(i) });
-    return b.memory.table.at(element.shr(1)).shr(element.and(1).shl(4)).unpackHalf(0);
+    return table.at(element.shr(1)).shr(element.and(1).shl(4)).unpackHalf(0);
   },
 };
 
@@ -40,8 +40,7 @@ export const Q8_0_ROWS: GetRowsType<'u32'> = {
   element: 'u32',
   layout: 'in native GGUF Q8_0 blocks (read as u32 words)',
   value: (at) => {
-    const { b, i } = at;
-    const { table } = b.memory;
+    const { b, table, i } = at;
     // A block: the f16 scale d, then 32 int8 quants.
     const { start } = b.let({ start: blockOf(at, 5).mul(QUANT_FORMATS.q8_0.blockBytes) });
     const { dAt, qAt } = b.let({ dAt: start, qAt: start.add(2).add(i.and(31)) });
@@ -55,8 +54,7 @@ export const Q4K_ROWS: GetRowsType<'u32'> = {
   element: 'u32',
   layout: 'in native GGUF Q4_K blocks (read as u32 words)',
   value: (at) => {
-    const { b, i } = at;
-    const { table } = b.memory;
+    const { b, table, i } = at;
     // A block: word 0 the f16 d and dmin, 12 scale bytes, then 128 bytes of nibbles.
     const { base, j } = b.let({
       base: blockOf(at, 8).mul(QUANT_FORMATS.q4_K.blockBytes / 4),
@@ -87,8 +85,7 @@ export const Q6K_ROWS: GetRowsType<'u32'> = {
   element: 'u32',
   layout: 'in native GGUF Q6_K blocks (read as u32 words)',
   value: (at) => {
-    const { b, i } = at;
-    const { table } = b.memory;
+    const { b, table, i } = at;
     const { start } = b.let({ start: blockOf(at, 8).mul(QUANT_FORMATS.q6_K.blockBytes) });
     // Value j of the block: half n = j >> 7, quarter g = (j >> 5) & 3, position l = j & 31.
     const { half, quarter, l } = b.let({

@@ -18,6 +18,7 @@ export type GetRowsBuilder<E extends TableElement> = BodyBuilder<{
 /** Where one output value comes from: table row `row` (a valid id), value `i` of it. */
 export interface RowValue<E extends TableElement> {
   readonly b: GetRowsBuilder<E>;
+  readonly table: MemoryHandle<E>;
   readonly row: Local<'u32'>;
   readonly i: Local<'u32'>;
   readonly nEmbd: Value<'u32'>;
@@ -80,7 +81,7 @@ export function getRowsSpec<E extends TableElement>(type: GetRowsType<E>) {
 }
 
 function getRowsBody<E extends TableElement>(b: GetRowsBuilder<E>, type: GetRowsType<E>): void {
-  const { ids, out } = b.memory;
+  const { table, ids, out } = b.memory;
   const size = b.schedule('workgroupSize');
   const [nVocab, nEmbd, nRows] = [b.param('n_vocab'), b.param('n_embd'), b.param('n_rows')];
   const { stride } = b.let({ stride: b.numWorkgroups().mul(size) });
@@ -94,7 +95,7 @@ function getRowsBody<E extends TableElement>(b: GetRowsBuilder<E>, type: GetRows
       outBase: r.mul(nEmbd),
     });
     b.for('i', { start, end: nEmbd, step: stride }, (_, i) => {
-      const value = type.value({ b, row, i, nEmbd });
+      const value = type.value({ b, table, row, i, nEmbd });
       out.store(outBase.add(i), valid.select(value, 0));
     });
   });

@@ -1,6 +1,5 @@
 // Catalog kernel `rope`: rotary position embedding of q and k in place. A thread rotates one pair a
-// trip, reading its two values and one 8-byte (cos, sin) table entry; a grid-stride loop because
-// WebGPU caps a grid dimension at 65535 workgroups.
+// trip, reading its two values and one 8-byte (cos, sin) table entry.
 import { defineKernel, type MemoryHandle } from '../builder.js';
 import { ValidationError, type ValidationIssue } from '../errors.js';
 import type { Value } from '../expression-methods.js';
@@ -40,11 +39,8 @@ const spec = defineKernel(
     ],
     launch: {
       workgroupSize: 'workgroupSize',
-      grid: [
-        'min(ceil_div((n_head + n_kv_head) * (head_dim / 2), workgroupSize), 65535)',
-        '1',
-        '1',
-      ],
+      // WebGPU caps a grid dimension at 65535 workgroups, so more pairs run as a grid-stride loop.
+      grid: ['min(ceil_div((n_head + n_kv_head) * (head_dim / 2), workgroupSize), 65535)', '1', '1'], // prettier-ignore
     },
   },
   (b) => {
