@@ -1,8 +1,9 @@
 import { defineKernel } from '../builder.js';
-import { add, fma, mul } from '../expressions.js';
 import type { CatalogKernel } from './catalog-kernel.js';
+import { field, fields } from './shape-reader.js';
 
-// WebGPU caps a grid dimension at 65535 workgroups, so larger n runs as a grid-stride loop.
+// One element a thread a trip; WebGPU caps a grid dimension at 65535 workgroups, so larger n runs
+// as a grid-stride loop.
 const spec = defineKernel(
   {
     id: 'affine-f32',
@@ -35,10 +36,10 @@ const spec = defineKernel(
   (b) => {
     const { x, y } = b.memory;
     const size = b.schedule('workgroupSize');
-    const { stride } = b.let({ stride: mul(b.numWorkgroups('x'), size) });
-    const start = add(mul(b.workgroupId('x'), size), b.localId());
+    const { stride } = b.let({ stride: b.numWorkgroups().mul(size) });
+    const start = b.workgroupId().mul(size).add(b.localId());
     b.for('i', { start, end: b.param('n'), step: stride }, (_, i) => {
-      y.store(i, fma(x.at(i), b.param('scale'), b.param('bias')));
+      y.store(i, x.at(i).fma(b.param('scale'), b.param('bias')));
     });
   },
 );
@@ -51,15 +52,13 @@ export const affineF32: CatalogKernel = {
   spec,
   shapeNames: ['n'],
   defaultShape: { n: 4096 },
-  params: (shape) => ({ n: shape['n'] ?? 0, scale: 1.5, bias: -0.25 }),
-  bufferLengths: (shape) => ({ x: shape['n'] ?? 0, y: shape['n'] ?? 0 }),
+  params: (shape) => ({ n: field(shape, 'n'), scale: 1.5, bias: -0.25 }),
+  bufferLengths: (shape) => ({ x: field(shape, 'n'), y: field(shape, 'n') }),
   outputs: ['y'],
-  reference(inputs, params) {
-    const x = inputs['x'] ?? [];
-    const n = params['n'] ?? 0;
-    const y = new Float64Array(n);
-    for (let i = 0; i < n; i++) y[i] = (x[i] ?? 0) * (params['scale'] ?? 0) + (params['bias'] ?? 0);
-    return { y };
+  reference({ x = [] }, params) {
+    const param = fields<'n' | 'scale' | 'bias'>(params);
+    const [scale, bias] = [param('scale'), param('bias')];
+    return { y: Float64Array.from({ length: param('n') }, (_, i) => (x[i] ?? 0) * scale + bias) };
   },
   tolerance: 1e-10,
 };

@@ -1,5 +1,6 @@
 // The input families of the `argmax` catalog kernel: ties, extremes, signed zeros, infinities, NaN.
 import { ValidationError } from '../errors.js';
+import { four } from './locals.js';
 import { fillUniform, type Rng } from './random.js';
 
 /** The input families of `argmax` (see argmaxFamily). */
@@ -89,12 +90,11 @@ export function argmaxFamily(family: string, n: number, rng: Rng, magnitude: num
     }
     case 'nan-and-inf': {
       // Ascending positions (distinct when n allows): +inf, −inf, NaN, +inf.
-      const at = [0, 1, 2, 3].map((k) =>
+      const [a, b, c, d] = four((k) =>
         Math.min(n - 1, Math.floor(((k + rng.nextFloat()) * n) / 4)),
       );
-      [x[at[0] ?? 0], x[at[1] ?? 0]] = [Infinity, -Infinity];
-      x[at[3] ?? 0] = Infinity;
-      setBits(x, at[2] ?? 0, 0x7fa5a5a5);
+      [x[a], x[b], x[d]] = [Infinity, -Infinity, Infinity];
+      setBits(x, c, 0x7fa5a5a5);
       return x;
     }
     default:

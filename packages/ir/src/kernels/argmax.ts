@@ -2,29 +2,14 @@
 import { WARP_SIZE, type Expr } from '../body.js';
 import { defineKernel, type BodyBuilder, type DeclaredBy } from '../builder.js';
 import { ValidationError } from '../errors.js';
-import {
-  add,
-  and,
-  bitcast,
-  div,
-  eq,
-  gt,
-  i32,
-  le,
-  lt,
-  max,
-  min,
-  mul,
-  or,
-  select,
-  shr,
-  sub,
-  u32,
-} from '../expressions.js';
+import type { Value } from '../expression-methods.js';
+import { bitcast, min, u32 } from '../expressions.js';
 import type { KernelSpec } from '../spec.js';
 import type { CatalogKernel, Shape } from './catalog-kernel.js';
 import { lazyKernel } from './lazy-kernel.js';
 import { argmaxFamily, ARGMAX_FAMILIES } from './argmax-families.js';
+import { field } from './shape-reader.js';
+import { stageBody } from './stage-body.js';
 
 export { argmaxFamily, ARGMAX_FAMILIES, ARGMAX_NAN_BITS } from './argmax-families.js';
 
@@ -38,14 +23,12 @@ const NO_INDEX = 0xffffffff;
  * only: WGSL lets an implementation assume no NaN exists, and PTX's max.f32 drops NaNs, so no
  * float comparison may decide what a NaN does. `bits` is read three times: pass a local.
  */
-export function argmaxRank(bits: Expr<'u32'>): Expr<'i32'> {
+export function argmaxRank(bits: Expr<'u32'>): Value<'i32'> {
   // As i32, the bits of a negative x other than NaN are [−2^31, −2^23] (−0 to −inf); a negative
   // NaN's are above −2^23, so it takes the other arm, min(bits, 0x7f800001), as any NaN does.
-  return select(
-    le(bitcast('i32', bits), i32(-0x800000)),
-    bitcast('i32', sub(u32(0x80000000), bits)),
-    bitcast('i32', min(bits, u32(0x7f800001))),
-  );
+  return bitcast('i32', bits)
+    .le(-0x800000)
+    .select(u32(0x80000000).sub(bits).bitcast('i32'), min(bits, 0x7f800001).bitcast('i32'));
 }
 
 /** Most workgroups of the scan, each leaving one (rank, index) partial for the combine. */
@@ -77,180 +60,157 @@ const NO_RANK = -0x80000000;
 // H200 model (`forge run argmax --target ptx-sim --gpu H200 --shape n=128256`): 2.50 µs in 2
 // kernels (1.50 + 1.00, each at the model's per-kernel floor; 32 SMs scan, 1.1 round trips a warp)
 // against 50.7 µs for one workgroup; n 32000 2.47 µs.
-/** The shared arrays the warps fold through: a rank and an index a warp. */
-function foldArrays() {
-  return [
+const declarations = {
+  id: 'argmax',
+  semanticVersion: 2,
+  entryPoint: 'argmax',
+  description:
+    'index[0] = the lowest i < n with x[i] NaN if any x is NaN, else the lowest i with x[i] the largest of x (f32, n >= 1; -0 == +0), value[0] = x[index]; workgroups scan, one folds their partials',
+  buffers: [
+    { group: 0, binding: 0, name: 'x', element: 'f32', access: 'read' },
+    { group: 0, binding: 1, name: 'index', element: 'u32', access: 'read_write' },
+    { group: 0, binding: 2, name: 'value', element: 'f32', access: 'read_write' },
+  ],
+  params: [{ name: 'n', type: 'u32' }],
+  // Both dispatches' warps fold through these: a rank and an index a warp.
+  shared: [
     { name: 'warp_rank', element: 'i32', length: `workgroupSize / ${WARP_SIZE}` },
     { name: 'warp_index', element: 'u32', length: `workgroupSize / ${WARP_SIZE}` },
-  ] as const;
-}
+  ],
+  scratch: [
+    { group: 0, binding: 3, name: 'part_rank', element: 'i32', length: `${ARGMAX_PARTS}` },
+    { group: 0, binding: 4, name: 'part_index', element: 'u32', length: `${ARGMAX_PARTS}` },
+  ],
+  schedule: [
+    {
+      name: 'workgroupSize',
+      description: 'threads of a workgroup, in both dispatches; a multiple of the 32-lane warp',
+      default: 256,
+      bounds: {
+        ptx: { min: 32, max: 1024, multipleOf: 32 },
+        wgsl: { min: 32, max: 1024, multipleOf: 32 },
+      },
+    },
+  ],
+  launch: {
+    workgroupSize: 'workgroupSize',
+    grid: [`min(ceil_div(n, workgroupSize * ${PER_THREAD}), ${ARGMAX_PARTS})`, '1', '1'],
+  },
+} as const;
 
-function argmaxInterface() {
-  return {
-    buffers: [
-      { group: 0, binding: 0, name: 'x', element: 'f32', access: 'read' },
-      { group: 0, binding: 1, name: 'index', element: 'u32', access: 'read_write' },
-      { group: 0, binding: 2, name: 'value', element: 'f32', access: 'read_write' },
-    ],
-    params: [{ name: 'n', type: 'u32' }],
-    shared: foldArrays(),
-    scratch: [
-      { group: 0, binding: 3, name: 'part_rank', element: 'i32', length: `${ARGMAX_PARTS}` },
-      { group: 0, binding: 4, name: 'part_index', element: 'u32', length: `${ARGMAX_PARTS}` },
-    ],
-  } as const; // checked by defineKernel
-}
-
-type ArgmaxBuilder = BodyBuilder<DeclaredBy<ReturnType<typeof argmaxInterface>>>;
+type ArgmaxBuilder = BodyBuilder<DeclaredBy<typeof declarations>>;
 
 const argmaxSpec = (): KernelSpec =>
   defineKernel(
     {
-      id: 'argmax',
-      semanticVersion: 2,
-      entryPoint: 'argmax',
-      description:
-        'index[0] = the lowest i < n with x[i] NaN if any x is NaN, else the lowest i with x[i] the largest of x (f32, n >= 1; -0 == +0), value[0] = x[index]; workgroups scan, one folds their partials',
-      ...argmaxInterface(),
-      schedule: [
-        {
-          name: 'workgroupSize',
-          description: 'threads of a workgroup, in both dispatches; a multiple of the 32-lane warp',
-          default: 256,
-          bounds: {
-            ptx: { min: 32, max: 1024, multipleOf: 32 },
-            wgsl: { min: 32, max: 1024, multipleOf: 32 },
-          },
-        },
-      ],
-      launch: {
-        workgroupSize: 'workgroupSize',
-        grid: [`min(ceil_div(n, workgroupSize * ${PER_THREAD}), ${ARGMAX_PARTS})`, '1', '1'],
-      },
+      ...declarations,
       stages: [
         {
           entryPoint: 'argmax_combine',
-          shared: foldArrays(),
+          shared: declarations.shared,
           launch: { workgroupSize: 'workgroupSize', grid: ['1', '1', '1'] },
-          // The stage's builder is typed loosely; its names are those argmaxInterface declares.
-          body: (b) => combineBody(b as unknown as ArgmaxBuilder),
+          body: stageBody(declarations, 0, combineBody),
         },
       ],
     },
-    (b) => scanBody(b),
+    scanBody,
   );
 
 /** The workgroup's (rank, index): the max rank of its threads' `best`, the lowest `at` holding it. */
-function foldWorkgroup(
-  b: ArgmaxBuilder,
-  best: Expr<'i32'>,
-  at: Expr<'u32'>,
-): { rank: Expr<'i32'>; index: Expr<'u32'> } {
+function foldWorkgroup(b: ArgmaxBuilder, best: Value<'i32'>, at: Value<'u32'>) {
+  const { warp_rank: warpRank, warp_index: warpIndex } = b.memory;
   const warpMax = b.reduce('max', 'warp_max', best);
-  const warpAt = b.reduce('min', 'warp_at', select(eq(best, warpMax), at, NO_INDEX));
-  b.if(eq(b.laneId(), 0), (lane0) => {
-    lane0.store('warp_rank', lane0.warpId(), warpMax);
-    lane0.store('warp_index', lane0.warpId(), warpAt);
+  const warpAt = b.reduce('min', 'warp_at', best.eq(warpMax).select(at, NO_INDEX));
+  b.if(b.laneId().eq(0), () => {
+    warpRank.store(b.warpId(), warpMax);
+    warpIndex.store(b.warpId(), warpAt);
   });
   b.barrier();
   // Lanes past the warp count take warp 0's pair again: a real candidate, no sentinel needed.
-  const { lane } = b.let({
-    lane: select(lt(b.laneId(), div(b.schedule('workgroupSize'), WARP_SIZE)), b.laneId(), u32(0)),
-  });
+  const warps = b.schedule('workgroupSize').div(WARP_SIZE);
+  const { lane } = b.let({ lane: b.laneId().lt(warps).select(b.laneId(), 0) });
   const { groupBest, groupAt } = b.let({
-    groupBest: b.load('warp_rank', lane),
-    groupAt: b.load('warp_index', lane),
+    groupBest: warpRank.at(lane),
+    groupAt: warpIndex.at(lane),
   });
   const rank = b.reduce('max', 'all_max', groupBest);
-  const index = b.reduce('min', 'all_at', select(eq(groupBest, rank), groupAt, NO_INDEX));
+  const index = b.reduce('min', 'all_at', groupBest.eq(rank).select(groupAt, NO_INDEX));
   return { rank, index };
 }
 
 /** Dispatch 1: each workgroup's threads scan their groups of four, LOADS_IN_FLIGHT loads at a time. */
 function scanBody(b: ArgmaxBuilder): void {
+  const { x, part_rank: partRank, part_index: partIndex } = b.memory;
   const size = b.schedule('workgroupSize');
   const n = b.param('n');
   const { first, groups, threads } = b.let({
-    first: bitcast('u32', b.load('x', 0)),
-    groups: shr(n, 2),
-    threads: mul(size, b.numWorkgroups('x')),
+    first: x.at(0).bitcast('u32'),
+    groups: n.shr(2),
+    threads: size.mul(b.numWorkgroups()),
   });
   const { best, at, lastGroup, thread } = b.let({
     best: argmaxRank(first),
     at: u32(0),
-    lastGroup: sub(max(groups, 1), 1),
-    thread: add(mul(b.workgroupId('x'), size), b.localId()),
+    lastGroup: groups.max(1).sub(1),
+    thread: b.workgroupId().mul(size).add(b.localId()),
   });
   // Visits x[index] in increasing order per thread: the strict `>` keeps the first of the highest rank.
-  const visit = (
-    block: ArgmaxBuilder,
-    name: string,
-    value: Expr<'f32'>,
-    index: Expr<'u32'>,
-    live?: Expr<'bool'>,
-  ) => {
-    const bits = block.let(`bits_${name}`, bitcast('u32', value));
+  const visit = (value: Value<'f32'>, index: Value<'u32'>, live?: Value<'bool'>) => {
+    const bits = b.let('bits', value.bitcast('u32'));
     const ranked = argmaxRank(bits);
-    const rank = block.let(
-      `rank_${name}`,
-      live === undefined ? ranked : select(live, ranked, i32(NO_RANK)),
-    );
-    block.if(gt(rank, best), (better) => {
-      better.assign(best, rank);
-      better.assign(at, index);
+    const rank = b.let('rank', live === undefined ? ranked : live.select(ranked, NO_RANK));
+    b.if(rank.gt(best), () => {
+      b.assign(best, rank);
+      b.assign(at, index);
     });
   };
-  const pass = mul(threads, LOADS_IN_FLIGHT);
-  b.for('g', { start: thread, end: groups, step: pass }, (loop, g) => {
+  b.for('g', { start: thread, end: groups, step: threads.mul(LOADS_IN_FLIGHT) }, (_, g) => {
     // Every load of the pass is issued before the first rank; a group past the end re-reads the last.
     const loads = Array.from({ length: LOADS_IN_FLIGHT }, (_, k) => {
-      const group = loop.let(`group${k}`, k === 0 ? g : add(g, mul(threads, k)));
-      const live = loop.let(`live${k}`, lt(group, groups));
-      const base = loop.let(`base${k}`, mul(min(group, lastGroup), 4));
-      const values = loop.loadVector('x', base, [`x${k}_0`, `x${k}_1`, `x${k}_2`, `x${k}_3`]);
-      return { live, base, values };
+      const quad = b.let('quad', k === 0 ? g : g.add(threads.mul(k)));
+      const live = b.let('live', quad.lt(groups));
+      const base = b.let('base', quad.min(lastGroup).mul(4));
+      return { live, base, values: b.loadVector('x', base, ['x0', 'x1', 'x2', 'x3']) };
     });
-    loads.forEach(({ live, base, values }, k) =>
-      values.forEach((value, j) => visit(loop, `x${k}_${j}`, value, add(base, j), live)),
-    );
+    for (const { live, base, values } of loads)
+      values.forEach((value, j) => visit(value, base.add(j), live));
   });
-  b.if(lt(thread, and(n, 3)), (tail) => {
-    const { last } = tail.let({ last: add(mul(groups, 4), thread) });
-    visit(tail, 'last', tail.load('x', last), last);
+  b.if(thread.lt(n.and(3)), () => {
+    const { last } = b.let({ last: groups.mul(4).add(thread) });
+    visit(x.at(last), last);
   });
   const { rank, index } = foldWorkgroup(b, best, at);
-  b.if(eq(b.localId(), 0), (first) => {
-    first.store('part_rank', first.workgroupId('x'), rank);
-    first.store('part_index', first.workgroupId('x'), index);
+  b.if(b.localId().eq(0), () => {
+    partRank.store(b.workgroupId(), rank);
+    partIndex.store(b.workgroupId(), index);
   });
 }
 
 /** Dispatch 2: one workgroup folds the scan's partials and reads the winner back from x. */
 function combineBody(b: ArgmaxBuilder): void {
+  const { x, index, value, part_rank: partRank, part_index: partIndex } = b.memory;
   const size = b.schedule('workgroupSize');
-  const n = b.param('n');
+  const perPass = size.mul(PER_THREAD);
   const { parts } = b.let({
-    parts: min(div(add(n, sub(mul(size, PER_THREAD), 1)), mul(size, PER_THREAD)), ARGMAX_PARTS),
+    parts: b.param('n').add(perPass.sub(1)).div(perPass).min(ARGMAX_PARTS),
   });
   // Partial 0 is a real candidate, so every thread starts from it.
-  const { best, at } = b.let({ best: b.load('part_rank', 0), at: b.load('part_index', 0) });
-  b.for('p', { start: b.localId(), end: parts, step: size }, (loop, p) => {
-    const { candidateRank, candidateAt } = loop.let({
-      candidateRank: loop.load('part_rank', p),
-      candidateAt: loop.load('part_index', p),
+  const { best, at } = b.let({ best: partRank.at(0), at: partIndex.at(0) });
+  b.for('p', { start: b.localId(), end: parts, step: size }, (_, p) => {
+    const { candidateRank, candidateAt } = b.let({
+      candidateRank: partRank.at(p),
+      candidateAt: partIndex.at(p),
     });
-    loop.if(
-      or(gt(candidateRank, best), and(eq(candidateRank, best), lt(candidateAt, at))),
-      (better) => {
-        better.assign(best, candidateRank);
-        better.assign(at, candidateAt);
-      },
-    );
+    const better = candidateRank.gt(best).or(candidateRank.eq(best).and(candidateAt.lt(at)));
+    b.if(better, () => {
+      b.assign(best, candidateRank);
+      b.assign(at, candidateAt);
+    });
   });
   const { index: winner } = foldWorkgroup(b, best, at);
-  b.if(eq(b.localId(), 0), (first) => {
-    first.store('index', 0, winner);
-    first.store('value', 0, first.load('x', winner));
+  b.if(b.localId().eq(0), () => {
+    index.store(0, winner);
+    value.store(0, x.at(winner));
   });
 }
 
@@ -269,7 +229,7 @@ export function argmaxIndex(x: ArrayLike<number>, n = x.length): number {
   return at;
 }
 
-const sizeOf = (shape: Shape): number => shape['n'] ?? 0;
+const sizeOf = (shape: Shape): number => field(shape, 'n');
 
 /** Throws a ValidationError when n is not a count argmax can take (at least 1, below 2^32 - 1). */
 function checkShape(shape: Shape): void {

@@ -9,11 +9,12 @@ import {
 import { packWords, unpackWords } from '../quant/words.js';
 import type { CatalogKernel, Shape } from './catalog-kernel.js';
 import { lazyKernel } from './lazy-kernel.js';
-import { randomQ4kWords, randomQ6kBlocks, shapeSize } from './gemv-catalog.js';
+import { randomQ4kWords, randomQ6kBlocks } from './gemv-catalog.js';
 import { getRowsSpec, type GetRowsType, type TableElement } from './get-rows.js';
 import { F16_ROWS, F32_ROWS, Q4K_ROWS, Q6K_ROWS, Q8_0_ROWS } from './get-rows-types.js';
 import { packF16Words, unpackF16Words } from './half-words.js';
 import { fillUniform, type Rng } from './random.js';
+import { fields } from './shape-reader.js';
 
 /** The GGUF tensor types an embedding table may have. */
 export type TableType = 'f32' | 'f16' | QuantType;
@@ -74,12 +75,10 @@ function getRowsKernel<E extends TableElement>(
   type: TableType,
   rows: GetRowsType<E>,
 ): CatalogKernel {
-  const sizes = (shape: Shape) =>
-    ['n_vocab', 'n_embd', 'n_rows'].map((name) => shapeSize(shape, name)) as [
-      number,
-      number,
-      number,
-    ];
+  const sizes = (shape: Shape) => {
+    const size = fields<'n_vocab' | 'n_embd' | 'n_rows'>(shape);
+    return [size('n_vocab'), size('n_embd'), size('n_rows')] as const;
+  };
   const bytes = (shape: Shape): number => {
     const [nVocab, nEmbd] = sizes(shape);
     return tableBytes(type, nVocab, nEmbd);

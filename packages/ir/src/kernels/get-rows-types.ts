@@ -1,7 +1,6 @@
 // How each get-rows kernel reads value i of table row `row`, rounding as ggml's dequantization does
 // (products in f32 in the codec's order, so results are exact).
-import type { Expr } from '../body.js';
-import { add, and, convert, lt, mul, select, shl, shr, sub, unpackHalf } from '../expressions.js';
+import type { Value } from '../expression-methods.js';
 import { QUANT_FORMATS } from '../quant/formats.js';
 import {
   joinNibbles,
@@ -12,14 +11,12 @@ import {
   type RowValue,
 } from './get-rows.js';
 
-const Q4K_BLOCK_WORDS = QUANT_FORMATS.q4_K.blockBytes / 4;
-
 export const F32_ROWS: GetRowsType<'f32'> = {
   id: 'get-rows-f32',
   semanticVersion: 1,
   element: 'f32',
   layout: 'of f32',
-  value: ({ b, row, i, nEmbd }) => b.load('table', add(mul(row, nEmbd), i)),
+  value: ({ table, row, i, nEmbd }) => table.at(row.mul(nEmbd).add(i)),
 };
 
 export const F16_ROWS: GetRowsType<'u32'> = {
@@ -27,16 +24,15 @@ export const F16_ROWS: GetRowsType<'u32'> = {
   semanticVersion: 1,
   element: 'u32',
   layout: 'of f16, two a u32 word (element 2k the low half of word k)',
-  value: ({ b, row, i, nEmbd }) => {
-    const { element } = b.let({ element: add(mul(row, nEmbd), i) });
-    const word = b.load('table', shr(element, 1));
-    return unpackHalf(shr(word, shl(and(element, 1), 4)), 0);
+  value: ({ b, table, row, i, nEmbd }) => {
+    const { element } = b.let({ element: row.mul(nEmbd).add(i) });
+    return table.at(element.shr(1)).shr(element.and(1).shl(4)).unpackHalf(0);
   },
 };
 
-/** The value's block, counted from the table's start, for `blockSize`-value blocks. */
+/** The value's block, counted from the table's start, for 2^log2BlockSize-value blocks. */
 const blockOf = ({ b, row, i, nEmbd }: RowValue<'u32'>, log2BlockSize: number) =>
-  b.let('block', add(mul(row, shr(nEmbd, log2BlockSize)), shr(i, log2BlockSize)));
+  b.let('block', row.mul(nEmbd.shr(log2BlockSize)).add(i.shr(log2BlockSize)));
 
 export const Q8_0_ROWS: GetRowsType<'u32'> = {
   id: 'get-rows-q8_0',
@@ -44,11 +40,11 @@ export const Q8_0_ROWS: GetRowsType<'u32'> = {
   element: 'u32',
   layout: 'in native GGUF Q8_0 blocks (read as u32 words)',
   value: (at) => {
-    const { b, i } = at;
-    const { start } = b.let({ start: mul(blockOf(at, 5), QUANT_FORMATS.q8_0.blockBytes) });
-    const d = tableHalf(b, start, 'd');
-    const q = signedByte(tableByte(b, add(add(start, 2), and(i, 31)), 'q'));
-    return mul(q, d);
+    const { b, table, i } = at;
+    // A block: the f16 scale d, then 32 int8 quants.
+    const { start } = b.let({ start: blockOf(at, 5).mul(QUANT_FORMATS.q8_0.blockBytes) });
+    const { dAt, qAt } = b.let({ dAt: start, qAt: start.add(2).add(i.and(31)) });
+    return signedByte(tableByte(table, qAt)).mul(tableHalf(table, dAt));
   },
 };
 
@@ -58,27 +54,28 @@ export const Q4K_ROWS: GetRowsType<'u32'> = {
   element: 'u32',
   layout: 'in native GGUF Q4_K blocks (read as u32 words)',
   value: (at) => {
-    const { b, i } = at;
-    const { base, j } = b.let({ base: mul(blockOf(at, 8), Q4K_BLOCK_WORDS), j: and(i, 255) });
+    const { b, table, i } = at;
+    // A block: word 0 the f16 d and dmin, 12 scale bytes, then 128 bytes of nibbles.
+    const { base, j } = b.let({
+      base: blockOf(at, 8).mul(QUANT_FORMATS.q4_K.blockBytes / 4),
+      j: i.and(255),
+    });
     // Value j: sub-block j >> 5, chunk j >> 6 of qs, low nibbles for even sub-blocks.
-    const { part } = b.let({ part: shr(j, 5) });
-    const qsWord = add(add(base, 4), add(shl(shr(j, 6), 3), shr(and(j, 31), 2)));
-    const { qs } = b.let({ qs: b.load('table', qsWord) });
-    const nibble = and(shr(qs, add(shl(and(j, 3), 3), shl(and(part, 1), 2))), 15);
-    const head = b.let('head', b.load('table', base));
-    const scaleByte = (k: Expr<'u32'>, name: string) =>
-      b.let(name, tableByte(b, add(shl(add(base, 1), 2), k), name));
+    const { part } = b.let({ part: j.shr(5) });
+    const { qs } = b.let({ qs: table.at(base.add(4).add(j.shr(6).shl(3).add(j.and(31).shr(2)))) });
+    const nibble = qs.shr(j.and(3).shl(3).add(part.and(1).shl(2))).and(15);
+    const head = b.let('head', table.at(base));
+    const scaleByte = (k: Value<'u32'>) =>
+      b.let('sm', tableByte(table, b.let('sm_at', base.add(1).shl(2).add(k))));
     // ggml's get_scale_min_k4: 6 bits in bytes part and part + 4 for the first four sub-blocks;
     // after, a nibble of byte part + 4 under the top 2 bits of byte part - 4 (scale) or part (min).
-    const a = scaleByte(part, 'sm_a');
-    const c = scaleByte(add(part, 4), 'sm_b');
-    const low = scaleByte(and(part, 3), 'sm_c');
-    const first = lt(part, 4);
-    const scale = select(first, and(a, 63), joinNibbles(and(c, 15), shr(low, 6)));
-    const least = select(first, and(c, 63), joinNibbles(shr(c, 4), shr(a, 6)));
-    const d = mul(unpackHalf(head, 0), convert('f32', scale));
-    const m = mul(unpackHalf(head, 1), convert('f32', least));
-    return sub(mul(d, convert('f32', nibble)), m);
+    const [a, c, low] = [scaleByte(part), scaleByte(part.add(4)), scaleByte(part.and(3))];
+    const first = part.lt(4);
+    const scale = first.select(a.and(63), joinNibbles(c.and(15), low.shr(6)));
+    const least = first.select(c.and(63), joinNibbles(c.shr(4), a.shr(6)));
+    const d = head.unpackHalf(0).mul(scale.to('f32'));
+    const m = head.unpackHalf(1).mul(least.to('f32'));
+    return d.mul(nibble.to('f32')).sub(m);
   },
 };
 
@@ -88,22 +85,26 @@ export const Q6K_ROWS: GetRowsType<'u32'> = {
   element: 'u32',
   layout: 'in native GGUF Q6_K blocks (read as u32 words)',
   value: (at) => {
-    const { b, i } = at;
-    const { start } = b.let({ start: mul(blockOf(at, 8), QUANT_FORMATS.q6_K.blockBytes) });
+    const { b, table, i } = at;
+    const { start } = b.let({ start: blockOf(at, 8).mul(QUANT_FORMATS.q6_K.blockBytes) });
     // Value j of the block: half n = j >> 7, quarter g = (j >> 5) & 3, position l = j & 31.
     const { half, quarter, l } = b.let({
-      half: shr(and(i, 255), 7),
-      quarter: and(shr(i, 5), 3),
-      l: and(i, 31),
+      half: i.and(255).shr(7),
+      quarter: i.shr(5).and(3),
+      l: i.and(31),
     });
-    const qlAt = add(add(start, shl(half, 6)), add(l, shl(and(quarter, 1), 5)));
-    const ql = shr(tableByte(b, qlAt, 'ql'), shl(shr(quarter, 1), 2));
-    const qhAt = add(add(start, 128), add(shl(half, 5), l));
-    const qh = shr(tableByte(b, qhAt, 'qh'), shl(quarter, 1));
-    const scaleAt = add(add(start, 192), add(add(shl(half, 3), shr(l, 4)), shl(quarter, 1)));
-    const scale = signedByte(tableByte(b, scaleAt, 'scale'));
-    const d = tableHalf(b, add(start, 208), 'd');
-    const q = sub(convert('f32', joinNibbles(and(ql, 15), and(qh, 3))), 32);
-    return mul(mul(d, scale), q);
+    // A block: 128 bytes ql (low nibbles), 64 qh (2 high bits), 16 int8 scales, the f16 d.
+    const { qlAt, qhAt, scaleAt, dAt } = b.let({
+      qlAt: start.add(half.shl(6)).add(l.add(quarter.and(1).shl(5))),
+      qhAt: start.add(128).add(half.shl(5).add(l)),
+      scaleAt: start.add(192).add(half.shl(3).add(l.shr(4)).add(quarter.shl(1))),
+      dAt: start.add(208),
+    });
+    const ql = tableByte(table, qlAt).shr(quarter.shr(1).shl(2));
+    const qh = tableByte(table, qhAt).shr(quarter.shl(1));
+    const q = joinNibbles(ql.and(15), qh.and(3)).to('f32').sub(32);
+    return tableHalf(table, dAt)
+      .mul(signedByte(tableByte(table, scaleAt)))
+      .mul(q);
   },
 };

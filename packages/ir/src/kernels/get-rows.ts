@@ -1,22 +1,10 @@
+// The get-rows kernels: embedding rows by id, dequantized to f32. One thread per value over a
+// grid-stride loop in x (values) and y (rows): a lookup moves n_rows rows, too few bytes for
+// staging to pay. An id at or past n_vocab writes a row of zeros; its reads are clamped to the
+// last row, so no thread reads outside the table.
+import { defineKernel, type BodyBuilder, type MemoryHandle } from '../builder.js';
 import type { Expr } from '../body.js';
-import type { Local as Var } from '../expression-methods.js';
-import { defineKernel, type BodyBuilder } from '../builder.js';
-import {
-  add,
-  and,
-  bitcast,
-  convert,
-  f32,
-  lt,
-  min,
-  mul,
-  or,
-  select,
-  shl,
-  shr,
-  sub,
-  unpackHalf,
-} from '../expressions.js';
+import type { Local, Value } from '../expression-methods.js';
 
 /** The table element types a get-rows kernel reads: f32 values, or u32 words of halves or blocks. */
 export type TableElement = 'f32' | 'u32';
@@ -30,9 +18,10 @@ export type GetRowsBuilder<E extends TableElement> = BodyBuilder<{
 /** Where one output value comes from: table row `row` (a valid id), value `i` of it. */
 export interface RowValue<E extends TableElement> {
   readonly b: GetRowsBuilder<E>;
-  readonly row: Var<'u32'>;
-  readonly i: Var<'u32'>;
-  readonly nEmbd: Expr<'u32'>;
+  readonly table: MemoryHandle<E>;
+  readonly row: Local<'u32'>;
+  readonly i: Local<'u32'>;
+  readonly nEmbd: Value<'u32'>;
 }
 
 /** One table type: its element, blocks and how a value of a row dequantizes. */
@@ -46,6 +35,7 @@ export interface GetRowsType<E extends TableElement> {
   readonly value: (at: RowValue<E>) => Expr<'f32'>;
 }
 
+/** out[r][i] = dequant(table)[ids[r]][i] for r < n_rows, i < n_embd. */
 /**
  * out[r][i] = dequant(table)[ids[r]][i] for r < n_rows, i < n_embd. One thread per value, over a
  * grid-stride loop in x (values) and y (rows): a lookup moves n_rows rows, too few bytes for
@@ -86,51 +76,47 @@ export function getRowsSpec<E extends TableElement>(type: GetRowsType<E>) {
         grid: ['min(ceil_div(n_embd, workgroupSize), 65535)', 'min(n_rows, 65535)', '1'],
       },
     },
-    (b) => getRowsBody(b as unknown as GetRowsBuilder<E>, type),
+    (b) => getRowsBody(b, type),
   );
 }
 
 function getRowsBody<E extends TableElement>(b: GetRowsBuilder<E>, type: GetRowsType<E>): void {
+  const { table, ids, out } = b.memory;
   const size = b.schedule('workgroupSize');
   const [nVocab, nEmbd, nRows] = [b.param('n_vocab'), b.param('n_embd'), b.param('n_rows')];
-  const { stride } = b.let({ stride: mul(b.numWorkgroups('x'), size) });
-  const start = add(mul(b.workgroupId('x'), size), b.localId());
+  const { stride } = b.let({ stride: b.numWorkgroups().mul(size) });
+  const start = b.workgroupId().mul(size).add(b.localId());
   const rows = { start: b.workgroupId('y'), end: nRows, step: b.numWorkgroups('y') };
-  b.for('r', rows, (outer, r) => {
-    const { id } = outer.let({ id: outer.load('ids', r) });
-    const { valid, row, outBase } = outer.let({
-      valid: lt(id, nVocab),
-      row: min(id, sub(nVocab, 1)),
-      outBase: mul(r, nEmbd),
+  b.for('r', rows, (_, r) => {
+    const { id } = b.let({ id: ids.at(r) });
+    const { valid, row, outBase } = b.let({
+      valid: id.lt(nVocab),
+      row: id.min(nVocab.sub(1)),
+      outBase: r.mul(nEmbd),
     });
-    outer.for('i', { start, end: nEmbd, step: stride }, (inner, i) => {
-      const value = type.value({ b: inner, row, i, nEmbd });
-      inner.store('out', add(outBase, i), select(valid, value, f32(0)));
+    b.for('i', { start, end: nEmbd, step: stride }, (_, i) => {
+      const value = type.value({ b, table, row, i, nEmbd });
+      out.store(outBase.add(i), valid.select(value, 0));
     });
   });
 }
 
 /** Byte `k` (k < 4, a u32 expression) of `word`, as a u32. */
-export const byteOf = (word: Expr<'u32'>, k: Expr<'u32'>): Expr<'u32'> =>
-  and(shr(word, shl(k, 3)), 255);
+export const byteOf = (word: Value<'u32'>, k: Value<'u32'>): Value<'u32'> =>
+  word.shr(k.shl(3)).and(255);
 
 /** The byte at byte offset `at` of the u32 table, as a u32. */
-export function tableByte(b: GetRowsBuilder<'u32'>, at: Expr<'u32'>, name: string): Expr<'u32'> {
-  const offset = b.let(`${name}_at`, at);
-  return byteOf(b.load('table', shr(offset, 2)), and(offset, 3));
-}
+export const tableByte = (table: MemoryHandle<'u32'>, at: Value<'u32'>): Value<'u32'> =>
+  byteOf(table.at(at.shr(2)), at.and(3));
 
 /** The f16 at an even byte offset `at` of the u32 table, as an exact f32. */
-export function tableHalf(b: GetRowsBuilder<'u32'>, at: Expr<'u32'>, name: string): Expr<'f32'> {
-  const offset = b.let(`${name}_at`, at);
-  const word = b.load('table', shr(offset, 2));
-  return unpackHalf(shr(word, shl(and(offset, 2), 3)), 0);
-}
+export const tableHalf = (table: MemoryHandle<'u32'>, at: Value<'u32'>): Value<'f32'> =>
+  table.at(at.shr(2)).shr(at.and(2).shl(3)).unpackHalf(0);
 
 /** An int8 in the low byte of a u32, sign-extended, as an f32. */
-export const signedByte = (byte: Expr<'u32'>): Expr<'f32'> =>
-  convert('f32', shr(bitcast('i32', shl(byte, 24)), 24));
+export const signedByte = (byte: Value<'u32'>): Value<'f32'> =>
+  byte.shl(24).bitcast('i32').shr(24).to('f32');
 
 /** `(high << 4) | low` for two small u32 fields. */
-export const joinNibbles = (low: Expr<'u32'>, high: Expr<'u32'>): Expr<'u32'> =>
-  or(low, shl(high, 4));
+export const joinNibbles = (low: Value<'u32'>, high: Value<'u32'>): Value<'u32'> =>
+  low.or(high.shl(4));

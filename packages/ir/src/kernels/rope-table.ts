@@ -27,12 +27,11 @@ export function ropeTable(maxCtx: number, headDim: number, freqBase: number): Fl
   const frequencies = Array.from({ length: half }, (_, i) =>
     Math.exp((-2 * i * Math.log(freqBase)) / headDim),
   );
-  for (let pos = 0; pos < maxCtx; pos++) {
-    for (let i = 0; i < half; i++) {
-      const theta = pos * (frequencies[i] ?? 0);
+  for (let pos = 0; pos < maxCtx; pos++)
+    frequencies.forEach((frequency, i) => {
+      const theta = pos * frequency;
       table[(pos * half + i) * 2] = Math.cos(theta);
       table[(pos * half + i) * 2 + 1] = Math.sin(theta);
-    }
-  }
+    });
   return table;
 }

@@ -1,99 +1,83 @@
-import { defineKernel, type BodyBuilder, type DeclaredBy } from '../builder.js';
+// Catalog kernel `rope`: rotary position embedding of q and k in place. A thread rotates one pair a
+// trip, reading its two values and one 8-byte (cos, sin) table entry.
+import { defineKernel, type MemoryHandle } from '../builder.js';
 import { ValidationError, type ValidationIssue } from '../errors.js';
-import type { Expr } from '../body.js';
-import { add, div, lt, mul, ne, select, shr, sub } from '../expressions.js';
+import type { Value } from '../expression-methods.js';
 import type { CatalogKernel, Shape } from './catalog-kernel.js';
 import { ROPE_FREQ_BASE, ropeTable } from './rope-table.js';
 import { U32_LIMIT, checkShapeFields } from './shape-fields.js';
+import { field, fields } from './shape-reader.js';
 
-const declarations = {
-  id: 'rope',
-  semanticVersion: 1,
-  entryPoint: 'rope',
-  description:
-    'rotary position embedding of q and k in place at position pos, pairs (2i, 2i+1) or, when neox != 0, (i, i + head_dim/2), angles from the cos_sin table row pos (grid-stride loop)',
-  buffers: [
-    { group: 0, binding: 0, name: 'q', element: 'f32', access: 'read_write' },
-    { group: 0, binding: 1, name: 'k', element: 'f32', access: 'read_write' },
-    { group: 0, binding: 2, name: 'cos_sin', element: 'f32', access: 'read' },
-  ],
-  params: [
-    { name: 'n_head', type: 'u32' },
-    { name: 'n_kv_head', type: 'u32' },
-    { name: 'head_dim', type: 'u32' },
-    { name: 'pos', type: 'u32' },
-    { name: 'max_ctx', type: 'u32' },
-    { name: 'neox', type: 'u32' },
-  ],
-  shared: [],
-  schedule: [
-    {
-      name: 'workgroupSize',
-      description: 'threads per workgroup, one rotated pair each per loop trip',
-      default: 64,
-      bounds: { ptx: { min: 32, max: 1024, multipleOf: 32 }, wgsl: { min: 1, max: 1024 } },
+const spec = defineKernel(
+  {
+    id: 'rope',
+    semanticVersion: 1,
+    entryPoint: 'rope',
+    description:
+      'rotary position embedding of q and k in place at position pos, pairs (2i, 2i+1) or, when neox != 0, (i, i + head_dim/2), angles from the cos_sin table row pos (grid-stride loop)',
+    buffers: [
+      { group: 0, binding: 0, name: 'q', element: 'f32', access: 'read_write' },
+      { group: 0, binding: 1, name: 'k', element: 'f32', access: 'read_write' },
+      { group: 0, binding: 2, name: 'cos_sin', element: 'f32', access: 'read' },
+    ],
+    params: [
+      { name: 'n_head', type: 'u32' },
+      { name: 'n_kv_head', type: 'u32' },
+      { name: 'head_dim', type: 'u32' },
+      { name: 'pos', type: 'u32' },
+      { name: 'max_ctx', type: 'u32' },
+      { name: 'neox', type: 'u32' },
+    ],
+    shared: [],
+    schedule: [
+      {
+        name: 'workgroupSize',
+        description: 'threads per workgroup, one rotated pair each per loop trip',
+        default: 64,
+        bounds: { ptx: { min: 32, max: 1024, multipleOf: 32 }, wgsl: { min: 1, max: 1024 } },
+      },
+    ],
+    launch: {
+      workgroupSize: 'workgroupSize',
+      // WebGPU caps a grid dimension at 65535 workgroups, so more pairs run as a grid-stride loop.
+      grid: ['min(ceil_div((n_head + n_kv_head) * (head_dim / 2), workgroupSize), 65535)', '1', '1'], // prettier-ignore
     },
-  ],
-  launch: {
-    workgroupSize: 'workgroupSize',
-    // WebGPU caps a grid dimension at 65535 workgroups, so more pairs run as a grid-stride loop.
-    grid: ['min(ceil_div((n_head + n_kv_head) * (head_dim / 2), workgroupSize), 65535)', '1', '1'],
   },
-} as const;
-
-type RopeBuilder = BodyBuilder<DeclaredBy<typeof declarations>>;
-
-/** Rotates one pair of `buffer` at `base + first`, `base + second` by the angle (cos θ, sin θ). */
-function rotatePair(
-  block: RopeBuilder,
-  buffer: 'q' | 'k',
-  at: { readonly base: Expr<'u32'>; readonly first: Expr<'u32'>; readonly second: Expr<'u32'> },
-  angle: { readonly cos: Expr<'f32'>; readonly sin: Expr<'f32'> },
-): void {
-  const [i0, i1] = [add(at.base, at.first), add(at.base, at.second)];
-  const x0 = block.let(`${buffer}0`, block.load(buffer, i0));
-  const x1 = block.let(`${buffer}1`, block.load(buffer, i1));
-  block.store(buffer, i0, sub(mul(x0, angle.cos), mul(x1, angle.sin)));
-  block.store(buffer, i1, add(mul(x0, angle.sin), mul(x1, angle.cos)));
-}
-
-const spec = defineKernel(declarations, (b) => {
-  const size = b.schedule('workgroupSize');
-  const headDim = b.param('head_dim');
-  const nHead = b.param('n_head');
-  const {
-    half,
-    row,
-    isNeox: neox,
-  } = b.let({
-    half: shr(headDim, 1),
-    // Row `pos` of the table holds head_dim/2 (cos, sin) pairs: head_dim values.
-    row: mul(b.param('pos'), headDim),
-    isNeox: ne(b.param('neox'), 0),
-  });
-  const { stride } = b.let({ stride: mul(b.numWorkgroups('x'), size) });
-  const start = add(mul(b.workgroupId('x'), size), b.localId());
-  const pairs = mul(add(nHead, b.param('n_kv_head')), half);
-  b.for('p', { start, end: pairs, step: stride }, (loop, p) => {
-    const { head } = loop.let({ head: div(p, half) });
-    const { pair } = loop.let({ pair: sub(p, mul(head, half)) });
-    const [cos, sin] = loop.loadVector('cos_sin', add(row, mul(pair, 2)), ['cos_t', 'sin_t']);
-    // Normal mode rotates adjacent values (2i, 2i+1); NeoX mode value i with i + head_dim/2.
-    const { first } = loop.let({ first: select(neox, pair, mul(pair, 2)) });
-    const { second } = loop.let({ second: add(first, select(neox, half, 1)) });
-    loop.if(
-      lt(head, nHead),
-      (block) => {
-        const { qBase: base } = block.let({ qBase: mul(head, headDim) });
-        rotatePair(block, 'q', { base, first, second }, { cos, sin });
-      },
-      (block) => {
-        const { kBase: base } = block.let({ kBase: mul(sub(head, nHead), headDim) });
-        rotatePair(block, 'k', { base, first, second }, { cos, sin });
-      },
-    );
-  });
-});
+  (b) => {
+    const { q, k } = b.memory;
+    const size = b.schedule('workgroupSize');
+    const [headDim, nHead] = [b.param('head_dim'), b.param('n_head')];
+    const { half, row, isNeox } = b.let({
+      half: headDim.shr(1),
+      // Row `pos` of the table holds head_dim/2 (cos, sin) pairs: head_dim values.
+      row: b.param('pos').mul(headDim),
+      isNeox: b.param('neox').ne(0),
+    });
+    const { stride } = b.let({ stride: b.numWorkgroups().mul(size) });
+    const start = b.workgroupId().mul(size).add(b.localId());
+    const pairs = nHead.add(b.param('n_kv_head')).mul(half);
+    b.for('p', { start, end: pairs, step: stride }, (_, p) => {
+      const { head } = b.let({ head: p.div(half) });
+      const { pair } = b.let({ pair: p.sub(head.mul(half)) });
+      const [cos, sin] = b.loadVector('cos_sin', row.add(pair.mul(2)), ['cos_t', 'sin_t']);
+      // Normal mode rotates adjacent values (2i, 2i+1); NeoX mode value i with i + head_dim/2.
+      const { first } = b.let({ first: isNeox.select(pair, pair.mul(2)) });
+      const { second } = b.let({ second: first.add(isNeox.select(half, 1)) });
+      /** Rotates the pair of `x` at base + first, base + second by (cos θ, sin θ). */
+      const rotate = (x: MemoryHandle<'f32'>, base: Value<'u32'>): void => {
+        const [at0, at1] = [base.add(first), base.add(second)];
+        const { x0, x1 } = b.let({ x0: x.at(at0), x1: x.at(at1) });
+        x.store(at0, x0.mul(cos).sub(x1.mul(sin)));
+        x.store(at1, x0.mul(sin).add(x1.mul(cos)));
+      };
+      b.if(
+        head.lt(nHead),
+        () => rotate(q, b.let('q_base', head.mul(headDim))),
+        () => rotate(k, b.let('k_base', head.sub(nHead).mul(headDim))),
+      );
+    });
+  },
+);
 
 /** The shape names of `rope`, in listing order; each is also a u32 param (neox: 0 or 1). */
 export const ROPE_SHAPE_NAMES = [
@@ -104,6 +88,7 @@ export const ROPE_SHAPE_NAMES = [
   'max_ctx',
   'neox',
 ] as const;
+export type RopeField = (typeof ROPE_SHAPE_NAMES)[number];
 
 /**
  * Every field of `shape` that `rope` cannot run, one issue each: each a whole number, n_head,
@@ -192,23 +177,23 @@ export const rope: CatalogKernel = {
   spec,
   shapeNames: ROPE_SHAPE_NAMES,
   defaultShape: { n_head: 32, n_kv_head: 8, head_dim: 128, pos: 17, max_ctx: 4096, neox: 0 },
-  params: (shape) => Object.fromEntries(ROPE_SHAPE_NAMES.map((name) => [name, shape[name] ?? 0])),
+  params: (shape) => Object.fromEntries(ROPE_SHAPE_NAMES.map((name) => [name, field(shape, name)])),
   bufferLengths: (shape) => {
-    const headDim = shape['head_dim'] ?? 0;
+    const size = fields<RopeField>(shape);
     return {
-      q: (shape['n_head'] ?? 0) * headDim,
-      k: (shape['n_kv_head'] ?? 0) * headDim,
-      cos_sin: (shape['max_ctx'] ?? 0) * headDim,
+      q: size('n_head') * size('head_dim'),
+      k: size('n_kv_head') * size('head_dim'),
+      cos_sin: size('max_ctx') * size('head_dim'),
     };
   },
   outputs: ['q', 'k'],
   inPlace: ['q', 'k'],
-  reference(inputs, params) {
-    const [headDim, pos] = [params['head_dim'] ?? 0, params['pos'] ?? 0];
-    const neox = (params['neox'] ?? 0) !== 0;
+  reference({ q = [], k = [] }, params) {
+    const size = fields<RopeField>(params);
+    const [headDim, pos, neox] = [size('head_dim'), size('pos'), size('neox') !== 0];
     return {
-      q: rotateHeads(inputs['q'] ?? [], params['n_head'] ?? 0, headDim, pos, neox),
-      k: rotateHeads(inputs['k'] ?? [], params['n_kv_head'] ?? 0, headDim, pos, neox),
+      q: rotateHeads(q, size('n_head'), headDim, pos, neox),
+      k: rotateHeads(k, size('n_kv_head'), headDim, pos, neox),
     };
   },
   // Only the table's rounding to f32 and the f32 arithmetic differ from float64 (about 1e-14).
@@ -216,10 +201,10 @@ export const rope: CatalogKernel = {
   checkShape: checkRopeShape,
   generateInput: ({ buffer, shape }) =>
     buffer === 'cos_sin'
-      ? ropeTable(shape['max_ctx'] ?? 0, shape['head_dim'] ?? 0, ROPE_FREQ_BASE)
+      ? ropeTable(field(shape, 'max_ctx'), field(shape, 'head_dim'), ROPE_FREQ_BASE)
       : undefined,
   describeInput: (buffer, shape) =>
     buffer === 'cos_sin'
-      ? `[max_ctx ${shape['max_ctx']}][head_dim/2 ${(shape['head_dim'] ?? 0) / 2}][2] f32 (cos θ, sin θ), θ = pos·10000^(−2i/head_dim), as ropeTable writes it`
+      ? `[max_ctx ${shape['max_ctx']}][head_dim/2 ${field(shape, 'head_dim') / 2}][2] f32 (cos θ, sin θ), θ = pos·10000^(−2i/head_dim), as ropeTable writes it`
       : undefined,
 };
