@@ -4,6 +4,7 @@ import type { Local, Value } from '../expression-methods.js';
 import { u32 } from '../expressions.js';
 import { item, loadHeads, pair, times, typed } from './sdpa-heads.js';
 import type { Pair, SdpaBuilder, SdpaHeads } from './sdpa-heads.js';
+import type { SdpaPass } from './sdpa-decode.js';
 import type { SdpaCache } from './sdpa-shape.js';
 
 /** Whether a sliding window hides some of the n_kv positions (window 0 = none). */
@@ -30,31 +31,6 @@ export interface HeadState {
   readonly acc: Pair<Pair<Local<'f32'>>>;
 }
 
-/** What a pass over one position range needs. */
-export interface SdpaPass {
-  readonly cache: SdpaCache;
-  readonly lane: Value<'u32'>;
-  readonly warp: Value<'u32'>;
-  readonly warps: Value<'u32'>;
-  /** Words of one position of one KV head, between consecutive positions, and this head's first. */
-  readonly headWords: Value<'u32'>;
-  readonly rowWords: Value<'u32'>;
-  readonly headBase: Value<'u32'>;
-  readonly headDim: Value<'u32'>;
-  /** The pass's first query head, the heads of it that exist, and q's factor scale·log2e. */
-  readonly firstHead: Value<'u32'>;
-  readonly headsHere: Value<'u32'>;
-  readonly qScale: Value<'f32'>;
-  /** Whether head_dim exceeds 128: K's dims 128-255 join every pass's scores. */
-  readonly wide: Value<'bool'>;
-  /** The pass's first dim (0, or 128 for a wide head's second pass) and its dim pairs (≤ 64). */
-  readonly groupDim: Value<'u32'>;
-  readonly pairs: Value<'u32'>;
-  /** The positions [start, end) this workgroup attends to. */
-  readonly start: Value<'u32'>;
-  readonly end: Value<'u32'>;
-}
-
 /** Fresh state for n heads: max at the sentinel, sums and accumulators zero. */
 export function sdpaState(b: SdpaBuilder, n: SdpaHeads): HeadState[] {
   const m = times(n, () => b.let('m', SDPA_NO_SCORE, 'f32'));
@@ -66,12 +42,8 @@ export function sdpaState(b: SdpaBuilder, n: SdpaHeads): HeadState[] {
 /** A column's q dim, then each head's q·scale·log2e at that dim and the next. */
 type Query = Pair<{ readonly dim: Local<'u32'>; readonly heads: Pair<Local<'f32'>>[] }>;
 
-/**
- * Attends n query heads to positions [start, end) (the plan in sdpa-decode.ts): the warps take
- * interleaved steps, each lane ending a step's reduce-scatter with one score, held by 1, 2 or 4
- * lanes. The loop is workgroup-uniform: a warp past the range runs its steps with every position
- * masked.
- */
+// Attends n query heads to positions [start, end) (the plan in sdpa-decode.ts) in interleaved
+// steps; workgroup-uniform: a warp past the range runs its steps with every position masked.
 export function attendRange(
   b: SdpaBuilder,
   pass: SdpaPass,
@@ -167,12 +139,9 @@ export function attendRange(
   });
 }
 
-/**
- * The lane's first word of the 128 dims from `from` in a head row: dims 4·lane.. of them, wrapped
- * into the head (the head's words are a multiple of 16 f16 or 32 f32 words, so the load stays
- * aligned): q is zero past head_dim, so a wrapped K word adds nothing, a wrapped V word lands in
- * dims nobody stores, and a warp's request still reads whole sectors of the row.
- */
+// The lane's first word of the 128 dims from `from` in a head row, wrapped into the head (still
+// aligned): q is zero past head_dim, so a wrapped K word adds nothing and a wrapped V word lands in
+// dims nobody stores, while the warp still reads whole sectors.
 function laneWord({ cache, lane, headWords }: SdpaPass, from: Value<'u32'>): Value<'u32'> {
   const dims = from.add(lane.shl(2));
   return (cache === 'f16' ? dims.shr(1) : dims).rem(headWords);

@@ -9,10 +9,8 @@ import { X_GROUP, quantizeXQuarter } from './x-quantize.js';
 /** Threads of a combine workgroup: one warp, a lane per dim of 32 of one query head. */
 export const SDPA_COMBINE_THREADS = 32;
 
-/**
- * Scratch `partials` holds, per query head j and split s, (M, L) at 2·(j·splits + s) and the
- * unnormalized acc at n_head·splits·2 + (j·splits + s)·head_dim, so each acc row is 16-byte aligned.
- */
+// Scratch `partials`: per query head j and split s, (M, L) at 2·(j·splits + s), then the unscaled
+// acc at n_head·splits·2 + (j·splits + s)·head_dim, so each acc row is 16-byte aligned.
 export const SDPA_PARTIALS_LENGTH = 'n_head * splits * (head_dim + 2)';
 
 /** Where split `s` of head `head` keeps (M, L), and its acc row. */
@@ -23,11 +21,8 @@ export function partialAt(nHead: Value<'u32'>, splits: Value<'u32'>, headDim: Va
 /** Splits whose values the combine loads under one guard; every batch is loaded before any sum. */
 const COMBINE_LOADS = 8;
 
-/**
- * Fewest positions a split takes: two 8-position steps a warp (four 4-position steps at 8 heads);
- * below it a workgroup's fixed work (q loads, the fold) outweighs the range's. 64 at the default
- * schedule (4 warps, 4 heads), so 32/8 heads at n_kv 4096 fill 512 workgroups.
- */
+// Fewest positions a split takes: two steps a warp; below it a workgroup's fixed work (q loads,
+// the fold) outweighs the range's. 64 at the default schedule: 32/8 heads at n_kv 4096 fill 512.
 export const SDPA_MIN_SPLIT = `warps * 4 * max(heads, 4)`;
 
 /** SDPA_MIN_SPLIT as a body expression. */
@@ -42,11 +37,9 @@ export const splitSpanOf = (visible: Value<'u32'>, splits: Value<'u32'>, least: 
 export const SDPA_MAX_SPLITS = 64;
 
 /**
- * out[j][d] = Σ_s acc_s[d]·w_s / Σ_s L_s·w_s with w_s = exp2(M_s − M*), M* = max_s M_s, over the
- * `used` splits that had positions (a visible range is never empty, so the sum is > 0). A workgroup
- * is one warp and 32 dims of one query head: the lanes weigh the splits (lane s takes splits s,
- * s + 32), warp reductions give M* and the sum, the weights go to shared memory, and each lane then
- * sums its dim over the splits: one load and one fma a split. Every split's value is loaded with
+ * out[j][d] = Σ_s acc_s[d]·w_s / Σ_s L_s·w_s, w_s = exp2(M_s − M*), over the `used` splits. A
+ * workgroup is one warp on 32 dims of a query head: lane s weighs splits s and s + 32, the weights
+ * go through shared memory, and each lane sums its dim over the splits. Every value is loaded with
  * the stats (batches past the `splits` knob pruned, past `used` skipped): one wait for memory.
  */
 function combineBody(b: SdpaBuilder, quantize: boolean): void {
@@ -161,10 +154,7 @@ function quantizeResults(b: SdpaBuilder, result: Value<'f32'>, first: Value<'u32
   });
 }
 
-/**
- * The combine dispatch of `entryPoint`'s op: a warp per 32 dims of a query head; with `quantize`,
- * out also quantized into x_quant and x_factors.
- */
+/** The combine dispatch of `entryPoint`'s op; with `quantize`, out also goes to x_quant. */
 export function sdpaCombineStage(entryPoint: string, quantize = false): StageDeclaration {
   return {
     entryPoint: `${entryPoint}_combine`,

@@ -1,6 +1,7 @@
 // Catalog kernels `sdpa-decode` (f16 K/V) and `sdpa-decode-f32`: attention of one new token.
 import { WARP_SIZE } from '../body.js';
 import { defineKernel, type KernelDeclarations, type StageDeclaration } from '../builder.js';
+import type { Local } from '../expression-methods.js';
 import { f32 } from '../expressions.js';
 import type { CatalogKernel } from './catalog-kernel.js';
 import { lazyKernel } from './lazy-kernel.js';
@@ -11,7 +12,6 @@ import {
   attendRange,
   sdpaState,
   windowCuts,
-  type SdpaPass,
 } from './sdpa-attend.js';
 import { sdpaCatalogParts, sdpaQuantizedParts } from './sdpa-catalog.js';
 import {
@@ -55,18 +55,16 @@ import { SDPA_SHAPE_NAMES, type SdpaCache } from './sdpa-shape.js';
 // n_kv 1024 5.49 µs, 4096 8.75 (48% of DRAM bandwidth), 32768 35.79 (80%); 2 heads and 32 splits
 // 256 3.86 (the decode plan's short-range schedule). Short ranges stay latency-bound.
 
-/** Schedule bounds: powers of two from 1 (the sweep assembles every in-bounds schedule). */
 const powersOfTwo = (ptx: number, wgsl = ptx) => ({
   ptx: { min: 1, max: ptx, powerOfTwo: true },
   wgsl: { min: 1, max: wgsl, powerOfTwo: true },
 });
+const knob = (name: string, description: string, value: number, bounds: ReturnType<typeof powersOfTwo>) =>
+  ({ name, description, default: value, bounds }); // prettier-ignore
 
-function declarations(
-  cache: SdpaCache,
-  quantize: boolean,
-): KernelDeclarations & {
-  readonly stages: readonly StageDeclaration[];
-} {
+type Declarations = KernelDeclarations & { readonly stages: readonly StageDeclaration[] };
+
+function declarations(cache: SdpaCache, quantize: boolean): Declarations {
   const cached = cache === 'f16' ? 'u32' : 'f32';
   const what = cache === 'f16' ? 'f16 (two halves a u32 word)' : 'f32';
   const name = `sdpa-decode${cache === 'f16' ? '' : '-f32'}${quantize ? '-quantize' : ''}`;
@@ -99,26 +97,11 @@ function declarations(
       { name: 'folded', element: 'f32', length: 'warps * heads * 2' },
       { name: 'probs', element: 'f32', length: `warps * heads * ${SDPA_TILE}` },
     ],
+    // Powers of two (the sweep assembles every in-bounds schedule); WGSL's 32 KiB fits 4 warps.
     schedule: [
-      {
-        name: 'warps',
-        description: 'warps per workgroup, taking interleaved steps of 8 positions (4 at 8 heads)',
-        default: 4,
-        // On WGSL 4 at most: then every heads value fits 32 KiB.
-        bounds: powersOfTwo(8, 4),
-      },
-      {
-        name: 'splits',
-        description: 'workgroups the visible positions are split across, merged by the combine',
-        default: 64,
-        bounds: powersOfTwo(SDPA_MAX_SPLITS),
-      },
-      {
-        name: 'heads',
-        description: 'query heads of a GQA group a workgroup carries, sharing its K/V loads',
-        default: SDPA_DEFAULT_HEADS,
-        bounds: powersOfTwo(SDPA_MAX_HEADS),
-      },
+      knob('warps', 'warps per workgroup, taking interleaved steps of 8 positions (4 at 8 heads)', 4, powersOfTwo(8, 4)), // prettier-ignore
+      knob('splits', 'workgroups the visible positions are split across, merged by the combine', 64, powersOfTwo(SDPA_MAX_SPLITS)), // prettier-ignore
+      knob('heads', 'query heads of a GQA group a workgroup carries, sharing its K/V loads', SDPA_DEFAULT_HEADS, powersOfTwo(SDPA_MAX_HEADS)), // prettier-ignore
     ],
     launch: {
       workgroupSize: `warps * ${WARP_SIZE}`,
@@ -127,22 +110,16 @@ function declarations(
       ...(cache === 'f16'
         ? { maxRegisters: 'max(128, max(255 * (heads / 8), 255 * (2 / (warps + 1))))' }
         : {}),
-      // Splits past ceil(n_kv / SDPA_MIN_SPLIT) would have no positions (a split takes at least
-      // that many): not launched.
-      grid: [
-        'n_kv_head * ceil_div(n_head / n_kv_head, heads)',
-        `min(splits, ceil_div(n_kv, ${SDPA_MIN_SPLIT}))`,
-        '1',
-      ],
+      // Splits past ceil(n_kv / SDPA_MIN_SPLIT) would have no positions: not launched.
+      grid: ['n_kv_head * ceil_div(n_head / n_kv_head, heads)', `min(splits, ceil_div(n_kv, ${SDPA_MIN_SPLIT}))`, '1'], // prettier-ignore
     },
-    scratch: [
-      { group: 0, binding: 4, name: 'partials', element: 'f32', length: SDPA_PARTIALS_LENGTH },
-    ],
+    scratch: [{ group: 0, binding: 4, name: 'partials', element: 'f32', length: SDPA_PARTIALS_LENGTH }], // prettier-ignore
     stages: [sdpaCombineStage(entryPoint, quantize)],
   };
 }
 
-function body(b: SdpaBuilder, cache: SdpaCache): void {
+/** The workgroup's KV head, query heads and positions, which every pass shares. */
+function workgroup(b: SdpaBuilder, cache: SdpaCache) {
   const warps = b.schedule('warps');
   const splits = b.schedule('splits');
   const heads = b.schedule('heads');
@@ -162,6 +139,7 @@ function body(b: SdpaBuilder, cache: SdpaCache): void {
     headPass: b.workgroupId().rem(passes),
   });
   const { passHead } = b.let({ passHead: headPass.mul(heads) });
+  // The pass's first query head, the heads of it that exist, and the words of a KV head's row.
   const { firstHead, headsHere, headWords } = b.let({
     firstHead: kvHead.mul(group).add(passHead),
     headsHere: group.sub(passHead).min(heads),
@@ -181,23 +159,36 @@ function body(b: SdpaBuilder, cache: SdpaCache): void {
   });
   const { start } = b.let({ start: nKv.min(visibleStart.add(split.mul(splitSpan))) });
   const { end } = b.let({ end: nKv.min(start.add(splitSpan)) });
+  // Whether head_dim exceeds 128: K's dims 128-255 then join every pass's scores.
   const { dimPasses, wide } = b.let({
     dimPasses: headDim.add(SDPA_PASS_DIMS - 1).div(SDPA_PASS_DIMS),
     wide: headDim.gt(SDPA_PASS_DIMS),
   });
-  b.if(start.lt(end), () =>
+  const nHead = u32Param(b, 'n_head');
+  return { cache, lane, warp, warps, split, splits, nHead, headDim, headWords, rowWords, headBase, firstHead, headsHere, qScale, wide, dimPasses, start, end }; // prettier-ignore
+}
+
+/** A pass over 128 dims from `groupDim` (0, or 128 for a wide head's second), `pairs` dim pairs. */
+export type SdpaPass = ReturnType<typeof workgroup> & {
+  readonly groupDim: Local<'u32'>;
+  readonly pairs: Local<'u32'>;
+};
+
+function body(b: SdpaBuilder, cache: SdpaCache): void {
+  const at = workgroup(b, cache);
+  b.if(at.start.lt(at.end), () =>
     // A pass a 128 dims of the output: a wide head's second pass computes the scores again.
-    b.for('dim_pass', { start: 0, end: dimPasses }, (_, dimPass) => {
+    b.for('dim_pass', { start: 0, end: at.dimPasses }, (_, dimPass) => {
       const { groupDim } = b.let({ groupDim: dimPass.mul(SDPA_PASS_DIMS) });
-      const pairs = b.let('pass_pairs', headDim.sub(groupDim).min(SDPA_PASS_DIMS).shr(1));
-      const pass: SdpaPass = { cache, lane, warp, warps, headWords, rowWords, headBase, headDim, firstHead, headsHere, qScale, wide, groupDim, pairs, start, end }; // prettier-ignore
+      const pairs = b.let('pass_pairs', at.headDim.sub(groupDim).min(SDPA_PASS_DIMS).shr(1));
+      const pass: SdpaPass = { ...at, groupDim, pairs };
       // The state's registers and the code for exactly the bound number of heads.
       b.specialize('heads', SDPA_HEAD_COUNTS, (n) => {
         const state = sdpaState(b, n);
         attendRange(b, pass, state, n);
         stashWarp(b, pass, state, n);
       });
-      foldWarps(b, pass, { nHead: u32Param(b, 'n_head'), split, splits });
+      foldWarps(b, pass);
       // The next pass's fold writes `folded` over what this pass's partial reads.
       b.barrier();
     }),
@@ -218,11 +209,7 @@ function sdpaKernel(cache: SdpaCache, quantize = false): CatalogKernel {
 export const sdpaDecode: CatalogKernel = lazyKernel('sdpa-decode', () => sdpaKernel('f16'));
 /** Catalog kernel `sdpa-decode-f32`: decode attention over an f32 cache. */
 export const sdpaDecodeF32: CatalogKernel = lazyKernel('sdpa-decode-f32', () => sdpaKernel('f32'));
-/**
- * Catalog kernel `sdpa-decode-quantize`: `sdpa-decode`, whose combine also writes out quantized into
- * x_quant and x_factors as a row-streaming mat-vec's first dispatch would quantize it, so the
- * output projection after it runs its row dispatch alone.
- */
+/** Catalog kernel `sdpa-decode-quantize`: `sdpa-decode` whose combine also quantizes out (x_quant). */
 export const sdpaDecodeQuantize: CatalogKernel = lazyKernel('sdpa-decode-quantize', () =>
   sdpaKernel('f16', true),
 );

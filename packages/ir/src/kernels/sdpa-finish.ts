@@ -1,21 +1,11 @@
-// Folds the warps' partial softmaxes of one workgroup, then stores them as the split's partial.
-//  Each warp puts its heads' m and l (summed over its lanes) in shared `folded` and its lanes'
-//  unscaled acc in its own stage of `k_stage`; after one barrier each thread takes a dim pair of a
-//  head: M = max_w m_w, then L = Σ_w l_w·exp2(m_w − M) and acc = Σ_w acc_w·exp2(m_w − M) over the
-//  warps, warp 0's first, straight to `partials` (layout in sdpa-combine.ts).
+// Folds the warps' partial softmaxes of one workgroup into the split's partial: M = max_w m_w,
+// L = Σ_w l_w·exp2(m_w − M) and acc = Σ_w acc_w·exp2(m_w − M), warp 0's first.
 import { WARP_SIZE, type Expr } from '../body.js';
 import type { Value } from '../expression-methods.js';
-import { SDPA_NO_SCORE, SDPA_PASS_DIMS, SDPA_STAGE_WORDS } from './sdpa-attend.js';
-import type { HeadState, SdpaPass } from './sdpa-attend.js';
+import { SDPA_NO_SCORE, SDPA_PASS_DIMS, SDPA_STAGE_WORDS, type HeadState } from './sdpa-attend.js';
+import type { SdpaPass } from './sdpa-decode.js';
 import { partialAt } from './sdpa-combine.js';
 import { item, pair, storeHeads, typed, type SdpaBuilder, type SdpaHeads } from './sdpa-heads.js';
-
-/** Where the pass's partial goes: split `split` of `splits` of n_head query heads. */
-export interface SdpaPartialAt {
-  readonly nHead: Value<'u32'>;
-  readonly split: Value<'u32'>;
-  readonly splits: Value<'u32'>;
-}
 
 /** Dim pairs of a head a pass folds. */
 const FOLD_PAIRS = SDPA_PASS_DIMS / 2;
@@ -62,8 +52,8 @@ export function stashWarp(b: SdpaBuilder, pass: SdpaPass, state: HeadState[], n:
  * After every warp stashed its share: each thread folds a dim pair of a head over the warps into
  * the split's partial, (M, L) by the head's first pair.
  */
-export function foldWarps(b: SdpaBuilder, pass: SdpaPass, at: SdpaPartialAt): void {
-  const { warps, pairs, firstHead, headsHere, headDim, groupDim } = pass;
+export function foldWarps(b: SdpaBuilder, pass: SdpaPass): void {
+  const { warps, pairs, firstHead, headsHere, headDim, groupDim, nHead, split, splits } = pass;
   const heads = b.schedule('heads');
   const statsWords = heads.mul(2);
   b.barrier();
@@ -93,8 +83,8 @@ export function foldWarps(b: SdpaBuilder, pass: SdpaPass, at: SdpaPartialAt): vo
           b.assign(sums[e], shareValue(pass, words[e]).fma(factor, sums[e]));
       });
       // The split's row of the head: (firstHead + h)·splits + split.
-      const row = firstHead.add(foldHead).mul(at.splits).add(at.split);
-      const where = partialAt(at.nHead, at.splits, headDim, row);
+      const row = firstHead.add(foldHead).mul(splits).add(split);
+      const where = partialAt(nHead, splits, headDim, row);
       b.if(foldPair.eq(0), () => b.storeVector('partials', where.stats, [most, total]));
       b.storeVector('partials', where.acc.add(groupDim.add(foldPair.shl(1))), sums);
     });

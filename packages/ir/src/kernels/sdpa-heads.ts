@@ -4,7 +4,7 @@ import type { BodyBuilder, Declared } from '../builder.js';
 import { ForgeError } from '../errors.js';
 import { add } from '../expressions.js';
 import type { ScalarType } from '../types.js';
-import type { Local, Value } from '../expression-methods.js';
+import type { Value } from '../expression-methods.js';
 
 export type SdpaBuilder = BodyBuilder<Declared>;
 
@@ -33,17 +33,10 @@ export function item<T>(list: readonly T[], index: number): T {
 
 const isValue = <T extends ScalarType>(type: T, value: Value): value is Value<T> =>
   value.type === type;
-const isLocal = <T extends ScalarType>(type: T, value: Local): value is Local<T> =>
-  value.type === type;
 
 /** `value`, checked to be a `type` (the builder types both caches' memory and params loosely). */
 export function typed<T extends ScalarType>(type: T, value: Value): Value<T> {
   if (!isValue(type, value)) throw new ForgeError(`sdpa: a ${value.type} where a ${type} belongs`);
-  return value;
-}
-/** A local, checked to be a `type`. */
-export function typedLocal<T extends ScalarType>(type: T, value: Local): Local<T> {
-  if (!isLocal(type, value)) throw new ForgeError(`sdpa: a ${value.type} where a ${type} belongs`);
   return value;
 }
 
@@ -51,28 +44,16 @@ export function typedLocal<T extends ScalarType>(type: T, value: Local): Local<T
 export const u32Param = (b: SdpaBuilder, name: string) => typed('u32', b.param(name));
 
 /** Vector pieces of n words, as [first, width]: one word, one vec2 or vec4, or two vec4s. */
-const pieces = (n: number): readonly Pair<number>[] =>
-  n === 8
-    ? [
-        [0, 4],
-        [4, 4],
-      ]
-    : [[0, n]];
+const pieces = (n: number): readonly Pair<number>[] => (n === 8 ? [[0, 4], [4, 4]] : [[0, n]]); // prettier-ignore
 const offset = (index: Expr<'u32'>, first: number) => (first === 0 ? index : add(index, first));
 
 /** memory[index + h] for h < n, named `hint`, in the widest aligned loads (index a multiple of min(n, 4)). */
-export function loadHeads(
-  b: SdpaBuilder,
-  memory: string,
-  index: Expr<'u32'>,
-  n: SdpaHeads,
-  hint: string,
-): Value<'f32'>[] {
+export function loadHeads(b: SdpaBuilder, memory: string, index: Expr<'u32'>, n: SdpaHeads, hint: string): Value<'f32'>[] {
   return pieces(n).flatMap(([first, width]) => {
     if (width === 1) return [b.let(hint, typed('f32', b.load(memory, offset(index, first))))];
     return b.loadVector(memory, offset(index, first), times(width, () => hint)).map((value) => typed('f32', value));
-  }); // prettier-ignore
-}
+  });
+} // prettier-ignore
 
 /** memory[index + h] = values[h] for h < values.length (1, 2, 4 or 8), as loadHeads reads them. */
 export function storeHeads(b: SdpaBuilder, memory: string, index: Expr<'u32'>, values: readonly Expr<'f32'>[]): void {
