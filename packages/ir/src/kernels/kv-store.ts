@@ -1,8 +1,8 @@
 // Catalog kernels `kv-store` (f16 cache) and `kv-store-f32`: this step's k and v into the KV cache.
 import type { Expr } from '../body.js';
-import { defineKernel, type BodyBuilder, type Declared } from '../builder.js';
+import { defineKernel } from '../builder.js';
 import { ValidationError, type ValidationIssue } from '../errors.js';
-import { add, lt, mul, packHalf, shl, shr } from '../expressions.js';
+import { packHalf } from '../expressions.js';
 import { f16Bits, f16FromBits } from '../f16.js';
 import type { KernelSpec } from '../spec.js';
 import type { CatalogKernel, Shape } from './catalog-kernel.js';
@@ -15,6 +15,9 @@ import { U32_LIMIT, checkShapeFields } from './shape-fields.js';
 // contiguous row of n_kv_head·head_dim values. A thread takes a pair of values of k and of v (one
 // 8-byte load each) and writes one word of each cache (f16) or a pair (f32, one 8-byte store): a
 // warp moves whole 128- or 256-byte lines, and only row pos is touched.
+
+/** `value` as an untyped Expr: the caches hold u32 words or f32 values, by variant. */
+const untyped = (value: Expr): Expr => value;
 
 /** The shape names of kv-store, in listing order; each is also a u32 param. */
 export const KV_STORE_SHAPE_NAMES = ['n_kv_head', 'head_dim', 'pos', 'max_ctx'] as const;
@@ -52,35 +55,34 @@ function spec(cache: SdpaCache): KernelSpec {
         grid: ['min(ceil_div(n_kv_head * head_dim, 2 * workgroupSize), 65535)', '1', '1'],
       },
     },
-    (b) => body(b as unknown as BodyBuilder<Declared>, cache),
-  );
-}
-
-function body(b: BodyBuilder<Declared>, cache: SdpaCache): void {
-  const param = (name: (typeof KV_STORE_SHAPE_NAMES)[number]): Expr<'u32'> =>
-    b.param(name) as Expr<'u32'>;
-  const size = b.schedule('workgroupSize');
-  const { pairs, stride } = b.let({
-    pairs: shr(mul(param('n_kv_head'), param('head_dim')), 1),
-    stride: mul(b.numWorkgroups('x'), size),
-  });
-  // Row pos starts at pair pos·pairs (the row has 2·pairs values); u32 is enough, as checkShape
-  // keeps the cache's bytes below 2^32. A pos past the cache stores nothing rather than out of bounds.
-  const { row } = b.let({ row: mul(param('pos'), pairs) });
-  const start = add(mul(b.workgroupId('x'), size), b.localId());
-  b.if(lt(param('pos'), param('max_ctx')), (inside) =>
-    inside.for('i', { start, end: pairs, step: stride }, (loop, i) => {
-      const [k0, k1] = loop.loadVector('k', shl(i, 1), ['k0', 'k1']);
-      const [v0, v1] = loop.loadVector('v', shl(i, 1), ['v0', 'v1']);
-      const word = add(row, i);
-      if (cache === 'f16') {
-        loop.store('k_cache', word, packHalf(k0, k1));
-        loop.store('v_cache', word, packHalf(v0, v1));
-      } else {
-        loop.storeVector('k_cache', shl(word, 1), [k0, k1]);
-        loop.storeVector('v_cache', shl(word, 1), [v0, v1]);
-      }
-    }),
+    (b) => {
+      const nKvHead = b.param('n_kv_head');
+      const headDim = b.param('head_dim');
+      const pos = b.param('pos');
+      const size = b.schedule('workgroupSize');
+      const { pairs, stride } = b.let({
+        pairs: nKvHead.mul(headDim).shr(1),
+        stride: b.numWorkgroups('x').mul(size),
+      });
+      // Row pos starts at pair pos·pairs (the row has 2·pairs values); u32 is enough, as checkShape
+      // keeps the cache's bytes below 2^32. A pos past the cache stores nothing rather than out of bounds.
+      const { row } = b.let({ row: pos.mul(pairs) });
+      const start = b.workgroupId('x').mul(size).add(b.localId());
+      b.if(pos.lt(b.param('max_ctx')), () =>
+        b.for('i', { start, end: pairs, step: stride }, (_, i) => {
+          const [k0, k1] = b.loadVector('k', i.shl(1), ['k0', 'k1']);
+          const [v0, v1] = b.loadVector('v', i.shl(1), ['v0', 'v1']);
+          const word = row.add(i);
+          if (cache === 'f16') {
+            b.store('k_cache', word, untyped(packHalf(k0, k1)));
+            b.store('v_cache', word, untyped(packHalf(v0, v1)));
+          } else {
+            b.storeVector('k_cache', word.shl(1), [untyped(k0), untyped(k1)]);
+            b.storeVector('v_cache', word.shl(1), [untyped(v0), untyped(v1)]);
+          }
+        }),
+      );
+    },
   );
 }
 

@@ -99,7 +99,8 @@ export function sdpaQuantizedParts(
     }),
     outputs: ['out', 'x_quant', 'x_factors'],
     reference(inputs, params) {
-      const { out } = parts.reference(inputs, params) as { out: Float64Array };
+      const { out } = parts.reference(inputs, params);
+      if (out === undefined) throw new Error('sdpa: the reference computes no out');
       return { out, ...quantizeXRows(out, values(params), 1) };
     },
     outputTolerance: { x_quant: 1e-4 },

@@ -1,119 +1,92 @@
-// Folds the warps' partial softmaxes of one workgroup, then stores them as the split's partial.
+// Folds the warps' partial softmaxes of one workgroup into the split's partial: M = max_w m_w,
+// L = Σ_w l_w·exp2(m_w − M) and acc = Σ_w acc_w·exp2(m_w − M), warp 0's first.
 import { WARP_SIZE, type Expr } from '../body.js';
-import type { Local as Var } from '../expression-methods.js';
-import { add, and, bitcast, eq, exp2, fma, lt, max, mul, shl, shr, sub } from '../expressions.js';
-import {
-  SDPA_LANE_DIMS,
-  SDPA_NO_SCORE,
-  SDPA_PASS_DIMS,
-  SDPA_STAGE_WORDS,
-  type SdpaBuilder,
-  type SdpaRange,
-  type SdpaState,
-} from './sdpa-attend.js';
+import type { Value } from '../expression-methods.js';
+import { SDPA_NO_SCORE, SDPA_PASS_DIMS, SDPA_STAGE_WORDS, type HeadState } from './sdpa-attend.js';
+import type { SdpaPass } from './sdpa-decode.js';
 import { partialAt } from './sdpa-combine.js';
-import {
-  ALL_HEADS,
-  forHead,
-  headsKnob,
-  reduceHeads,
-  storeHeads,
-  switchHeads,
-} from './sdpa-heads.js';
-
-/** Where the pass's partial goes: split `split` of `splits` in scratch `partials`. */
-export interface SdpaPartialAt {
-  /** The pass's first query head, and the heads of it that exist (1 to the `heads` knob). */
-  readonly firstHead: Var<'u32'>;
-  readonly headsHere: Var<'u32'>;
-  readonly headDim: Expr<'u32'>;
-  /** The pass's first dim: its 128 dims go to the partial's dims from there. */
-  readonly groupDim: Expr<'u32'>;
-  readonly nHead: Expr<'u32'>;
-  readonly split: Expr<'u32'>;
-  readonly splits: Expr<'u32'>;
-}
+import { item, pair, storeHeads, typed, type SdpaBuilder, type SdpaHeads } from './sdpa-heads.js';
 
 /** Dim pairs of a head a pass folds. */
-const FOLD_PAIRS = SDPA_PASS_DIMS / SDPA_LANE_DIMS;
+const FOLD_PAIRS = SDPA_PASS_DIMS / 2;
 
-/**
- * Folds the warps' (m, l, acc) into the workgroup's and stores it as the split's partial (layout
- * in sdpa-combine.ts): each warp puts its heads' m and l (the sum over its lanes) in shared
- * `folded` and its lanes' unscaled acc in its own stage of `k_stage`, and after one barrier each
- * thread takes a dim pair of a head: M = max_w m_w, then L = Σ_w l_w·exp2(m_w − M) and
- * acc = Σ_w acc_w·exp2(m_w − M) over the warps, warp 0's first, straight to `partials`.
- */
-export function writeFolded(
-  b: SdpaBuilder,
-  range: SdpaRange,
-  state: SdpaState,
-  at: SdpaPartialAt,
-): void {
-  const { lane, warp, warps, pairs } = range;
-  const { firstHead, headsHere, headDim, groupDim, nHead, split, splits } = at;
-  const heads = headsKnob(b);
-  const statsWords = mul(heads, 2);
-  switchHeads(b, (block, n, tag) => {
-    const names = ALL_HEADS.slice(0, n).map((h) => `l_sum${h}${tag}`);
-    const sums = reduceHeads(block, 'add', names, state.l.slice(0, n));
-    block.if(eq(lane, 0), (first) => {
-      const base = mul(warp, statsWords);
-      storeHeads(first, 'folded', base, state.m.slice(0, n));
-      storeHeads(first, 'folded', add(base, n), sums);
-    });
+/** A share as the stage's element (u32 words for an f16 cache), and back. */
+const shareWord = ({ cache }: SdpaPass, value: Value<'f32'>): Expr =>
+  cache === 'f16' ? value.bitcast('u32') : value;
+const shareValue = ({ cache }: SdpaPass, word: Value): Value<'f32'> =>
+  cache === 'f16' ? word.bitcast('f32') : typed('f32', word);
+
+/** This warp's m and l of its n heads into `folded` and its lanes' acc into its `k_stage` stage. */
+export function stashWarp(b: SdpaBuilder, pass: SdpaPass, state: HeadState[], n: SdpaHeads): void {
+  const { lane, warp, pairs } = pass;
+  // The heads' butterflies interleaved so their shuffles are in flight together; each is `reduce`'s
+  // (xor 16, 8, 4, 2, 1; own value first), so the sums are the same bits.
+  const sums = state.map(({ l }) => b.let('l_sum', l));
+  for (let mask = 16; mask >= 1; mask >>= 1) {
+    const others = sums.map((sum) => b.shuffle('xor', 'l_sum_xor', sum, mask));
+    sums.forEach((sum, h) => b.assign(sum, sum.add(item(others, h))));
+  }
+  b.if(lane.eq(0), () => {
+    const base = warp.mul(b.schedule('heads').mul(2));
+    storeHeads(
+      b,
+      'folded',
+      base,
+      state.map(({ m }) => m),
+    );
+    storeHeads(b, 'folded', base.add(n), sums);
   });
   // Warp w's share of head h's dims at w·SDPA_STAGE_WORDS + h·128 + 4·lane + 2c.
-  const own = b.let('fold_own', add(mul(warp, SDPA_STAGE_WORDS), shl(lane, 2)));
+  const own = b.let('fold_own', warp.mul(SDPA_STAGE_WORDS).add(lane.shl(2)));
   // A lane's 4 dims are all in the head or all past it (head_dim is a multiple of 32).
-  b.if(lt(shl(lane, 1), pairs), (column) =>
-    ALL_HEADS.forEach((h) =>
-      forHead(column, h, (head) => {
-        const slot = h === 0 ? own : add(own, h * SDPA_PASS_DIMS);
-        const words = state.acc[h]!.flat().map((value) => shareWord(range, value));
-        head.storeVector('k_stage', slot, words as [Expr, Expr, Expr, Expr]);
-      }),
-    ),
+  b.if(lane.shl(1).lt(pairs), () =>
+    state.forEach(({ acc: [[a0, a1], [a2, a3]] }, h) => {
+      const share = (value: Value<'f32'>) => shareWord(pass, value);
+      const slot = h === 0 ? own : own.add(h * SDPA_PASS_DIMS);
+      b.storeVector('k_stage', slot, [share(a0), share(a1), share(a2), share(a3)]);
+    }),
   );
+}
+
+/**
+ * After every warp stashed its share: each thread folds a dim pair of a head over the warps into
+ * the split's partial, (M, L) by the head's first pair.
+ */
+export function foldWarps(b: SdpaBuilder, pass: SdpaPass): void {
+  const { warps, pairs, firstHead, headsHere, headDim, groupDim, nHead, split, splits } = pass;
+  const heads = b.schedule('heads');
+  const statsWords = heads.mul(2);
   b.barrier();
-  const step = mul(warps, WARP_SIZE);
-  b.for('fold_at', { start: b.localId(), end: mul(heads, FOLD_PAIRS), step }, (loop, i) => {
-    const { foldHead, foldPair } = loop.let({
-      foldHead: shr(i, Math.log2(FOLD_PAIRS)),
-      foldPair: and(i, FOLD_PAIRS - 1),
+  const step = warps.mul(WARP_SIZE);
+  b.for('fold_at', { start: b.localId(), end: heads.mul(FOLD_PAIRS), step }, (_, i) => {
+    const { foldHead, foldPair } = b.let({
+      foldHead: i.shr(Math.log2(FOLD_PAIRS)),
+      foldPair: i.and(FOLD_PAIRS - 1),
     });
-    loop.if(and(lt(foldHead, headsHere), lt(foldPair, pairs)), (fold) => {
-      const most = fold.let('most', SDPA_NO_SCORE, 'f32');
-      fold.for('w_max', { start: 0, end: warps }, (across, w) => {
-        const m = across.load('folded', add(mul(w, statsWords), foldHead)) as Expr<'f32'>;
-        across.assign(most, max(most, m));
+    b.if(foldHead.lt(headsHere).and(foldPair.lt(pairs)), () => {
+      const most = b.let('most', SDPA_NO_SCORE, 'f32');
+      b.for('w_max', { start: 0, end: warps }, (__, w) => {
+        b.assign(most, most.max(typed('f32', b.load('folded', w.mul(statsWords).add(foldHead)))));
       });
-      const total = fold.let('total', 0, 'f32');
-      const sums = [0, 1].map((e) => fold.let(`fold_sum${e}`, 0, 'f32'));
-      const slot = fold.let('fold_slot', add(shl(foldHead, Math.log2(SDPA_PASS_DIMS)), shl(foldPair, 1))); // prettier-ignore
-      fold.for('w_sum', { start: 0, end: warps }, (across, w) => {
-        const base = across.let('stats_base', add(mul(w, statsWords), foldHead));
-        const m = across.load('folded', base) as Expr<'f32'>;
-        const l = across.load('folded', add(base, heads)) as Expr<'f32'>;
-        const words = across.loadVector('k_stage', add(mul(w, SDPA_STAGE_WORDS), slot), ['fold_word0', 'fold_word1']); // prettier-ignore
-        const factor = across.let('fold_factor', exp2(sub(m, most)));
-        across.assign(total, fma(l, factor, total));
-        words.forEach((word, e) => across.assign(sums[e]!, fma(shareValue(range, word), factor, sums[e]!))); // prettier-ignore
+      const total = b.let('total', 0, 'f32');
+      const sums = pair(() => b.let('fold_sum', 0, 'f32'));
+      const slot = b.let('fold_slot', foldHead.shl(Math.log2(SDPA_PASS_DIMS)).add(foldPair.shl(1)));
+      b.for('w_sum', { start: 0, end: warps }, (__, w) => {
+        const base = b.let('stats_base', w.mul(statsWords).add(foldHead));
+        const m = typed('f32', b.load('folded', base));
+        const l = typed('f32', b.load('folded', base.add(heads)));
+        const stage = w.mul(SDPA_STAGE_WORDS).add(slot);
+        const words = b.loadVector('k_stage', stage, ['fold_word', 'fold_word']);
+        const factor = b.let('fold_factor', m.sub(most).exp2());
+        b.assign(total, l.fma(factor, total));
+        for (const e of [0, 1] as const)
+          b.assign(sums[e], shareValue(pass, words[e]).fma(factor, sums[e]));
       });
       // The split's row of the head: (firstHead + h)·splits + split.
-      const row = add(mul(add(firstHead, foldHead), splits), split);
+      const row = firstHead.add(foldHead).mul(splits).add(split);
       const where = partialAt(nHead, splits, headDim, row);
-      fold.if(eq(foldPair, 0), (first) =>
-        first.storeVector('partials', where.stats, [most, total]),
-      );
-      const dim = add(groupDim, shl(foldPair, 1));
-      fold.storeVector('partials', add(where.acc, dim), sums as [Var<'f32'>, Var<'f32'>]);
+      b.if(foldPair.eq(0), () => b.storeVector('partials', where.stats, [most, total]));
+      b.storeVector('partials', where.acc.add(groupDim.add(foldPair.shl(1))), sums);
     });
   });
 }
-
-/** A share as the stage's element (u32 words for an f16 cache), and back. */
-const shareWord = (range: SdpaRange, value: Expr<'f32'>): Expr =>
-  range.cache === 'f16' ? bitcast('u32', value) : value;
-const shareValue = (range: SdpaRange, word: Var): Expr<'f32'> =>
-  range.cache === 'f16' ? bitcast('f32', word) : (word as Var<'f32'>);

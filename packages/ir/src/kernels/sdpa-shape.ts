@@ -56,6 +56,7 @@ export function checkSdpaShape(shape: Shape, cache: SdpaCache): SdpaShape {
     head_dim: headDim,
     n_kv: nKv,
     max_ctx: maxCtx,
+    window,
   } = values;
   if (nHead !== undefined && nKvHead !== undefined && nHead % nKvHead !== 0)
     problem('n_kv_head', `${nKvHead} does not divide n_head ${nHead}`);
@@ -63,8 +64,19 @@ export function checkSdpaShape(shape: Shape, cache: SdpaCache): SdpaShape {
     problem('head_dim', `${headDim} is not a multiple of 32 from 32 to ${SDPA_MAX_HEAD_DIM}`);
   if (nKv !== undefined && maxCtx !== undefined && nKv > maxCtx)
     problem('n_kv', `${nKv} exceeds max_ctx ${maxCtx}`);
-  if (issues.length > 0) throw new ValidationError(issues);
-  const checked = values as SdpaShape;
+  // Every field is defined once no issue was found.
+  if (issues.length > 0 || nHead === undefined || nKvHead === undefined || headDim === undefined)
+    throw new ValidationError(issues);
+  if (nKv === undefined || maxCtx === undefined || window === undefined)
+    throw new ValidationError(issues);
+  const checked: SdpaShape = {
+    n_head: nHead,
+    n_kv_head: nKvHead,
+    head_dim: headDim,
+    n_kv: nKv,
+    max_ctx: maxCtx,
+    window,
+  };
   const cacheBytes =
     checked.max_ctx * checked.n_kv_head * checked.head_dim * SDPA_CACHE_BYTES[cache];
   if (cacheBytes >= U32_LIMIT)
