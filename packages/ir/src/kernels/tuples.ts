@@ -1,0 +1,29 @@
+// Fixed-length views of lists, so kernels destructure typed tuples instead of indexing with `!`.
+import { ForgeError } from '../errors.js';
+import { four } from './locals.js';
+
+export type Four<T> = readonly [T, T, T, T];
+export type Pair<T> = readonly [T, T];
+
+/** The item at `index`; a list shorter than a kernel's fixed layout is a bug, so it throws. */
+export function itemAt<T>(list: readonly T[], index: number): T {
+  const item = list[index];
+  if (item === undefined) throw new ForgeError(`kernel layout: no item ${index} of ${list.length}`);
+  return item;
+}
+
+/** list[start..start + 3] as a four. */
+export const fourAt = <T>(list: readonly T[], start = 0): Four<T> =>
+  four((i) => itemAt(list, start + i));
+
+/** list[start], list[start + 1] as a pair. */
+export const pairAt = <T>(list: readonly T[], start = 0): Pair<T> => [
+  itemAt(list, start),
+  itemAt(list, start + 1),
+];
+
+/** `[f(pair[0], 0), f(pair[1], 1)]`, called in that order. */
+export const mapPair = <T, U>(pair: Pair<T>, f: (item: T, index: 0 | 1) => U): Pair<U> => [
+  f(pair[0], 0),
+  f(pair[1], 1),
+];
