@@ -1,10 +1,12 @@
-import { WARP_SIZE, type Expr } from '../body.js';
-import { defineKernel, type BodyBuilder, type DeclaredBy } from '../builder.js';
+import { WARP_SIZE } from '../body.js';
+import type { Expr } from '../body.js';
+import { defineKernel } from '../builder.js';
+import type { BodyBuilder, DeclaredBy } from '../builder.js';
 import type { Local, Value } from '../expression-methods.js';
 import { and, f32, fma, max, min, unpackHalf } from '../expressions.js';
 import type { KernelSpec } from '../spec.js';
-import { four } from './locals.js';
-import { itemAt } from './tuples.js';
+import { GEMV_BINDINGS } from './gemv-interface.js';
+import { hints, itemAt } from './tuples.js';
 
 // Plan: a warp a row, workgroups striding over groups of rows. A row's words split into a head
 // (up to its first sector boundary, at most 7 words), a body of 16-byte vectors in whole 512-byte
@@ -26,29 +28,15 @@ const SECTOR_WORDS = 8;
 /** Most vector loads a lane keeps in flight before its FMAs (the `vectors` knob's bound). */
 export const MAX_VECTORS = 4;
 
+const [W, X, Y] = GEMV_BINDINGS.buffers;
+/** The quantized gemvs' bindings, W f32 or (f16) u32 words. */
 const denseInterface = (type: DenseType) =>
-  ({
-    buffers: [
-      { group: 0, binding: 0, name: 'w', element: type === 'f32' ? 'f32' : 'u32', access: 'read' },
-      { group: 0, binding: 1, name: 'x', element: 'f32', access: 'read' },
-      { group: 0, binding: 2, name: 'y', element: 'f32', access: 'read_write' },
-    ],
-    params: [
-      { name: 'n_in', type: 'u32' },
-      { name: 'n_out', type: 'u32' },
-    ],
-    shared: [],
-  }) as const;
+  ({ ...GEMV_BINDINGS, buffers: [{ ...W, element: type === 'f32' ? 'f32' : 'u32' }, X, Y], shared: [] }) as const; // prettier-ignore
 type DenseBuilder = BodyBuilder<DeclaredBy<ReturnType<typeof denseInterface>>>;
 
 /** What every accumulation of a row's words shares: its total, first word, whether x is aligned. */
-interface Row {
-  readonly type: DenseType;
-  readonly total: Local<'f32'>;
-  readonly base: Local<'u32'>;
-  /** Whether x loads 4 values at once (the row's x values start on a 16-byte boundary). */
-  readonly xVector: boolean;
-}
+// xVector: x loads 4 values at once (the row's x values start on a 16-byte boundary).
+type Row = { readonly type: DenseType; readonly total: Local<'f32'>; readonly base: Local<'u32'>; readonly xVector: boolean }; // prettier-ignore
 
 const isF32 = (word: Expr): word is Expr<'f32'> => word.type === 'f32';
 /** W word `word` as f32 values: itself (f32) or its low then high half (f16). */
@@ -61,7 +49,7 @@ function loadX(b: DenseBuilder, { type, base, xVector }: Row, first: Value<'u32'
   const column = b.let('column', first.sub(base).mul(VALUES_PER_WORD[type]));
   const xAt = (k: number) => (k === 0 ? column : column.add(k));
   return xVector && values >= VECTOR
-    ? Array.from({ length: values / VECTOR }, (_, v) => b.loadVector('x', xAt(v * VECTOR), four(() => 'xv'))).flat() // prettier-ignore
+    ? Array.from({ length: values / VECTOR }, (_, v) => b.loadVector('x', xAt(v * VECTOR), hints('xv'))).flat() // prettier-ignore
     : Array.from({ length: values }, (_, k) => b.memory.x.at(xAt(k)));
 }
 
@@ -72,23 +60,14 @@ function accumulate(b: DenseBuilder, row: Row, first: Value<'u32'>, words: reado
 }
 
 /** A lane's 16-byte W load at word `at`. */
-const loadW = (b: DenseBuilder, at: Value<'u32'>) =>
-  b.loadVector(
-    'w',
-    at,
-    four(() => 'w_word'),
-  );
+const loadW = (b: DenseBuilder, at: Value<'u32'>) => b.loadVector('w', at, hints('w_word'));
+
+/** Where a lane's body words lie: whole steps from `laneWord`, then single vectors. */
+type Span = Record<'laneWord' | 'fullSteps' | 'restWord' | 'restEnd', Local<'u32'>> & { readonly stepWords: Value<'u32'> }; // prettier-ignore
 
 /** A row's body: whole steps of `vectors` 16-byte loads a lane, then the rest a vector at a time. */
-function bodyLoops(
-  b: DenseBuilder,
-  row: Row,
-  span: Record<'laneWord' | 'fullSteps' | 'restWord' | 'restEnd', Local<'u32'>> & {
-    readonly stepWords: Value<'u32'>;
-  },
-): void {
-  // prettier-ignore
-  const { stepWords, laneWord, fullSteps, restWord, restEnd } = span;
+function bodyLoops(b: DenseBuilder, row: Row, { stepWords, ...span }: Span): void {
+  const { laneWord, fullSteps, restWord, restEnd } = span;
   b.for('step', { start: 0, end: fullSteps }, (_, step) => {
     const stepWord = b.let('step_word', laneWord.add(step.mul(stepWords)));
     b.specialize('vectors', [1, 2, 3, MAX_VECTORS], (vectors) => {

@@ -1,13 +1,15 @@
-import { WARP_SIZE, type Expr } from '../body.js';
-import { defineKernel, type BodyBuilder, type DeclaredBy } from '../builder.js';
+import { WARP_SIZE } from '../body.js';
+import type { Expr } from '../body.js';
+import { defineKernel } from '../builder.js';
+import type { BodyBuilder, DeclaredBy } from '../builder.js';
 import type { Local } from '../expression-methods.js';
 import { f32 } from '../expressions.js';
 import type { QuantType } from '../quant/formats.js';
 import type { KnobBounds } from '../spec.js';
-import type { CatalogKernel } from './catalog-kernel.js';
 import { siluTimes } from './elementwise.js';
-import { gemvCatalogKernel, type GemvCatalogOptions } from './gemv-catalog.js';
-import { GEMV_BINDINGS } from './gemv-interface.js';
+import { gemvCatalogKernel } from './gemv-catalog.js';
+import type { GemvCatalogOptions } from './gemv-catalog.js';
+import { GEMV_BINDINGS, SECTOR_WORDS } from './gemv-interface.js';
 import { lazyKernel } from './lazy-kernel.js';
 import { quantizeXGroup, X_GROUP } from './x-quantize.js';
 
@@ -41,24 +43,25 @@ const rowsInterface = (factorsPerGroup: number, gated: boolean) =>
 
 export type RowsBuilder = BodyBuilder<DeclaredBy<ReturnType<typeof rowsInterface>>>;
 
-/** One of the rows a warp streams together. */
+/**
+ * One of the rows a warp streams together: its weights (`w`, or a gated kernel's `w_up`), the
+ * lane's running partial, and the row (the last for a warp past n_out, which is not `live`).
+ */
 export interface WarpRow {
-  /** The buffer holding its weights: `w`, or a gated kernel's up projection `w_up`. */
   readonly weights: 'w' | 'w_up';
-  /** The lane's running f32 partial of the row. */
   readonly total: Local<'f32'>;
-  /** The row (the last row for a warp past it, which adds nothing: see `live`). */
   readonly row: Local<'u32'>;
   readonly live: Local<'bool'>;
 }
 
-/** What a kernel's row step sees: the warp's rows and where x's sums of 8 start. */
+/**
+ * What a row step sees: the warp's ROWS_PER_WARP rows (sharing every x load), its lane and the
+ * x_factors index of x's first sum of 8 (n_in / 32).
+ */
 export interface RowStep {
   readonly b: RowsBuilder;
-  /** ROWS_PER_WARP rows, which share every x load. */
   readonly rows: readonly [WarpRow, WarpRow];
   readonly lane: Local<'u32'>;
-  /** x_factors index of the first sum of 8 (n_in / 32). */
   readonly sumBase: Local<'u32'>;
 }
 
@@ -68,10 +71,7 @@ export interface RowsGemvKernel {
   readonly semanticVersion: number;
   readonly type: QuantType;
   readonly row: (step: RowStep) => void;
-  /**
-   * Whether the row step reads x's sums of 8 (blocks with mins do); without them x_factors holds
-   * the scales alone, and n_in need not be a multiple of 128 (the sums' 16-byte stores need it).
-   */
+  /** Whether rows read x's sums of 8 (blocks with mins do; their 16-byte stores need 128 | n_in). */
   readonly xSums?: boolean;
   /** Whether the row dispatch keeps to ROWS_MAX_REGISTERS (default true): false where it spills. */
   readonly capRegisters?: boolean;
@@ -82,9 +82,7 @@ export interface RowsGemvKernel {
  * y = silu(W x) · (W_up x), SwiGLU's gate and up projections in one launch: a warp streams row r
  * of both, sharing every x load, as a plain kernel's warp streams two consecutive rows.
  */
-export interface RowsGemvOptions extends Omit<GemvCatalogOptions, 'spec' | 'type' | 'tolerance'> {
-  readonly gated?: boolean;
-}
+export type RowsGemvOptions = Omit<GemvCatalogOptions, 'spec' | 'type' | 'tolerance' | 'offsetHeadroom'>; // prettier-ignore
 
 /** Rows a warp streams together, sharing every x load: x moves through L1 once per two rows. */
 export const ROWS_PER_WARP = 2;
@@ -102,21 +100,12 @@ const ROWS_MAX_REGISTERS = 96;
 const QUANTIZE_THREADS = 32;
 
 /** A row-streaming gemv catalog kernel, W's rows `layout`: x quantized once, then a warp a row. */
-export function rowsGemvKernel(
-  kernel: RowsGemvKernel,
-  layout: string,
-  options: RowsGemvOptions,
-): CatalogKernel {
-  return lazyKernel(kernel.id, () => buildRowsGemvKernel(kernel, layout, options));
-}
+export const rowsGemvKernel = (kernel: RowsGemvKernel, layout: string, options: RowsGemvOptions) =>
+  lazyKernel(kernel.id, () => buildRowsGemvKernel(kernel, layout, options));
 
-/** rowsGemvKernel's kernel, built when first read. */
-function buildRowsGemvKernel(
-  kernel: RowsGemvKernel,
-  layout: string,
-  { gated = false, ...options }: RowsGemvOptions,
-): CatalogKernel {
+function buildRowsGemvKernel(kernel: RowsGemvKernel, layout: string, options: RowsGemvOptions) {
   const { id, semanticVersion, type } = kernel;
+  const gated = options.gated ?? false;
   const sums = kernel.xSums ?? true;
   const entryPoint = id.replaceAll('-', '_');
   const what = gated
@@ -158,7 +147,8 @@ function buildRowsGemvKernel(
     },
     (b) => quantizeBody(b, sums),
   );
-  return gemvCatalogKernel({ spec, type, ...options, gated, tolerance: 1e-6 });
+  // Offsets may address a sector (32 bytes) past the weights: a load window rounds up to one.
+  return gemvCatalogKernel({ spec, type, ...options, offsetHeadroom: 4 * SECTOR_WORDS, tolerance: 1e-6 }); // prettier-ignore
 }
 
 /** Dispatch 1: a thread a 32-value group of x, its words and factors into scratch. */
@@ -200,10 +190,8 @@ function rowsBody(b: RowsBuilder, kernel: RowsGemvKernel, gated: boolean): void 
     const { first } = b.let({ first: group.mul(rowsPerGroup).add(warpRow) });
     // A gated warp's rows are row `first` of W and of W_up.
     const warpRowAt = (index: number) => {
-      const slot = b.let('slot', index === 0 || gated ? first : first.add(index));
-      const live = b.let('live', slot.lt(nOut));
-      const row = b.let('row_index', slot.min(nOut.sub(1)));
-      const total = b.let('total', f32(0));
+      const { slot } = b.let({ slot: index === 0 || gated ? first : first.add(index) });
+      const { live, rowIndex: row, total } = b.let({ live: slot.lt(nOut), rowIndex: slot.min(nOut.sub(1)), total: f32(0) }); // prettier-ignore
       return { weights: gated && index === 1 ? 'w_up' : 'w', slot, live, row, total } as const;
     };
     const rows = [warpRowAt(0), warpRowAt(1)] as const;
@@ -217,4 +205,17 @@ function rowsBody(b: RowsBuilder, kernel: RowsGemvKernel, gated: boolean): void 
     }
     for (const { slot, live, total } of rows) stored(live, slot, b.reduce('add', 'row_sum', total));
   });
+}
+
+/**
+ * A lane's share of the row's 256-value blocks, 4 lanes a block: the block count, the lane's
+ * quarter of its block (half = quarter / 2, side = quarter % 2) and its block within a step.
+ */
+export function blockLanes({ b, lane }: RowStep, blockSize: number) {
+  const { blocks, quarter, laneBlock } = b.let({
+    blocks: b.param('n_in').div(blockSize),
+    quarter: lane.and(3),
+    laneBlock: lane.shr(2),
+  });
+  return { blocks, quarter, laneBlock, ...b.let({ half: quarter.shr(1), side: quarter.and(1) }) };
 }

@@ -2,11 +2,12 @@ import type { Local, Value } from '../expression-methods.js';
 import { add, convert, fma, i32 } from '../expressions.js';
 import { QUANT_FORMATS } from '../quant/formats.js';
 import { randomQ4kWords } from './gemv-catalog.js';
-import { SECTOR_WORDS } from './gemv-interface.js';
-import { rowsGemvKernel, X_QUANT_GROUP_WORDS, type RowStep } from './gemv-rows.js';
+import { blockLanes, rowsGemvKernel, X_QUANT_GROUP_WORDS } from './gemv-rows.js';
+import type { RowStep } from './gemv-rows.js';
 import { four } from './locals.js';
 import { q4kScalesMins } from './q4k-scales.js';
-import { mapPair, type Four, type Pair } from './tuples.js';
+import { hints, mapPair } from './tuples.js';
+import type { Four, Pair } from './tuples.js';
 
 // Bandwidth plan: a warp streams a row, 8 blocks (1152 bytes) a step. Blocks are 144 bytes,
 // 16-byte aligned, so lane l loads its block's header (16 bytes, the block's 4 lanes asking for the
@@ -32,20 +33,12 @@ const STRIDES = { quant: STEP_BLOCKS * X_BLOCK_WORDS, scale: STEP_BLOCKS * 8, su
 const W_STRIDE = STEP_BLOCKS * BLOCK_WORDS;
 
 /** Where a step reads: x_quant word, x scale and sum indices, and per row W's header and qs words. */
-interface Pointers {
-  readonly quant: Local<'u32'>;
-  readonly scale: Local<'u32'>;
-  readonly sum: Local<'u32'>;
-  readonly rows: Pair<{ readonly header: Local<'u32'>; readonly qs: Local<'u32'> }>;
-}
+type Pointers = Record<'quant' | 'scale' | 'sum', Local<'u32'>> & { readonly rows: Pair<Record<'header' | 'qs', Local<'u32'>>> }; // prettier-ignore
 
-function row({ b, rows, lane, sumBase }: RowStep): void {
-  const { blocks, quarter, laneBlock } = b.let({
-    blocks: b.param('n_in').div(blockSize),
-    quarter: lane.and(3),
-    laneBlock: lane.shr(2),
-  });
-  const { pair, half } = b.let({ pair: quarter.shr(1), half: quarter.and(1) });
+function row(rowStep: RowStep): void {
+  const { b, rows, sumBase } = rowStep;
+  // Lane l takes block l / 4 of a step, qs chunks c = l % 4 (`quarter`) and c + 4; c = 2k + h.
+  const { blocks, quarter, laneBlock, half: pair, side: half } = blockLanes(rowStep, blockSize);
   // Scale and min bytes 2k, 2k + 1 (k < 2) sit in words 1-2 at bit 16k, 6 bits each; those of 2k + 4
   // and 2k + 5 are the nibbles of word 3 at bit 16k under the top bits of 2k's.
   const { shift, chunkWord } = b.let({
@@ -85,8 +78,38 @@ function row({ b, rows, lane, sumBase }: RowStep): void {
         quant: pick('quant_at', next.quant, last.quant),
         scale: pick('scale_at', next.scale, last.scale),
         sum: pick('sum_at', next.sum, last.sum),
+        rows: [rowAt(0), rowAt(1)] as const,
       };
-      step(b, { ...at, rows: [rowAt(0), rowAt(1)] }, rows, shift, inRow);
+      // All of the step's loads, issued before any is used, then each row's chunks into its total.
+      const offset = (base: Local<'u32'>, words: number) => (words === 0 ? base : base.add(words));
+      // Row 0 is live (the caller checks); a later row past n_out reads the last row (its pointer is
+      // clamped), the same sectors as row 0's from L1, and adds nothing.
+      const w = mapPair(rows, ({ weights }, r) => {
+        const { header, qs } = at.rows[r];
+        const chunk = (words: number) => b.loadVector(weights, offset(qs, words), hints('qs'));
+        return {
+          head: b.loadVector(weights, header, hints('head')),
+          qs: [chunk(0), chunk(16)] as const,
+        };
+      });
+      // x of chunk j (4 groups on for j = 1), sub-block 2k + sub: x_high words, then x_low words.
+      const xWords = (j: number, sub: number) => {
+        const words = (j * 4 + sub) * X_QUANT_GROUP_WORDS;
+        const high = b.loadVector('x_quant', offset(at.quant, words), hints('x_hi'));
+        return {
+          high,
+          low: b.loadVector('x_quant', offset(at.quant, words + 8), hints('x_lo')),
+        };
+      };
+      const x = [xWords(0, 0), xWords(0, 1), xWords(1, 0), xWords(1, 1)] as const;
+      const pairAt = (base: Local<'u32'>, words: number, hint: string) =>
+        b.loadVector('x_factors', offset(base, words), [hint, hint]);
+      const scales = [pairAt(at.scale, 0, 'x_scale'), pairAt(at.scale, 4, 'x_scale')] as const;
+      const sums = four((i) => pairAt(at.sum, (i >> 1) * 16 + (i & 1) * 4, 'x_sum8'));
+      mapPair(rows, ({ total, live }, r) => {
+        const { head, qs } = w[r];
+        b.if(live.and(inRow), () => blockChunks(b, { head, qs, x, scales, sums }, shift, total));
+      });
       for (const name of ['quant', 'scale', 'sum'] as const) b.assign(next[name], next[name].add(STRIDES[name])); // prettier-ignore
       for (const { header, qs } of next.rows) for (const w of [header, qs]) b.assign(w, w.add(W_STRIDE)); // prettier-ignore
       b.assign(block, block.add(STEP_BLOCKS));
@@ -94,81 +117,23 @@ function row({ b, rows, lane, sumBase }: RowStep): void {
   });
 }
 
-/** A step's loads, all issued before any is used, then each row's chunks into its total. */
-function step(
-  b: RowStep['b'],
-  at: Pointers,
-  rows: RowStep['rows'],
-  shift: Local<'u32'>,
-  inRow: Local<'bool'>,
-): void {
-  const offset = (base: Local<'u32'>, words: number) => (words === 0 ? base : base.add(words));
-  // Row 0 is live (the caller checks); a later row past n_out reads the last row (its pointer is
-  // clamped), the same sectors as row 0's from L1, and adds nothing.
-  const w = mapPair(rows, ({ weights }, r) => {
-    const { header, qs } = at.rows[r];
-    const chunk = (words: number) =>
-      b.loadVector(
-        weights,
-        offset(qs, words),
-        four(() => 'qs'),
-      );
-    return {
-      head: b.loadVector(
-        weights,
-        header,
-        four(() => 'head'),
-      ),
-      qs: [chunk(0), chunk(16)] as const,
-    };
-  });
-  // x of chunk j (4 groups on for j = 1), sub-block 2k + sub: x_high words, then x_low words.
-  const xWords = (j: number, sub: number) => {
-    const words = (j * 4 + sub) * X_QUANT_GROUP_WORDS;
-    const high = b.loadVector(
-      'x_quant',
-      offset(at.quant, words),
-      four(() => 'x_hi'),
-    );
-    return {
-      high,
-      low: b.loadVector(
-        'x_quant',
-        offset(at.quant, words + 8),
-        four(() => 'x_lo'),
-      ),
-    };
-  };
-  const x = [xWords(0, 0), xWords(0, 1), xWords(1, 0), xWords(1, 1)] as const;
-  const pairAt = (base: Local<'u32'>, words: number, hint: string) =>
-    b.loadVector('x_factors', offset(base, words), [hint, hint]);
-  const scales = [pairAt(at.scale, 0, 'x_scale'), pairAt(at.scale, 4, 'x_scale')] as const;
-  const sums = four((i) => pairAt(at.sum, (i >> 1) * 16 + (i & 1) * 4, 'x_sum8'));
-  mapPair(rows, ({ total, live }, r) => {
-    const { head, qs } = w[r];
-    b.if(live.and(inRow), () => blockChunks(b, { head, qs, x, scales, sums }, shift, total));
-  });
-}
-
-/** What a row's chunks meet: its header and qs words, and the step's x words and factors. */
+type Words = Four<Local<'u32'>>;
+/**
+ * What a row's chunks meet: its header words, the lane's qs chunks c and c + 4, the x words of
+ * sub-blocks 2k, 2k + 1 of chunk c then of chunk c + 4, each chunk's two x scales and each
+ * sub-block's two sums of 8.
+ */
 interface ChunkData {
-  readonly head: Four<Local<'u32'>>;
-  /** The lane's qs chunks c and c + 4. */
-  readonly qs: Pair<Four<Local<'u32'>>>;
-  /** x words of sub-blocks 2k, 2k + 1 of chunk c, then of chunk c + 4. */
-  readonly x: Four<{ readonly high: Four<Local<'u32'>>; readonly low: Four<Local<'u32'>> }>;
-  /** Each chunk's two x scales, and each sub-block's two sums of 8. */
+  readonly head: Words;
+  readonly qs: Pair<Words>;
+  readonly x: Four<Record<'high' | 'low', Words>>;
   readonly scales: Pair<Pair<Local<'f32'>>>;
   readonly sums: Four<Pair<Local<'f32'>>>;
 }
 
 /** Adds the lane's two qs chunks of one row (16 values of each of 4 sub-blocks) into total. */
-function blockChunks(
-  b: RowStep['b'],
-  { head: [h0, h1, h2, h3], qs, x, scales, sums }: ChunkData,
-  shift: Local<'u32'>,
-  total: Local<'f32'>,
-): void {
+function blockChunks(b: RowStep['b'], data: ChunkData, shift: Local<'u32'>, total: Local<'f32'>) {
+  const { head: [h0, h1, h2, h3], qs, x, scales, sums } = data; // prettier-ignore
   const d = b.let('d', h0.unpackHalf(0));
   const dmin = b.let('dmin', h0.unpackHalf(1).neg());
   const { s1, s2, s3 } = b.let({ s1: h1.shr(shift), s2: h2.shr(shift), s3: h3.shr(shift) });
@@ -180,7 +145,7 @@ function blockChunks(
     { scales: b.let('scales_high', unpacked.highScales.bitcast('i32')), mins: b.let('mins_high', unpacked.highMins) }, // prettier-ignore
   ] as const;
   // Σ q·(256·x_high + x_low) over a sub-block's 16 values of chunk j (its high nibbles: `upper`).
-  const dot = (chunk: Four<Local<'u32'>>, { high, low }: ChunkData['x'][0], upper: boolean) => {
+  const dot = (chunk: Words, { high, low }: ChunkData['x'][0], upper: boolean) => {
     let [dotHigh, dotLow]: [Value<'i32'>, Value<'i32'>] = [i32(0), i32(0)];
     four((i) => {
       const q = b.let('q', (upper ? chunk[i].shr(4) : chunk[i]).and(0x0f0f0f0f));
@@ -205,16 +170,9 @@ function blockChunks(
     b.assign(total, fma(d, quants, fma(dmin, offsets, total)));
 }
 
+const Q4K_WEIGHTS = { generateWeights: randomQ4kWords };
+const LAYOUT = 'in native GGUF Q4_K blocks';
 /** Catalog kernel `q4k-gemv` (`n_in` a multiple of 256). */
-export const q4kGemv = rowsGemvKernel(
-  { id: 'q4k-gemv', semanticVersion: 3, type: 'q4_K', row },
-  'in native GGUF Q4_K blocks',
-  { offsetHeadroom: 4 * SECTOR_WORDS, generateWeights: randomQ4kWords },
-);
-
+export const q4kGemv = rowsGemvKernel({ id: 'q4k-gemv', semanticVersion: 3, type: 'q4_K', row }, LAYOUT, Q4K_WEIGHTS); // prettier-ignore
 /** Catalog kernel `q4k-swiglu-gemv`: y = silu(W x) · (W_up x), both Q4_K (`n_in` a multiple of 256). */
-export const q4kSwigluGemv = rowsGemvKernel(
-  { id: 'q4k-swiglu-gemv', semanticVersion: 1, type: 'q4_K', row },
-  'in native GGUF Q4_K blocks',
-  { offsetHeadroom: 4 * SECTOR_WORDS, generateWeights: randomQ4kWords, gated: true },
-);
+export const q4kSwigluGemv = rowsGemvKernel({ id: 'q4k-swiglu-gemv', semanticVersion: 1, type: 'q4_K', row }, LAYOUT, { ...Q4K_WEIGHTS, gated: true }); // prettier-ignore

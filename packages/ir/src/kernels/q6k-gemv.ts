@@ -3,20 +3,14 @@ import { add } from '../expressions.js';
 import { QUANT_FORMATS } from '../quant/formats.js';
 import { packWords } from '../quant/words.js';
 import { randomQ6kBlocks } from './gemv-catalog.js';
-import { SECTOR_WORDS } from './gemv-interface.js';
-import {
-  rowsGemvKernel,
-  X_QUANT_GROUP_WORDS,
-  type RowStep,
-  type RowsBuilder,
-} from './gemv-rows.js';
+import { blockLanes, rowsGemvKernel, X_QUANT_GROUP_WORDS } from './gemv-rows.js';
+import type { RowStep, RowsBuilder } from './gemv-rows.js';
 import { four } from './locals.js';
-import { blockValues, laneXPointers, loadX, scalePicksOf, type RowWords } from './q6k-values.js';
+import { blockValues, clampedSteps, laneXPointers, loadX, scalePicksOf } from './q6k-values.js';
+import type { RowWords } from './q6k-values.js';
 import { itemAt, mapPair } from './tuples.js';
 
 const { blockSize: BLOCK_VALUES, blockBytes: BLOCK_BYTES } = QUANT_FORMATS.q6_K;
-/** 4 lanes a block (64 values each), so a step is 8 blocks of the row. */
-const STEP_BLOCKS = 8;
 /** Words of a block from its first word: ql 0-31, qh 32-47, scales 48-51, d the low half of 52. */
 const [QH_WORD, SCALES_WORD, D_WORD] = [32, 48, 52];
 
@@ -70,13 +64,9 @@ function loadRow(b: RowsBuilder, blockByte: Local<'u32'>, lanes: Lanes) {
   };
 }
 
-function row({ b, rows, lane, sumBase }: RowStep): void {
-  const { blocks, quarter, laneBlock } = b.let({
-    blocks: b.param('n_in').div(BLOCK_VALUES),
-    quarter: lane.and(3),
-    laneBlock: lane.shr(2),
-  });
-  const { half, side } = b.let({ half: quarter.shr(1), side: quarter.and(1) });
+function row(rowStep: RowStep): void {
+  const { b, rows, sumBase } = rowStep;
+  const { blocks, laneBlock, half, side } = blockLanes(rowStep, BLOCK_VALUES);
   const { rowBytes, sideWords, sideBytes } = b.let({
     rowBytes: blocks.mul(BLOCK_BYTES),
     sideWords: side.mul(4),
@@ -96,29 +86,20 @@ function row({ b, rows, lane, sumBase }: RowStep): void {
     // the row's last block (one request with its lane group's; they add nothing). A second row
     // past n_out reads the last row (its index is clamped), the same sectors as the first row's
     // from L1, and adds nothing.
-    const { block, lastBlock, steps } = b.let({
-      block: laneBlock,
-      lastBlock: blocks.sub(1),
-      steps: blocks.add(STEP_BLOCKS - 1).div(STEP_BLOCKS),
-    });
-    b.for('step', { start: 0, end: steps }, () => {
-      const { inRow, at } = b.let({ inRow: block.lt(blocks), at: block.min(lastBlock) });
+    clampedSteps(b, { blocks, laneBlock }, () => (inRow, at) => {
       const { atBytes } = b.let({ atBytes: at.mul(BLOCK_BYTES) });
       const loaded = mapPair(rowStarts, (start) => loadRow(b, b.let('block_byte', start.add(atBytes)), lanes)); // prettier-ignore
-      const { words, scales, offsets } = loadX(
-        b,
-        b.let({
-          quant: at.mul(8 * X_QUANT_GROUP_WORDS).add(laneX.quant),
-          scale: at.mul(8).add(laneX.scale),
-          sum: at.mul(32).add(laneX.sum),
-        }),
-      );
+      const xAt = b.let({
+        quant: at.mul(8 * X_QUANT_GROUP_WORDS).add(laneX.quant),
+        scale: at.mul(8).add(laneX.scale),
+        sum: at.mul(32).add(laneX.sum),
+      });
+      const { words, scales, offsets } = loadX(b, xAt);
       const x = { words, scales, offsets: offsets() };
       mapPair(rows, ({ total, live }, r) => {
         const { shift, words: rowWords } = loaded[r];
         b.if(live.and(inRow), () => blockValues(b, rowWords(), x, { scalePicks, dShift: shift }, total)); // prettier-ignore
       });
-      b.assign(block, block.add(STEP_BLOCKS));
     });
   });
 }
@@ -128,7 +109,6 @@ export const q6kGemv = rowsGemvKernel(
   { id: 'q6k-gemv', semanticVersion: 3, type: 'q6_K', row, capRegisters: false },
   'in native GGUF Q6_K blocks',
   {
-    offsetHeadroom: 4 * SECTOR_WORDS,
     // Random blocks: quantizing 8M values is slow; random bytes reach every value and scale.
     generateWeights: (...shape) => packWords(randomQ6kBlocks(...shape)),
   },

@@ -4,22 +4,16 @@ import { QUANT_FORMATS } from '../quant/formats.js';
 import { repack, unpack } from '../quant/repack.js';
 import { packWords } from '../quant/words.js';
 import { randomQ6kBlocks } from './gemv-catalog.js';
-import { SECTOR_WORDS } from './gemv-interface.js';
-import {
-  rowsGemvKernel,
-  X_QUANT_GROUP_WORDS,
-  type RowStep,
-  type RowsBuilder,
-} from './gemv-rows.js';
+import { blockLanes, rowsGemvKernel, X_QUANT_GROUP_WORDS } from './gemv-rows.js';
+import type { RowStep, RowsBuilder } from './gemv-rows.js';
 import { four } from './locals.js';
-import { blockValues, laneXPointers, loadX, scalePicksOf, type RowWords } from './q6k-values.js';
-import { itemAt, mapPair } from './tuples.js';
+import { blockValues, clampedSteps, laneXPointers, loadX, scalePicksOf } from './q6k-values.js';
+import type { RowWords } from './q6k-values.js';
+import { hints, itemAt, mapPair } from './tuples.js';
 
 const { blockSize: BLOCK_VALUES, blockBytes: BLOCK_BYTES } = QUANT_FORMATS.q6_K;
 /** Words a block of each repacked array (quant/LAYOUTS.md): ql 128 bytes, qh 64, scales 16. */
 const [QL_WORDS, QH_WORDS, SCALE_WORDS] = [32, 16, 4];
-/** 4 lanes a block (64 values each), so a step is 8 blocks of the row. */
-const STEP_BLOCKS = 8;
 
 // Bandwidth plan (layout in quant/LAYOUTS.md): a warp streams two rows, 8 blocks (1680 bytes) of
 // each a step. Lane l takes block l / 4, half n = (l / 2) % 2 and l0 = 16·(l % 2) of it: 16-byte
@@ -41,36 +35,20 @@ type RowPointers = Record<'ql' | 'qh' | 'scales' | 'd', Local<'u32'>>;
 /** Declares a row's words of a step: loaded from W at `at`, or 0 without it. */
 function loadRow(b: RowsBuilder, at?: RowPointers): RowWords {
   const zeros = () => four(() => b.let('kept', u32(0)));
-  const vector = (words: Local<'u32'>) =>
-    b.loadVector(
-      'w',
-      words,
-      four(() => 'w_word'),
-    );
+  const vector = (words: Local<'u32'>) => b.loadVector('w', words, hints('w_word'));
   if (at === undefined)
     return { low: [zeros(), zeros()], high: zeros(), scales: [b.let('kept', u32(0)), b.let('kept', u32(0))], d: b.let('kept', u32(0)) }; // prettier-ignore
   return {
-    low: [
-      vector(at.ql),
-      b.loadVector(
-        'w',
-        at.ql.add(8),
-        four(() => 'w_word'),
-      ),
-    ],
+    low: [vector(at.ql), b.loadVector('w', at.ql.add(8), hints('w_word'))],
     high: vector(at.qh),
     scales: b.loadVector('w', at.scales, ['w_scales', 'w_scales']),
     d: b.let('d_word', b.memory.w.at(at.d)),
   };
 }
 
-function row({ b, rows, lane, sumBase }: RowStep): void {
-  const { blocks, quarter, laneBlock } = b.let({
-    blocks: b.param('n_in').div(BLOCK_VALUES),
-    quarter: lane.and(3),
-    laneBlock: lane.shr(2),
-  });
-  const { half, side } = b.let({ half: quarter.shr(1), side: quarter.and(1) });
+function row(rowStep: RowStep): void {
+  const { b, rows, sumBase } = rowStep;
+  const { blocks, laneBlock, half, side } = blockLanes(rowStep, BLOCK_VALUES);
   // Rows of 32·⌈210·nb / 32⌉ bytes, in words; ql, qh, scales and d arrays one after another.
   const { rowWords, sideWords, sideBytes } = b.let({
     rowWords: blocks.mul(BLOCK_BYTES).add(31).div(32).mul(8),
@@ -95,48 +73,43 @@ function row({ b, rows, lane, sumBase }: RowStep): void {
     // One loop: each step's words from its block clamped to the row (the last step's lanes past
     // it add nothing): as many instructions as carrying each pointer and selecting it in the last
     // step, in fewer registers. One copy of the step keeps the WGSL small.
-    const { block, lastBlock, steps } = b.let({
-      block: laneBlock,
-      lastBlock: blocks.sub(1),
-      steps: blocks.add(STEP_BLOCKS - 1).div(STEP_BLOCKS),
-    });
-    // Row 1's words live across steps: a step past n_out loads none (and adds nothing).
-    const kept = loadRow(b);
-    b.for('step', { start: 0, end: steps }, () => {
-      const { inRow, at } = b.let({ inRow: block.lt(blocks), at: block.min(lastBlock) });
-      const { at32 } = b.let({ at32: at.mul(32) });
-      const pointers = b.let({
-        quant: at.mul(8 * X_QUANT_GROUP_WORDS).add(x.quant),
-        scale: at.mul(8).add(x.scale),
-        sum: at32.add(x.sum),
-        ql: at32.add(w.ql),
-        qh: at.mul(QH_WORDS).add(w.qh),
-        scales: at.mul(SCALE_WORDS).add(w.scales),
-        d: at.shr(1).add(w.d),
-      });
-      // All of a step's loads before any use; row 1 past n_out loads nothing, or the last row's
-      // requests would repeat, and its copies wait for its words.
-      const words = [loadRow(b, pointers), kept] as const;
-      const xWords = loadX(b, pointers);
-      b.if(rows[1].live, () => {
-        const second = b.let({
-          ql: pointers.ql.add(rowDelta),
-          qh: pointers.qh.add(rowDelta),
-          scales: pointers.scales.add(rowDelta),
-          d: pointers.d.add(rowDelta),
+    clampedSteps(b, { blocks, laneBlock }, () => {
+      // Row 1's words live across steps: a step past n_out loads none (and adds nothing).
+      const kept = loadRow(b);
+      return (inRow, at) => {
+        const { at32 } = b.let({ at32: at.mul(32) });
+        const pointers = b.let({
+          quant: at.mul(8 * X_QUANT_GROUP_WORDS).add(x.quant),
+          scale: at.mul(8).add(x.scale),
+          sum: at32.add(x.sum),
+          ql: at32.add(w.ql),
+          qh: at.mul(QH_WORDS).add(w.qh),
+          scales: at.mul(SCALE_WORDS).add(w.scales),
+          d: at.shr(1).add(w.d),
         });
-        const loaded = loadRow(b, second);
-        const copy = (into: readonly Local<'u32'>[], from: readonly Local<'u32'>[]) =>
-          into.forEach((word, i) => b.assign(word, itemAt(from, i)));
-        [0, 1].forEach((k) => copy(itemAt(kept.low, k), itemAt(loaded.low, k)));
-        copy(kept.high, loaded.high);
-        copy([...kept.scales, kept.d], [...loaded.scales, loaded.d]);
-      });
-      const xs = { ...xWords, offsets: xWords.offsets() };
-      mapPair(rows, ({ total, live }, r) => {
-        b.if(live.and(inRow), () => blockValues(b, words[r], xs, { scalePicks, dShift }, total));
-      });
-      b.assign(block, block.add(STEP_BLOCKS));
+        // All of a step's loads before any use; row 1 past n_out loads nothing, or the last row's
+        // requests would repeat, and its copies wait for its words.
+        const words = [loadRow(b, pointers), kept] as const;
+        const xWords = loadX(b, pointers);
+        b.if(rows[1].live, () => {
+          const second = b.let({
+            ql: pointers.ql.add(rowDelta),
+            qh: pointers.qh.add(rowDelta),
+            scales: pointers.scales.add(rowDelta),
+            d: pointers.d.add(rowDelta),
+          });
+          const loaded = loadRow(b, second);
+          const copy = (into: readonly Local<'u32'>[], from: readonly Local<'u32'>[]) =>
+            into.forEach((word, i) => b.assign(word, itemAt(from, i)));
+          [0, 1].forEach((k) => copy(itemAt(kept.low, k), itemAt(loaded.low, k)));
+          copy(kept.high, loaded.high);
+          copy([...kept.scales, kept.d], [...loaded.scales, loaded.d]);
+        });
+        const xs = { ...xWords, offsets: xWords.offsets() };
+        mapPair(rows, ({ total, live }, r) => {
+          b.if(live.and(inRow), () => blockValues(b, words[r], xs, { scalePicks, dShift }, total));
+        });
+      };
     });
   });
 }
@@ -149,7 +122,6 @@ export const q6kSoaGemv = rowsGemvKernel(
   { id: 'q6k-soa-gemv', semanticVersion: 3, type: 'q6_K', row },
   'of Q6_K blocks repacked structure-of-arrays',
   {
-    offsetHeadroom: 4 * SECTOR_WORDS,
     // Rows of 32·⌈210·nb/32⌉ bytes (LAYOUTS.md); plain arithmetic, safe on bad shapes.
     layoutBytes: (nOut, nIn) =>
       nOut * 32 * Math.ceil((BLOCK_BYTES * Math.floor(nIn / BLOCK_VALUES)) / 32),

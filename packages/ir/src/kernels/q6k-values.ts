@@ -1,7 +1,9 @@
 import type { Local, Value } from '../expression-methods.js';
 import { bitSelect, fma, i32, u32 } from '../expressions.js';
-import { X_QUANT_GROUP_WORDS, type RowsBuilder } from './gemv-rows.js';
+import { X_QUANT_GROUP_WORDS } from './gemv-rows.js';
+import type { RowsBuilder } from './gemv-rows.js';
 import { four } from './locals.js';
+import { hints } from './tuples.js';
 import type { Four, Pair } from './tuples.js';
 
 // Q6_K's value math shared by the native and the repacked row-streaming mat-vecs: a lane's 64
@@ -21,6 +23,9 @@ export interface RowWords {
   readonly d: Local<'u32'>;
 }
 
+type LaneFields = Record<'half' | 'side' | 'sideWords' | 'sumBase', Local<'u32'>>;
+type Picks = { readonly scalePicks: Pair<Local<'u32'>>; readonly dShift: Local<'u32'> };
+type F32 = Local<'f32'>;
 /** x pointers of a lane's step: x_quant word, x_factors scale and sum indices. */
 export type XPointers = Record<'quant' | 'scale' | 'sum', Local<'u32'>>;
 
@@ -28,15 +33,7 @@ export type XPointers = Record<'quant' | 'scale' | 'sum', Local<'u32'>>;
  * A lane's x pointers at block 0 for half `half`, l0 = 16·`side` (`sideWords` = 4·side): its values
  * 128n + 32j + l0.. of a block are half of x group 8·block + 4n + j.
  */
-export function laneXPointers(
-  b: RowsBuilder,
-  {
-    half,
-    side,
-    sideWords,
-    sumBase,
-  }: Record<'half' | 'side' | 'sideWords' | 'sumBase', Local<'u32'>>,
-): XPointers {
+export function laneXPointers(b: RowsBuilder, { half, side, sideWords, sumBase }: LaneFields) {
   return {
     quant: b.let('lane_quant', half.mul(4 * X_QUANT_GROUP_WORDS).add(sideWords)),
     scale: b.let('lane_scale', half.mul(4)),
@@ -57,18 +54,10 @@ export const scalePicksOf = (b: RowsBuilder, sideBytes: Local<'u32'>): Pair<Loca
 export function loadX(b: RowsBuilder, x: XPointers) {
   const at = (base: Local<'u32'>, words: number) => (words === 0 ? base : base.add(words));
   const words = four((j) => {
-    const high = b.loadVector(
-      'x_quant',
-      at(x.quant, j * X_QUANT_GROUP_WORDS),
-      four(() => 'x_hi'),
-    );
-    return [high, b.loadVector('x_quant', at(x.quant, j * X_QUANT_GROUP_WORDS + 8), four(() => 'x_lo'))] as const; // prettier-ignore
+    const high = b.loadVector('x_quant', at(x.quant, j * X_QUANT_GROUP_WORDS), hints('x_hi'));
+    return [high, b.loadVector('x_quant', at(x.quant, j * X_QUANT_GROUP_WORDS + 8), hints('x_lo'))] as const; // prettier-ignore
   });
-  const scales = b.loadVector(
-    'x_factors',
-    x.scale,
-    four(() => 'x_scale'),
-  );
+  const scales = b.loadVector('x_factors', x.scale, hints('x_scale'));
   const sums = four((j) => b.loadVector('x_factors', at(x.sum, 4 * j), ['x_sum8', 'x_sum8']));
   return { words, scales, offsets: () => four((j) => b.let('x_offset', sums[j][0].add(sums[j][1]).mul(-32))) }; // prettier-ignore
 }
@@ -88,16 +77,8 @@ function groupWords(j: 0 | 1 | 2 | 3, low: Words, parts: Words) {
 }
 
 /** Adds the lane's 64 values of one row (16 of each of 4 sub-blocks) into total. */
-export function blockValues(
-  b: RowsBuilder,
-  { low, high, scales, d }: RowWords,
-  x: XWords,
-  {
-    scalePicks,
-    dShift,
-  }: { readonly scalePicks: Pair<Local<'u32'>>; readonly dShift: Local<'u32'> },
-  total: Local<'f32'>,
-): void {
+export function blockValues(b: RowsBuilder, words: RowWords, x: XWords, picks: Picks, total: F32) {
+  const [{ low, high, scales, d }, { scalePicks, dShift }] = [words, picks];
   // Groups 0 and 2 take the even parts, then 1 and 3 the odd ones (one parity live at a time).
   let parts = high;
   // Group j's sub-block scale and Σ (q − 32)·x, as f32.
@@ -119,4 +100,26 @@ export function blockValues(
   const partial = b.let('partial', scale0.mul(values0));
   for (const j of [2, 1, 3] as const) b.assign(partial, fma(...group(j), partial));
   b.assign(total, fma(d.shr(dShift).unpackHalf(0), partial, total));
+}
+
+/**
+ * The row's steps of 8 blocks, each lane at its block clamped to the row (the last step's lanes
+ * past it add nothing): `setup` runs before the loop and returns the step.
+ */
+export function clampedSteps(
+  b: RowsBuilder,
+  { blocks, laneBlock }: Record<'blocks' | 'laneBlock', Local<'u32'>>,
+  setup: () => (inRow: Local<'bool'>, at: Local<'u32'>) => void,
+): void {
+  const { block, lastBlock, steps } = b.let({
+    block: laneBlock,
+    lastBlock: blocks.sub(1),
+    steps: blocks.add(7).div(8),
+  });
+  const step = setup();
+  b.for('step', { start: 0, end: steps }, () => {
+    const { inRow, at } = b.let({ inRow: block.lt(blocks), at: block.min(lastBlock) });
+    step(inRow, at);
+    b.assign(block, block.add(8));
+  });
 }

@@ -3,11 +3,10 @@ import type { Local, Value } from '../expression-methods.js';
 import { fma, i32 } from '../expressions.js';
 import { QUANT_FORMATS, quantize } from '../quant/formats.js';
 import { packWords } from '../quant/words.js';
-import { SECTOR_WORDS } from './gemv-interface.js';
-import { rowsGemvKernel, X_QUANT_GROUP_WORDS, type RowStep } from './gemv-rows.js';
-import { four } from './locals.js';
+import { rowsGemvKernel, X_QUANT_GROUP_WORDS } from './gemv-rows.js';
+import type { RowStep } from './gemv-rows.js';
 import { fillUniform } from './random.js';
-import { itemAt, mapPair } from './tuples.js';
+import { hints, itemAt, mapPair } from './tuples.js';
 
 // Bandwidth plan: a warp streams two rows, 32 blocks (1088 bytes) of each a step, one block a lane.
 // A block is 34 bytes, so it starts 2·l bytes (mod 16) into the 16-byte vector holding it: lane l
@@ -74,23 +73,11 @@ function row({ b, rows, lane, sumBase: blocks }: RowStep): void {
       // live; a later row past n_out reads the last row (its pointer is clamped), the same sectors
       // as row 0's from L1, and adds nothing.
       const w = mapPair(windows, (window, r) =>
-        [window, window.add(4), thirds[r]].flatMap((at) =>
-          b.loadVector(
-            'w',
-            at,
-            four(() => 'w_word'),
-          ),
-        ),
+        [window, window.add(4), thirds[r]].flatMap((at) => b.loadVector('w', at, hints('w_word'))),
       );
       // Its group's x (16 x_high, x_low words: 4 vector loads) and scale serve both rows.
       const xWords = (part: number) =>
-        [0, 4].flatMap((k) =>
-          b.loadVector(
-            'x_quant',
-            xWord.add(part + k),
-            four(() => 'x_word'),
-          ),
-        );
+        [0, 4].flatMap((k) => b.loadVector('x_quant', xWord.add(part + k), hints('x_word')));
       const [high, low] = [xWords(0), xWords(8)];
       const scale = b.let('x_scale', b.memory.x_factors.at(xGroup));
       mapPair(rows, ({ total, live }, r) => {
@@ -113,13 +100,11 @@ function row({ b, rows, lane, sumBase: blocks }: RowStep): void {
   });
 }
 
+type BlockWords = Record<'window' | 'high' | 'low', readonly Local<'u32'>[]> & { readonly scale: Local<'f32'> }; // prettier-ignore
+type Phase = Record<'byOne' | 'byTwo' | 'dHigh', Local<'bool'>> & { readonly dShift: Local<'u32'> };
 /** Adds one row's block (the lane's window of it) times its group of x into total. */
-function blockDot(
-  b: RowStep['b'],
-  { window, high, low, scale }: Record<'window' | 'high' | 'low', readonly Local<'u32'>[]> & { readonly scale: Local<'f32'> }, // prettier-ignore
-  { byOne, byTwo, dHigh, dShift }: Record<'byOne' | 'byTwo' | 'dHigh', Local<'bool'>> & { readonly dShift: Local<'u32'> }, // prettier-ignore
-  total: Local<'f32'>,
-): void {
+function blockDot(b: RowStep['b'], block: BlockWords, phase: Phase, total: Local<'f32'>): void {
+  const [{ window, high, low, scale }, { byOne, byTwo, dHigh, dShift }] = [block, phase];
   // Word i of the block from the one holding d: window word i + 2·byTwo + byOne.
   const one = Array.from({ length: 11 }, (_, i) => b.let('one', byOne.select(itemAt(window, i + 1), itemAt(window, i)))); // prettier-ignore
   const shifted = Array.from({ length: 9 }, (_, i) => b.let('shifted', byTwo.select(itemAt(one, i + 2), itemAt(one, i)))); // prettier-ignore
@@ -140,7 +125,6 @@ export const q8_0Gemv = rowsGemvKernel(
   { id: 'q8_0-gemv', semanticVersion: 3, type: 'q8_0', row, xSums: false },
   'in native GGUF Q8_0 blocks',
   {
-    offsetHeadroom: 4 * SECTOR_WORDS,
     generateWeights: (nOut, nIn, rng, magnitude) => {
       const values = fillUniform(new Float32Array(nOut * nIn), rng, magnitude);
       return packWords(quantize('q8_0', values, nOut, nIn));

@@ -27,3 +27,6 @@ export const mapPair = <T, U>(pair: Pair<T>, f: (item: T, index: 0 | 1) => U): P
   f(pair[0], 0),
   f(pair[1], 1),
 ];
+
+/** One name hint for each of a four-element loadVector's locals (the builder numbers them). */
+export const hints = (hint: string): Four<string> => [hint, hint, hint, hint];

@@ -4,7 +4,8 @@ import type { Local, Value } from '../expression-methods.js';
 import { bitSelect, div, fluent, fma, select } from '../expressions.js';
 import type { RowsBuilder } from './gemv-rows.js';
 import { four } from './locals.js';
-import { fourAt, type Four } from './tuples.js';
+import { hints, fourAt } from './tuples.js';
+import type { Four } from './tuples.js';
 
 /** Values sharing one scale: a Q8_0 block, a Q4_K sub-block, two Q6_K sub-blocks. */
 export const X_GROUP = 32;
@@ -15,6 +16,7 @@ export const ROUNDING = 12583040;
 
 /** Any builder's `let` and `shuffle` (neither depends on the kernel's declarations). */
 type LaneBuilder = Pick<BodyBuilder, 'let' | 'shuffle'>;
+type F32 = Expr<'f32'>;
 
 const largestAbs = (values: readonly Value<'f32'>[]) => values.map((x) => x.abs()).reduce((m, x) => m.max(x)); // prettier-ignore
 const sumOf = (values: readonly Value<'f32'>[]) => values.reduce((total, x) => total.add(x));
@@ -28,11 +30,7 @@ const sumOf = (values: readonly Value<'f32'>[]) => values.reduce((total, x) => t
  */
 export function quantizeXGroup(b: RowsBuilder, xBase: Value<'u32'>) {
   const loads = Array.from({ length: X_GROUP / 4 }, (_, k) =>
-    b.loadVector(
-      'x',
-      xBase.add(4 * k),
-      four(() => 'xq'),
-    ),
+    b.loadVector('x', xBase.add(4 * k), hints('xq')),
   );
   const values: readonly Value<'f32'>[] = loads.flat();
   const sums = four((j) => b.let('x_sum', sumOf(values.slice(8 * j, 8 * j + 8))));
@@ -40,12 +38,7 @@ export function quantizeXGroup(b: RowsBuilder, xBase: Value<'u32'>) {
   const { amax, groupSum } = b.let({ amax: largestAbs(values), groupSum: s0.add(s1).add(s2.add(s3)) }); // prettier-ignore
   const { inverse, scale } = scaleOf(b, amax, groupSum);
   const words = loads.map((x) => {
-    const { high, low } = quantizedWord(
-      b,
-      four(() => 'x_bits'),
-      x,
-      inverse,
-    );
+    const { high, low } = quantizedWord(b, hints('x_bits'), x, inverse);
     return { high: b.let('x_high', high), low: b.let('x_low', low) };
   });
   const [high, low] = [words.map((w) => w.high), words.map((w) => w.low)];
@@ -62,13 +55,7 @@ function scaleOf(b: LaneBuilder, amax: Local<'f32'>, groupSum: Local<'f32'>, pre
 }
 
 /** The x_high and x_low words of 4 values at 1 / s = `inverse` (their bits declared as `names`). */
-function quantizedWord(
-  b: LaneBuilder,
-  names: Four<string>,
-  x: Four<Expr<'f32'>>,
-  inverse: Expr<'f32'>,
-) {
-  // prettier-ignore
+function quantizedWord(b: LaneBuilder, names: Four<string>, x: Four<F32>, inverse: F32) {
   // x / s + ROUNDING lies in [2^23, 2^24), where f32 steps by 1: the addition rounds x / s to
   // the nearest integer v, and the float's low 16 bits are u = v + 128 as an int16, so that h
   // = u >> 8 is its high byte as it stands and l = (u & 255) - 128 its low byte, top bit flipped.
