@@ -16,12 +16,6 @@ export function itemAt<T>(list: readonly T[], index: number): T {
 export const fourAt = <T>(list: readonly T[], start = 0): Four<T> =>
   four((i) => itemAt(list, start + i));
 
-/** list[start], list[start + 1] as a pair. */
-export const pairAt = <T>(list: readonly T[], start = 0): Pair<T> => [
-  itemAt(list, start),
-  itemAt(list, start + 1),
-];
-
 /** `[f(pair[0], 0), f(pair[1], 1)]`, called in that order. */
 export const mapPair = <T, U>(pair: Pair<T>, f: (item: T, index: 0 | 1) => U): Pair<U> => [
   f(pair[0], 0),
