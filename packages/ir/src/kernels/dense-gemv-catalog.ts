@@ -1,77 +1,57 @@
 // The catalog entries of `f32-gemv` and `f16-gemv`: shapes, inputs and the float64 reference.
-import { ValidationError } from '../errors.js';
-import type { CatalogKernel, Shape } from './catalog-kernel.js';
-import { lazyKernel } from './lazy-kernel.js';
-import { denseGemvSpec, VALUES_PER_WORD, type DenseType } from './dense-gemv.js';
+import type { CatalogKernel } from './catalog-kernel.js';
+import { denseGemvSpec, VALUES_PER_WORD } from './dense-gemv.js';
+import type { DenseType } from './dense-gemv.js';
+import { gemvShape, matVec, shapeProblem, shapeSize } from './gemv-catalog.js';
 import { packF16Words, unpackF16Words } from './half-words.js';
+import { lazyKernel } from './lazy-kernel.js';
 import { fillUniform } from './random.js';
 
-const size = (shape: Shape, name: string): number => shape[name] ?? 0;
 /**
  * Words the kernel's u32 offsets may run past W's last word: a lane's next 16-byte load (4 steps
  * of 4 vectors of 128 words) and the tail lanes' indices.
  */
 const OFFSET_HEADROOM = 4096;
 
-/** W words of a shape: n_out rows of n_in values, one (f32) or two (f16) a word. */
-const wordCount = (type: DenseType, nOut: number, nIn: number): number =>
-  (nOut * nIn) / VALUES_PER_WORD[type];
-
-/** Throws a ValidationError naming the first shape field the kernel cannot run. */
-function checkShape(type: DenseType, shape: Shape): void {
-  const [nIn, nOut] = [size(shape, 'n_in'), size(shape, 'n_out')];
-  const problem = (path: string, message: string): never => {
-    throw new ValidationError([{ path, message }]);
-  };
-  if (!Number.isSafeInteger(nIn) || nIn < 1) problem('n_in', `${nIn} is not at least 1`);
-  if (type === 'f16' && nIn % 2 !== 0)
-    problem('n_in', `${nIn} is not even: f16 rows are whole u32 words of two halves`);
-  if (!Number.isSafeInteger(nOut) || nOut < 1) problem('n_out', `${nOut} is not at least 1`);
-  if (nOut * nIn > 2 ** 32 - 1 || wordCount(type, nOut, nIn) > 2 ** 32 - OFFSET_HEADROOM)
-    problem('n_out', `${nOut} rows of ${nIn} ${type} values exceed 32-bit offsets`);
-}
-
-/** y = W x in float64 from W's exact values (f32, or the f16 halves of its words). */
-function reference(
-  type: DenseType,
-  inputs: Readonly<Record<string, ArrayLike<number>>>,
-  params: Readonly<Record<string, number>>,
-): Record<string, Float64Array> {
-  const [nIn, nOut] = [size(params, 'n_in'), size(params, 'n_out')];
-  const w = type === 'f32' ? (inputs['w'] ?? []) : unpackF16Words(inputs['w'] ?? [], nOut * nIn);
-  const x = inputs['x'] ?? [];
-  const y = new Float64Array(nOut);
-  for (let r = 0; r < nOut; r++) {
-    let dot = 0;
-    for (let k = 0; k < nIn; k++) dot += (w[r * nIn + k] ?? 0) * (x[k] ?? 0);
-    y[r] = dot;
-  }
-  return { y };
-}
-
 function denseGemv(type: DenseType): CatalogKernel {
+  /** W words of a shape: n_out rows of n_in values, one (f32) or two (f16) a word. */
+  const wordCount = (nOut: number, nIn: number) => (nOut * nIn) / VALUES_PER_WORD[type];
   return {
     spec: denseGemvSpec(type),
     shapeNames: ['n_in', 'n_out'],
     defaultShape: { n_in: 512, n_out: 64 },
-    params: (shape) => ({ n_in: size(shape, 'n_in'), n_out: size(shape, 'n_out') }),
-    bufferLengths: (shape) => ({
-      w: Math.ceil(wordCount(type, size(shape, 'n_out'), size(shape, 'n_in'))),
-      x: size(shape, 'n_in'),
-      y: size(shape, 'n_out'),
-    }),
+    params: (shape) => ({ n_in: shapeSize(shape, 'n_in'), n_out: shapeSize(shape, 'n_out') }),
+    bufferLengths: (shape) => {
+      const { nIn, nOut } = gemvShape(shape);
+      return { w: Math.ceil(wordCount(nOut, nIn)), x: nIn, y: nOut };
+    },
     outputs: ['y'],
-    reference: (inputs, params) => reference(type, inputs, params),
+    // y = W x in float64 from W's exact values (f32, or the f16 halves of its words).
+    reference: (inputs, params) => {
+      const { nIn, nOut } = gemvShape(params);
+      const w =
+        type === 'f32' ? (inputs['w'] ?? []) : unpackF16Words(inputs['w'] ?? [], nOut * nIn);
+      return { y: matVec(w, inputs['x'] ?? [], nOut, nIn) };
+    },
     // f32 FMAs in a lane-strided order, then a warp tree, against float64: ~1e-13 at n_in 4096.
     tolerance: 1e-10,
-    checkShape: (shape) => checkShape(type, shape),
+    checkShape(shape) {
+      const { nIn, nOut } = gemvShape(shape);
+      if (!Number.isSafeInteger(nIn) || nIn < 1) shapeProblem('n_in', `${nIn} is not at least 1`);
+      if (type === 'f16' && nIn % 2 !== 0)
+        shapeProblem('n_in', `${nIn} is not even: f16 rows are whole u32 words of two halves`);
+      if (!Number.isSafeInteger(nOut) || nOut < 1)
+        shapeProblem('n_out', `${nOut} is not at least 1`);
+      if (nOut * nIn > 2 ** 32 - 1 || wordCount(nOut, nIn) > 2 ** 32 - OFFSET_HEADROOM)
+        shapeProblem('n_out', `${nOut} rows of ${nIn} ${type} values exceed 32-bit offsets`);
+    },
     generateInput({ buffer, length, rng, magnitude }) {
       if (buffer !== 'w' || type === 'f32') return undefined;
       return packF16Words(fillUniform(new Float32Array(2 * length), rng, magnitude));
     },
     describeInput(buffer, shape) {
       if (buffer !== 'w' || type === 'f32') return undefined;
-      const [nIn, nOut] = [size(shape, 'n_in'), size(shape, 'n_out')];
+      const { nIn, nOut } = gemvShape(shape);
       return `[n_out ${nOut}][n_in ${nIn}] raw IEEE halves, little-endian, row-major`;
     },
     // Pins the edge schedules, so a change in the unrolled step or the group size shows in a diff.

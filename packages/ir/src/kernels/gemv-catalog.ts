@@ -1,5 +1,6 @@
 import { ValidationError } from '../errors.js';
-import { QUANT_FORMATS, dequantize, quantizedBytes, type QuantType } from '../quant/formats.js';
+import { QUANT_FORMATS, dequantize, quantizedBytes } from '../quant/formats.js';
+import type { QuantType } from '../quant/formats.js';
 import { writeF16 } from '../quant/scalar.js';
 import { packWords, unpackWords } from '../quant/words.js';
 import type { KernelSpec } from '../spec.js';
@@ -11,10 +12,7 @@ import type { CatalogKernel, Shape, WeightStream } from './catalog-kernel.js';
 export interface GemvCatalogOptions {
   readonly spec: KernelSpec;
   readonly type: QuantType;
-  /**
-   * Bytes the kernel's u32 offsets may address past the weights (a window it rounds up to): the
-   * weights must stay below 2^32 minus this.
-   */
+  /** Bytes the kernel's u32 offsets may address past the weights (the weights stay below 2^32 less it). */
   readonly offsetHeadroom: number;
   /** Weight buffer bytes for a shape, when the layout is not native rows. */
   readonly layoutBytes?: (nOut: number, nIn: number) => number;
@@ -31,31 +29,41 @@ export interface GemvCatalogOptions {
 }
 
 export const shapeSize = (shape: Shape, name: string): number => shape[name] ?? 0;
+/** n_in and n_out of a gemv shape (0 where missing, which checkShape rejects). */
+export const gemvShape = (shape: Shape) => ({ nIn: shapeSize(shape, 'n_in'), nOut: shapeSize(shape, 'n_out') }); // prettier-ignore
+
+/** Throws a ValidationError naming a shape field the kernel cannot run. */
+export function shapeProblem(path: string, message: string): never {
+  throw new ValidationError([{ path, message }]);
+}
+
+/** y = W x in float64, W [nOut][nIn] row-major, each row summed in column order. */
+export function matVec(w: ArrayLike<number>, x: ArrayLike<number>, nOut: number, nIn: number) {
+  const y = new Float64Array(nOut);
+  for (let r = 0; r < nOut; r++) {
+    let dot = 0;
+    for (let c = 0; c < nIn; c++) dot += (w[r * nIn + c] ?? 0) * (x[c] ?? 0);
+    y[r] = dot;
+  }
+  return y;
+}
+
+/** [n_out, n_in] of a gemv shape, the order the quant helpers take. */
+const dims = (shape: Shape): [number, number] => [shapeSize(shape, 'n_out'), shapeSize(shape, 'n_in')]; // prettier-ignore
 
 /** y = W x for every gemv kernel: W rows of `type` blocks, x and y f32, shapes n_in and n_out. */
 export function gemvCatalogKernel(options: GemvCatalogOptions): CatalogKernel {
   const { type, layoutBytes, toNative, fromNative, gated = false } = options;
   const matrices = gated ? ['w', 'w_up'] : ['w'];
   const { blockSize } = QUANT_FORMATS[type];
-  const payload = (shape: Shape): number =>
-    quantizedBytes(type, shapeSize(shape, 'n_out'), shapeSize(shape, 'n_in'));
-  const bytes = (shape: Shape): number =>
-    layoutBytes === undefined
-      ? payload(shape)
-      : layoutBytes(shapeSize(shape, 'n_out'), shapeSize(shape, 'n_in'));
+  const payload = (shape: Shape) => quantizedBytes(type, ...dims(shape));
+  const bytes = (shape: Shape) => (layoutBytes ? layoutBytes(...dims(shape)) : payload(shape));
   const weights: WeightStream = {
     buffer: 'w',
     type,
     bytes,
-    ...(layoutBytes === undefined
-      ? {}
-      : { paddingBytes: (shape: Shape) => bytes(shape) - payload(shape) }),
-    ...(fromNative === undefined
-      ? {}
-      : {
-          fromNative: (native: Uint8Array, shape: Shape) =>
-            fromNative(native, shapeSize(shape, 'n_out'), shapeSize(shape, 'n_in')),
-        }),
+    ...(layoutBytes && { paddingBytes: (shape: Shape) => bytes(shape) - payload(shape) }),
+    ...(fromNative && { fromNative: (native: Uint8Array, shape: Shape) => fromNative(native, ...dims(shape)) }), // prettier-ignore
   };
   return {
     spec: options.spec,
@@ -64,47 +72,34 @@ export function gemvCatalogKernel(options: GemvCatalogOptions): CatalogKernel {
     params: (shape) => ({ n_in: shapeSize(shape, 'n_in'), n_out: shapeSize(shape, 'n_out') }),
     bufferLengths: (shape) => ({
       ...Object.fromEntries(matrices.map((name) => [name, Math.ceil(bytes(shape) / 4)])),
-      x: shapeSize(shape, 'n_in'),
-      y: shapeSize(shape, 'n_out'),
+      ...{ x: shapeSize(shape, 'n_in'), y: shapeSize(shape, 'n_out') },
     }),
     outputs: ['y'],
     checkShape(shape) {
-      const nIn = shapeSize(shape, 'n_in');
-      const nOut = shapeSize(shape, 'n_out');
-      const problem = (path: string, message: string): never => {
-        throw new ValidationError([{ path, message }]);
-      };
+      const { nIn, nOut } = gemvShape(shape);
       if (!Number.isSafeInteger(nIn) || nIn < blockSize || nIn % blockSize !== 0)
-        problem('n_in', `${nIn} is not a multiple of ${blockSize}, the ${type} block size`);
-      if (!Number.isSafeInteger(nOut) || nOut < 1) problem('n_out', `${nOut} is not at least 1`);
+        shapeProblem('n_in', `${nIn} is not a multiple of ${blockSize}, the ${type} block size`);
+      if (!Number.isSafeInteger(nOut) || nOut < 1)
+        shapeProblem('n_out', `${nOut} is not at least 1`);
       if (bytes(shape) > 2 ** 32 - options.offsetHeadroom)
-        problem('n_out', `${nOut} rows of ${nIn} ${type} values exceed 32-bit byte offsets`);
+        shapeProblem('n_out', `${nOut} rows of ${nIn} ${type} values exceed 32-bit byte offsets`);
     },
     weights,
-    generateInput({ buffer, shape, rng, magnitude }) {
-      if (!matrices.includes(buffer)) return undefined;
-      const nOut = shapeSize(shape, 'n_out');
-      return options.generateWeights(nOut, shapeSize(shape, 'n_in'), rng, magnitude);
-    },
+    generateInput: ({ buffer, shape, rng, magnitude }) =>
+      matrices.includes(buffer)
+        ? options.generateWeights(...dims(shape), rng, magnitude)
+        : undefined,
     reference(inputs, params) {
-      const nIn = params['n_in'] ?? 0;
-      const nOut = params['n_out'] ?? 0;
-      const x = inputs['x'] ?? [];
-      const [projection, up] = matrices.map((name) => {
-        const stored = unpackWords(inputs[name] ?? [], bytes({ n_in: nIn, n_out: nOut }));
+      const [nOut, nIn] = dims(params);
+      const product = (name: string) => {
+        const stored = unpackWords(inputs[name] ?? [], bytes(params));
         const native = toNative === undefined ? stored : toNative(stored, nOut, nIn);
-        const matrix = dequantize(type, native, nOut, nIn);
-        const y = new Float64Array(nOut);
-        for (let r = 0; r < nOut; r++) {
-          let dot = 0;
-          for (let c = 0; c < nIn; c++) dot += (matrix[r * nIn + c] ?? 0) * (x[c] ?? 0);
-          y[r] = dot;
-        }
-        return y;
-      }) as [Float64Array, Float64Array | undefined];
-      if (up !== undefined)
-        projection.forEach((gate, r) => (projection[r] = siluMulReference(gate, up[r] ?? 0)));
-      return { y: projection };
+        return matVec(dequantize(type, native, nOut, nIn), inputs['x'] ?? [], nOut, nIn);
+      };
+      const y = product('w');
+      if (!gated) return { y };
+      const up = product('w_up');
+      return { y: y.map((gate, r) => siluMulReference(gate, up[r] ?? 0)) };
     },
     tolerance: options.tolerance,
   };
@@ -114,12 +109,7 @@ export function gemvCatalogKernel(options: GemvCatalogOptions): CatalogKernel {
  * Random native Q6_K rows: random ql, qh and scale bytes (every 6-bit value and signed scale) and
  * a d that keeps |d · scale · q| <= d · 128 · 32 below the magnitude.
  */
-export function randomQ6kBlocks(
-  nOut: number,
-  nIn: number,
-  rng: Rng,
-  magnitude: number,
-): Uint8Array {
+export function randomQ6kBlocks(nOut: number, nIn: number, rng: Rng, magnitude: number) {
   const blockBytes = QUANT_FORMATS.q6_K.blockBytes;
   const native = new Uint8Array(quantizedBytes('q6_K', nOut, nIn));
   for (let start = 0; start < native.length; start += blockBytes) {
@@ -138,12 +128,7 @@ export function randomQ6kBlocks(
  * ~0.2M values/s, too slow for 8M-value cases, and random bytes reach every 6-bit scale, min and
  * nibble.
  */
-export function randomQ4kWords(
-  nOut: number,
-  nIn: number,
-  rng: Rng,
-  magnitude: number,
-): Uint32Array {
+export function randomQ4kWords(nOut: number, nIn: number, rng: Rng, magnitude: number) {
   const blockWords = QUANT_FORMATS.q4_K.blockBytes / 4;
   const words = new Uint32Array(quantizedBytes('q4_K', nOut, nIn) / 4);
   const header = new Uint8Array(4);

@@ -1,7 +1,4 @@
-/**
- * The buffers and params of every quantized gemv kernel (W as u32 words): engines launch them
- * alike.
- */
+/** The buffers and params of every gemv kernel (quantized W as u32 words): engines launch them alike. */
 export const GEMV_BINDINGS = {
   buffers: [
     { group: 0, binding: 0, name: 'w', element: 'u32', access: 'read' },

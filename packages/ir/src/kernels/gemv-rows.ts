@@ -1,14 +1,16 @@
 import { WARP_SIZE } from '../body.js';
-import type { Local as Var } from '../expression-methods.js';
-import { defineKernel, type BodyBuilder, type DeclaredBy } from '../builder.js';
-import { add, and, div, eq, f32, lt, min, mul, sub } from '../expressions.js';
+import type { Expr } from '../body.js';
+import { defineKernel } from '../builder.js';
+import type { BodyBuilder, DeclaredBy } from '../builder.js';
+import type { Local } from '../expression-methods.js';
+import { f32 } from '../expressions.js';
 import type { QuantType } from '../quant/formats.js';
 import type { KnobBounds } from '../spec.js';
-import type { CatalogKernel } from './catalog-kernel.js';
-import { lazyKernel } from './lazy-kernel.js';
-import { gemvCatalogKernel, type GemvCatalogOptions } from './gemv-catalog.js';
-import { GEMV_BINDINGS } from './gemv-interface.js';
 import { siluTimes } from './elementwise.js';
+import { gemvCatalogKernel } from './gemv-catalog.js';
+import type { GemvCatalogOptions } from './gemv-catalog.js';
+import { GEMV_BINDINGS, SECTOR_WORDS } from './gemv-interface.js';
+import { lazyKernel } from './lazy-kernel.js';
 import { quantizeXGroup, X_GROUP } from './x-quantize.js';
 
 // Plan, for a mat-vec bound by DRAM. Dispatch 1 quantizes x once for every row, into scratch: per
@@ -23,55 +25,44 @@ import { quantizeXGroup, X_GROUP } from './x-quantize.js';
 /** Words of quantized x a 32-value group: 8 x_high, then 8 x_low. */
 export const X_QUANT_GROUP_WORDS = 16;
 
+const [W, X, Y] = GEMV_BINDINGS.buffers;
 /** The up projection's weights of a gated kernel, rows like `w`'s (the gate's). */
 const UP_WEIGHTS = { group: 0, binding: 5, name: 'w_up', element: 'u32', access: 'read' } as const;
 
-function rowsInterface(factorsPerGroup = 5, gated = true) {
-  const [w, x, y] = GEMV_BINDINGS.buffers;
-  return {
+/** Both dispatches' declarations: x's sums of 8 add 4 factors a group, a gated kernel `w_up`. */
+const rowsInterface = (factorsPerGroup: number, gated: boolean) =>
+  ({
     ...GEMV_BINDINGS,
-    // Typed with w_up always (RowsBuilder); a plain kernel declares w, x and y alone.
-    buffers: (gated ? [w, x, y, UP_WEIGHTS] : [w, x, y]) as readonly [
-      typeof w,
-      typeof x,
-      typeof y,
-      typeof UP_WEIGHTS,
-    ],
+    buffers: gated ? [W, X, Y, UP_WEIGHTS] : [W, X, Y],
     shared: [],
     scratch: [
-      { group: 0, binding: 3, name: 'x_quant', element: 'u32', length: `n_in / 2` },
-      {
-        group: 0,
-        binding: 4,
-        name: 'x_factors',
-        element: 'f32',
-        length: `n_in / 32 * ${factorsPerGroup}`,
-      },
+      { group: 0, binding: 3, name: 'x_quant', element: 'u32', length: 'n_in / 2' },
+      { group: 0, binding: 4, name: 'x_factors', element: 'f32', length: `n_in / 32 * ${factorsPerGroup}` }, // prettier-ignore
     ],
-  } as const; // checked by defineKernel
-}
+  }) as const;
 
 export type RowsBuilder = BodyBuilder<DeclaredBy<ReturnType<typeof rowsInterface>>>;
 
-/** One of the rows a warp streams together. */
+/**
+ * One of the rows a warp streams together: its weights (`w`, or a gated kernel's `w_up`), the
+ * lane's running partial, and the row (the last for a warp past n_out, which is not `live`).
+ */
 export interface WarpRow {
-  /** The buffer holding its weights: `w`, or a gated kernel's up projection `w_up`. */
   readonly weights: 'w' | 'w_up';
-  /** The lane's running f32 partial of the row. */
-  readonly total: Var<'f32'>;
-  /** The row (the last row for a warp past it, which adds nothing: see `live`). */
-  readonly row: Var<'u32'>;
-  readonly live: Var<'bool'>;
+  readonly total: Local<'f32'>;
+  readonly row: Local<'u32'>;
+  readonly live: Local<'bool'>;
 }
 
-/** What a kernel's row step sees: the warp's rows and where x's sums of 8 start. */
+/**
+ * What a row step sees: the warp's ROWS_PER_WARP rows (sharing every x load), its lane and the
+ * x_factors index of x's first sum of 8 (n_in / 32).
+ */
 export interface RowStep {
   readonly b: RowsBuilder;
-  /** ROWS_PER_WARP rows, which share every x load. */
-  readonly rows: readonly WarpRow[];
-  readonly lane: Var<'u32'>;
-  /** x_factors index of the first sum of 8 (n_in / 32). */
-  readonly sumBase: Var<'u32'>;
+  readonly rows: readonly [WarpRow, WarpRow];
+  readonly lane: Local<'u32'>;
+  readonly sumBase: Local<'u32'>;
 }
 
 /** A row-streaming gemv kernel: `row` adds the lane's share of each row into its `total`. */
@@ -80,10 +71,7 @@ export interface RowsGemvKernel {
   readonly semanticVersion: number;
   readonly type: QuantType;
   readonly row: (step: RowStep) => void;
-  /**
-   * Whether the row step reads x's sums of 8 (blocks with mins do); without them x_factors holds
-   * the scales alone, and n_in need not be a multiple of 128 (the sums' 16-byte stores need it).
-   */
+  /** Whether rows read x's sums of 8 (blocks with mins do; their 16-byte stores need 128 | n_in). */
   readonly xSums?: boolean;
   /** Whether the row dispatch keeps to ROWS_MAX_REGISTERS (default true): false where it spills. */
   readonly capRegisters?: boolean;
@@ -94,9 +82,7 @@ export interface RowsGemvKernel {
  * y = silu(W x) · (W_up x), SwiGLU's gate and up projections in one launch: a warp streams row r
  * of both, sharing every x load, as a plain kernel's warp streams two consecutive rows.
  */
-export interface RowsGemvOptions extends Omit<GemvCatalogOptions, 'spec' | 'type' | 'tolerance'> {
-  readonly gated?: boolean;
-}
+export type RowsGemvOptions = Omit<GemvCatalogOptions, 'spec' | 'type' | 'tolerance' | 'offsetHeadroom'>; // prettier-ignore
 
 /** Rows a warp streams together, sharing every x load: x moves through L1 once per two rows. */
 export const ROWS_PER_WARP = 2;
@@ -114,21 +100,12 @@ const ROWS_MAX_REGISTERS = 96;
 const QUANTIZE_THREADS = 32;
 
 /** A row-streaming gemv catalog kernel, W's rows `layout`: x quantized once, then a warp a row. */
-export function rowsGemvKernel(
-  kernel: RowsGemvKernel,
-  layout: string,
-  options: RowsGemvOptions,
-): CatalogKernel {
-  return lazyKernel(kernel.id, () => buildRowsGemvKernel(kernel, layout, options));
-}
+export const rowsGemvKernel = (kernel: RowsGemvKernel, layout: string, options: RowsGemvOptions) =>
+  lazyKernel(kernel.id, () => buildRowsGemvKernel(kernel, layout, options));
 
-/** rowsGemvKernel's kernel, built when first read. */
-function buildRowsGemvKernel(
-  kernel: RowsGemvKernel,
-  layout: string,
-  { gated = false, ...options }: RowsGemvOptions,
-): CatalogKernel {
+function buildRowsGemvKernel(kernel: RowsGemvKernel, layout: string, options: RowsGemvOptions) {
   const { id, semanticVersion, type } = kernel;
+  const gated = options.gated ?? false;
   const sums = kernel.xSums ?? true;
   const entryPoint = id.replaceAll('-', '_');
   const what = gated
@@ -136,10 +113,11 @@ function buildRowsGemvKernel(
     : `y = dequant(W) x, W rows ${layout}`;
   const description = `${what} (read as u32 words), x and y f32; x quantized once to 16 bits a value (two int8 halves, a scale per 32) in scratch, then a warp a row${gated ? ' of both' : ''} meets the weights in int8 dot products`;
   const rowsPerWarp = gated ? 1 : ROWS_PER_WARP;
+  const declarations = rowsInterface(sums ? 5 : 1, gated);
   const spec = defineKernel(
     {
       ...{ id, semanticVersion, entryPoint, description },
-      ...rowsInterface(sums ? 5 : 1, gated),
+      ...declarations,
       schedule: [
         {
           name: 'workgroupSize',
@@ -162,45 +140,33 @@ function buildRowsGemvKernel(
             // WebGPU caps a grid dimension at 65535 workgroups; more rows run as a grid-stride loop.
             grid: [`min(ceil_div(n_out, workgroupSize / 32 * ${rowsPerWarp}), 65535)`, '1', '1'],
           },
-          // The stage's builder is typed loosely; its names are those rowsInterface declares.
+          // defineKernel types a stage's builder loosely (Declared); its names are declarations'.
           body: (b) => rowsBody(b as unknown as RowsBuilder, kernel, gated),
         },
       ],
     },
-    (b) => quantizeBody(b as unknown as RowsBuilder, sums),
+    (b) => quantizeBody(b, sums),
   );
-  return gemvCatalogKernel({ spec, type, ...options, gated, tolerance: 1e-6 });
+  // Offsets may address a sector (32 bytes) past the weights: a load window rounds up to one.
+  return gemvCatalogKernel({ spec, type, ...options, offsetHeadroom: 4 * SECTOR_WORDS, tolerance: 1e-6 }); // prettier-ignore
 }
 
 /** Dispatch 1: a thread a 32-value group of x, its words and factors into scratch. */
 function quantizeBody(b: RowsBuilder, storeSums: boolean): void {
   const nIn = b.param('n_in');
-  const { group } = b.let({ group: add(mul(b.workgroupId('x'), QUANTIZE_THREADS), b.localId()) });
-  b.if(lt(group, div(nIn, X_GROUP)), (q) => {
-    const { xBase, quantWord } = q.let({
-      xBase: mul(group, X_GROUP),
-      quantWord: mul(group, X_QUANT_GROUP_WORDS),
+  const { group } = b.let({ group: b.workgroupId().mul(QUANTIZE_THREADS).add(b.localId()) });
+  b.if(group.lt(nIn.div(X_GROUP)), () => {
+    const { xBase, quantWord } = b.let({
+      xBase: group.mul(X_GROUP),
+      quantWord: group.mul(X_QUANT_GROUP_WORDS),
     });
-    const words: { high: Var<'u32'>[]; low: Var<'u32'>[] } = { high: [], low: [] };
-    const { scale, sums } = quantizeXGroup(q, xBase, {
-      onWords: (k, high, low) => {
-        words.high.push(q.let(`x_high${k}`, high));
-        words.low.push(q.let(`x_low${k}`, low));
-      },
-    });
+    const { scale, sums, stores } = quantizeXGroup(b, xBase);
     // 16-byte stores: x_high words 0-3 and 4-7, then x_low's.
-    for (const [part, list] of [
-      [0, words.high],
-      [8, words.low],
-    ] as const)
-      for (const k of [0, 4]) {
-        const four = list.slice(k, k + 4) as [Var<'u32'>, Var<'u32'>, Var<'u32'>, Var<'u32'>];
-        q.storeVector('x_quant', add(quantWord, part + k), four);
-      }
-    q.store('x_factors', group, scale);
+    stores.forEach((words, k) => b.storeVector('x_quant', quantWord.add(4 * k), words));
+    b.memory.x_factors.store(group, scale);
     if (!storeSums) return;
-    const { sumWord } = q.let({ sumWord: add(div(nIn, X_GROUP), mul(group, 4)) });
-    q.storeVector('x_factors', sumWord, sums as [Var<'f32'>, Var<'f32'>, Var<'f32'>, Var<'f32'>]);
+    const { sumWord } = b.let({ sumWord: nIn.div(X_GROUP).add(group.mul(4)) });
+    b.storeVector('x_factors', sumWord, sums);
   });
 }
 
@@ -210,41 +176,46 @@ function quantizeBody(b: RowsBuilder, storeSums: boolean): void {
  * sum (gated: silu of the gate's times the up's).
  */
 function rowsBody(b: RowsBuilder, kernel: RowsGemvKernel, gated: boolean): void {
-  const [nIn, nOut] = [b.param('n_in'), b.param('n_out')];
-  const warps = div(b.schedule('workgroupSize'), WARP_SIZE);
-  const outputsPerWarp = gated ? 1 : ROWS_PER_WARP;
+  const nOut = b.param('n_out');
+  const warps = b.schedule('workgroupSize').div(WARP_SIZE);
+  const perWarp = gated ? 1 : ROWS_PER_WARP;
   const { rowsPerGroup, lane, sumBase } = b.let({
-    rowsPerGroup: outputsPerWarp === 1 ? warps : mul(warps, outputsPerWarp),
+    rowsPerGroup: perWarp === 1 ? warps : warps.mul(perWarp),
     lane: b.laneId(),
-    sumBase: div(nIn, X_GROUP),
+    sumBase: b.param('n_in').div(X_GROUP),
   });
-  const { groups } = b.let({ groups: div(add(nOut, sub(rowsPerGroup, 1)), rowsPerGroup) });
-  const groupRange = { start: b.workgroupId('x'), end: groups, step: b.numWorkgroups('x') };
-  b.for('group', groupRange, (g, group) => {
-    const { first } = g.let({
-      first: add(mul(group, rowsPerGroup), outputsPerWarp === 1 ? g.warpId() : mul(g.warpId(), outputsPerWarp)),
-    }); // prettier-ignore
-    const rows = Array.from({ length: ROWS_PER_WARP }, (_, index): WarpRow & { slot: Var<'u32'> } => {
-      // A gated warp's rows are row `first` of W and of W_up.
-      const slot = g.let(`slot${index}`, index === 0 || gated ? first : add(first, index));
-      return {
-        weights: gated && index === 1 ? 'w_up' : 'w',
-        slot,
-        live: g.let(`live${index}`, lt(slot, nOut)),
-        row: g.let(`row${index}`, min(slot, sub(nOut, 1))),
-        total: g.let(`total${index}`, f32(0)),
-      };
-    }); // prettier-ignore
-    kernel.row({ b: g, rows, lane, sumBase });
+  const { groups } = b.let({ groups: nOut.add(rowsPerGroup.sub(1)).div(rowsPerGroup) });
+  b.for('group', { start: b.workgroupId(), end: groups, step: b.numWorkgroups() }, (_, group) => {
+    const warpRow = perWarp === 1 ? b.warpId() : b.warpId().mul(perWarp);
+    const { first } = b.let({ first: group.mul(rowsPerGroup).add(warpRow) });
+    // A gated warp's rows are row `first` of W and of W_up.
+    const warpRowAt = (index: number) => {
+      const { slot } = b.let({ slot: index === 0 || gated ? first : first.add(index) });
+      const { live, rowIndex: row, total } = b.let({ live: slot.lt(nOut), rowIndex: slot.min(nOut.sub(1)), total: f32(0) }); // prettier-ignore
+      return { weights: gated && index === 1 ? 'w_up' : 'w', slot, live, row, total } as const;
+    };
+    const rows = [warpRowAt(0), warpRowAt(1)] as const;
+    kernel.row({ b, rows, lane, sumBase });
+    const stored = (live: Local<'bool'>, slot: Local<'u32'>, value: Expr<'f32'>) =>
+      b.if(live.and(lane.eq(0)), () => b.memory.y.store(slot, value));
     if (gated) {
-      const [gate, up] = rows.map(({ total }, index) => g.reduce('add', `row_sum${index}`, total));
-      const { slot, live } = rows[0]!;
-      g.if(and(live, eq(lane, 0)), (store) => store.store('y', slot, siluTimes(gate!, up!)));
-      return;
+      const [gate, up] = rows;
+      const gateSum = b.reduce('add', 'row_sum', gate.total);
+      return stored(gate.live, gate.slot, siluTimes(gateSum, b.reduce('add', 'row_sum', up.total)));
     }
-    rows.forEach(({ slot, live, total }, index) => {
-      const sum = g.reduce('add', `row_sum${index}`, total);
-      g.if(and(live, eq(lane, 0)), (store) => store.store('y', slot, sum));
-    });
+    for (const { slot, live, total } of rows) stored(live, slot, b.reduce('add', 'row_sum', total));
   });
+}
+
+/**
+ * A lane's share of the row's 256-value blocks, 4 lanes a block: the block count, the lane's
+ * quarter of its block (half = quarter / 2, side = quarter % 2) and its block within a step.
+ */
+export function blockLanes({ b, lane }: RowStep, blockSize: number) {
+  const { blocks, quarter, laneBlock } = b.let({
+    blocks: b.param('n_in').div(blockSize),
+    quarter: lane.and(3),
+    laneBlock: lane.shr(2),
+  });
+  return { blocks, quarter, laneBlock, ...b.let({ half: quarter.shr(1), side: quarter.and(1) }) };
 }

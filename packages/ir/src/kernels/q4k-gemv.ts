@@ -1,42 +1,13 @@
-import { type Expr } from '../body.js';
-import type { Local as Var } from '../expression-methods.js';
-import {
-  add,
-  and,
-  bitcast,
-  bitSelect,
-  convert,
-  div,
-  dot4I8,
-  fma,
-  lt,
-  mul,
-  neg,
-  select,
-  shr,
-  sub,
-  unpackHalf,
-} from '../expressions.js';
+import type { Local, Value } from '../expression-methods.js';
+import { add, convert, fma, i32 } from '../expressions.js';
 import { QUANT_FORMATS } from '../quant/formats.js';
 import { randomQ4kWords } from './gemv-catalog.js';
-import { SECTOR_WORDS } from './gemv-interface.js';
-import {
-  rowsGemvKernel,
-  X_QUANT_GROUP_WORDS,
-  type RowStep,
-  type RowsBuilder,
-} from './gemv-rows.js';
-import { vectorNames } from './locals.js';
-
-const { blockBytes: BLOCK_BYTES, blockSize: BLOCK_VALUES } = QUANT_FORMATS.q4_K;
-const BLOCK_WORDS = BLOCK_BYTES / 4;
-/** Header words (0: d and dmin, 1-3: scales and mins) before a block's 32 qs words. */
-const HEADER_WORDS = 4;
-/** Lanes a block: lane c of them takes qs chunks c and c + 4, so a step is 8 blocks of the row. */
-const BLOCK_LANES = 4;
-const STEP_BLOCKS = 32 / BLOCK_LANES;
-/** x_quant words of a block (8 groups of 16) and the 4 groups between a lane's two chunks. */
-const X_BLOCK_WORDS = 8 * X_QUANT_GROUP_WORDS;
+import { blockLanes, rowsGemvKernel, X_QUANT_GROUP_WORDS } from './gemv-rows.js';
+import type { RowStep } from './gemv-rows.js';
+import { four } from './locals.js';
+import { q4kScalesMins } from './q4k-scales.js';
+import { hints, mapPair } from './tuples.js';
+import type { Four, Pair } from './tuples.js';
 
 // Bandwidth plan: a warp streams a row, 8 blocks (1152 bytes) a step. Blocks are 144 bytes,
 // 16-byte aligned, so lane l loads its block's header (16 bytes, the block's 4 lanes asking for the
@@ -49,218 +20,149 @@ const X_BLOCK_WORDS = 8 * X_QUANT_GROUP_WORDS;
 // · min · (its x values' sum). The last step's lanes past the row load its last block again and
 // add nothing.
 
-/** The x pointers a lane carries from step to step, then each row's W pointers; a step's strides. */
-const X_STRIDES = {
-  quant: STEP_BLOCKS * X_BLOCK_WORDS,
-  scale: STEP_BLOCKS * 8,
-  sum: STEP_BLOCKS * 32,
-};
+const { blockBytes, blockSize } = QUANT_FORMATS.q4_K;
+const BLOCK_WORDS = blockBytes / 4;
+/** Header words (0: d and dmin, 1-3: scales and mins) before a block's 32 qs words. */
+const HEADER_WORDS = 4;
+/** 4 lanes a block, so a step is 8 blocks of the row. */
+const STEP_BLOCKS = 8;
+/** x_quant words of a block: 8 groups of 16. */
+const X_BLOCK_WORDS = 8 * X_QUANT_GROUP_WORDS;
+/** How far each pointer moves a step: x_quant word, x scale, x sum of 8, W word. */
+const STRIDES = { quant: STEP_BLOCKS * X_BLOCK_WORDS, scale: STEP_BLOCKS * 8, sum: STEP_BLOCKS * 32 }; // prettier-ignore
 const W_STRIDE = STEP_BLOCKS * BLOCK_WORDS;
-type XPointers<T> = { readonly [K in keyof typeof X_STRIDES]: T };
-const X_NAMES = Object.keys(X_STRIDES) as (keyof typeof X_STRIDES)[];
 
-/** Where a step reads: x pointers, and per row the header and first qs chunk words of W. */
-interface StepPointers {
-  readonly x: XPointers<Var<'u32'>>;
-  readonly rows: readonly { readonly header: Var<'u32'>; readonly qs: Var<'u32'> }[];
-}
+/** Where a step reads: x_quant word, x scale and sum indices, and per row W's header and qs words. */
+type Pointers = Record<'quant' | 'scale' | 'sum', Local<'u32'>> & { readonly rows: Pair<Record<'header' | 'qs', Local<'u32'>>> }; // prettier-ignore
 
-function row({ b, rows, lane, sumBase }: RowStep): void {
-  const nIn = b.param('n_in');
-  const { blocks, quarter, laneBlock } = b.let({
-    blocks: div(nIn, BLOCK_VALUES),
-    quarter: and(lane, BLOCK_LANES - 1),
-    laneBlock: shr(lane, 2),
-  });
-  const { pair, half } = b.let({
-    pair: shr(quarter, 1),
-    half: and(quarter, 1),
-  });
+function row(rowStep: RowStep): void {
+  const { b, rows, sumBase } = rowStep;
+  // Lane l takes block l / 4 of a step, qs chunks c = l % 4 (`quarter`) and c + 4; c = 2k + h.
+  const { blocks, quarter, laneBlock, half: pair, side: half } = blockLanes(rowStep, blockSize);
   // Scale and min bytes 2k, 2k + 1 (k < 2) sit in words 1-2 at bit 16k, 6 bits each; those of 2k + 4
   // and 2k + 5 are the nibbles of word 3 at bit 16k under the top bits of 2k's.
   const { shift, chunkWord } = b.let({
-    shift: mul(pair, 16),
-    chunkWord: add(HEADER_WORDS, mul(quarter, 4)),
+    shift: pair.mul(16),
+    chunkWord: add(HEADER_WORDS, quarter.mul(4)),
   });
-  const rowBlocks = rows.map(({ row: index }, r) => b.let(`row_block${r}`, mul(index, blocks)));
-  // A block's pointers: x_quant word of the lane's first chunk's x, x_factors index of its first
-  // scale and first sum of 8; per row, W words of the block's header and of the lane's first chunk.
-  const pointersAt = (at: RowsBuilder, prefix: string, block: Expr<'u32'>): StepPointers => ({
-    x: Object.fromEntries(
-      X_NAMES.map((name) => {
-        const value = {
-          quant: add(mul(block, X_BLOCK_WORDS), add(mul(pair, 2 * X_QUANT_GROUP_WORDS), mul(half, 4))),
-          scale: add(mul(block, 8), mul(pair, 2)),
-          sum: add(sumBase, add(mul(block, 32), add(mul(pair, 8), mul(half, 2)))),
-        }[name];
-        return [name, at.let(`${prefix}_${name}`, value)];
-      }),
-    ) as XPointers<Var<'u32'>>,
-    rows: rowBlocks.map((rowBlock, r) => {
-      const header = at.let(`${prefix}_header${r}`, mul(add(rowBlock, block), BLOCK_WORDS));
-      return { header, qs: at.let(`${prefix}_qs${r}`, add(header, chunkWord)) };
-    }),
-  }); // prettier-ignore
+  const rowBlocks = mapPair(rows, (r) => b.let('row_block', r.row.mul(blocks)));
+  // Block `block`'s pointers: x of the lane's first chunk, its first scale and sum of 8; per row,
+  // the block's header and the lane's first chunk.
+  const pointersAt = (block: Value<'u32'>): Pointers => {
+    const quant = b.let('quant_ptr', block.mul(X_BLOCK_WORDS).add(pair.mul(2 * X_QUANT_GROUP_WORDS).add(half.mul(4)))); // prettier-ignore
+    const scale = b.let('scale_ptr', block.mul(8).add(pair.mul(2)));
+    const sum = b.let('sum_ptr', sumBase.add(block.mul(32).add(pair.mul(8).add(half.mul(2)))));
+    const pointers = mapPair(rowBlocks, (rowBlock) => {
+      const header = b.let('header_ptr', rowBlock.add(block).mul(BLOCK_WORDS));
+      return { header, qs: b.let('qs_ptr', header.add(chunkWord)) };
+    });
+    return { quant, scale, sum, rows: pointers };
+  };
   // A warp whose first row is past n_out has nothing to load (its totals stay 0).
-  b.if(rows[0]!.live, (live) => rowSteps(live, { rows, blocks, laneBlock, shift, pointersAt }));
+  b.if(rows[0].live, () => {
+    // One loop: in the last step, lanes past the row's blocks read the last block (one request
+    // with their lane group's) and add nothing. One copy of the step keeps the WGSL small enough
+    // for lavapipe to compile quickly; the selects cost 5 instructions a step.
+    const next = pointersAt(laneBlock);
+    const last = pointersAt(blocks.sub(1));
+    const { block } = b.let({ block: laneBlock });
+    const { steps } = b.let({ steps: blocks.add(STEP_BLOCKS - 1).div(STEP_BLOCKS) });
+    b.for('step', { start: 0, end: steps }, () => {
+      const { inRow } = b.let({ inRow: block.lt(blocks) });
+      const pick = (hint: string, now: Local<'u32'>, end: Local<'u32'>) => b.let(hint, inRow.select(now, end)); // prettier-ignore
+      const rowAt = (r: 0 | 1) => ({
+        header: pick('header_at', next.rows[r].header, last.rows[r].header),
+        qs: pick('qs_at', next.rows[r].qs, last.rows[r].qs),
+      });
+      const at = {
+        quant: pick('quant_at', next.quant, last.quant),
+        scale: pick('scale_at', next.scale, last.scale),
+        sum: pick('sum_at', next.sum, last.sum),
+        rows: [rowAt(0), rowAt(1)] as const,
+      };
+      // All of the step's loads, issued before any is used, then each row's chunks into its total.
+      const offset = (base: Local<'u32'>, words: number) => (words === 0 ? base : base.add(words));
+      // Row 0 is live (the caller checks); a later row past n_out reads the last row (its pointer is
+      // clamped), the same sectors as row 0's from L1, and adds nothing.
+      const w = mapPair(rows, ({ weights }, r) => {
+        const { header, qs } = at.rows[r];
+        const chunk = (words: number) => b.loadVector(weights, offset(qs, words), hints('qs'));
+        return {
+          head: b.loadVector(weights, header, hints('head')),
+          qs: [chunk(0), chunk(16)] as const,
+        };
+      });
+      // x of chunk j (4 groups on for j = 1), sub-block 2k + sub: x_high words, then x_low words.
+      const xWords = (j: number, sub: number) => {
+        const words = (j * 4 + sub) * X_QUANT_GROUP_WORDS;
+        const high = b.loadVector('x_quant', offset(at.quant, words), hints('x_hi'));
+        return {
+          high,
+          low: b.loadVector('x_quant', offset(at.quant, words + 8), hints('x_lo')),
+        };
+      };
+      const x = [xWords(0, 0), xWords(0, 1), xWords(1, 0), xWords(1, 1)] as const;
+      const pairAt = (base: Local<'u32'>, words: number, hint: string) =>
+        b.loadVector('x_factors', offset(base, words), [hint, hint]);
+      const scales = [pairAt(at.scale, 0, 'x_scale'), pairAt(at.scale, 4, 'x_scale')] as const;
+      const sums = four((i) => pairAt(at.sum, (i >> 1) * 16 + (i & 1) * 4, 'x_sum8'));
+      mapPair(rows, ({ total, live }, r) => {
+        const { head, qs } = w[r];
+        b.if(live.and(inRow), () => blockChunks(b, { head, qs, x, scales, sums }, shift, total));
+      });
+      for (const name of ['quant', 'scale', 'sum'] as const) b.assign(next[name], next[name].add(STRIDES[name])); // prettier-ignore
+      for (const { header, qs } of next.rows) for (const w of [header, qs]) b.assign(w, w.add(W_STRIDE)); // prettier-ignore
+      b.assign(block, block.add(STEP_BLOCKS));
+    });
+  });
 }
 
+type Words = Four<Local<'u32'>>;
 /**
- * The row's steps, one loop: in the last, lanes past the row's blocks read the last block (one
- * request with its lane group's) and add nothing. One copy of the step keeps the WGSL small enough
- * for lavapipe to compile quickly; the selects cost 5 instructions a step.
+ * What a row's chunks meet: its header words, the lane's qs chunks c and c + 4, the x words of
+ * sub-blocks 2k, 2k + 1 of chunk c then of chunk c + 4, each chunk's two x scales and each
+ * sub-block's two sums of 8.
  */
-function rowSteps(
-  b: RowsBuilder,
-  {
-    rows,
-    blocks,
-    laneBlock,
-    shift,
-    pointersAt,
-  }: {
-    readonly rows: RowStep['rows'];
-    readonly blocks: Var<'u32'>;
-    readonly laneBlock: Var<'u32'>;
-    readonly shift: Var<'u32'>;
-    readonly pointersAt: (at: RowsBuilder, prefix: string, block: Expr<'u32'>) => StepPointers;
-  },
-): void {
-  const next = pointersAt(b, 'next', laneBlock);
-  const last = pointersAt(b, 'last', sub(blocks, 1));
-  const { block } = b.let({ block: laneBlock });
-  const { steps } = b.let({ steps: div(add(blocks, STEP_BLOCKS - 1), STEP_BLOCKS) });
-  b.for('step', { start: 0, end: steps }, (s) => {
-    const { inRow } = s.let({ inRow: lt(block, blocks) });
-    const pick = (name: string, now: Var<'u32'>, end: Var<'u32'>) =>
-      s.let(`${name}_at`, select(inRow, now, end));
-    const at: StepPointers = {
-      x: Object.fromEntries(X_NAMES.map((name) => [name, pick(name, next.x[name], last.x[name])])) as XPointers<Var<'u32'>>, // prettier-ignore
-      rows: next.rows.map((pointers, r) => ({
-        header: pick(`header${r}`, pointers.header, last.rows[r]!.header),
-        qs: pick(`qs${r}`, pointers.qs, last.rows[r]!.qs),
-      })),
-    };
-    step(s, '', at, rows, shift, inRow);
-    for (const name of X_NAMES) s.assign(next.x[name], add(next.x[name], X_STRIDES[name]));
-    for (const pointers of next.rows)
-      for (const pointer of [pointers.header, pointers.qs])
-        s.assign(pointer, add(pointer, W_STRIDE));
-    s.assign(block, add(block, STEP_BLOCKS));
-  });
-}
-
-/** A step's loads, all issued before any is used, then each row's chunks into its total. */
-function step(
-  s: RowsBuilder,
-  tag: string,
-  at: StepPointers,
-  rows: RowStep['rows'],
-  shift: Var<'u32'>,
-  inRow: Var<'bool'> | undefined,
-): void {
-  const offset = (base: Var<'u32'>, words: number) => (words === 0 ? base : add(base, words));
-  // Row 0 is live (the caller checks); a later row past n_out reads the last row (its pointer is
-  // clamped), the same sectors as row 0's from L1, and adds nothing.
-  const w = at.rows.map((pointers, r) => {
-    const weights = rows[r]!.weights;
-    return {
-      head: s.loadVector(weights, pointers.header, vectorNames(`head${r}${tag}_`)),
-      qs: [0, 16].map((words) => s.loadVector(weights, offset(pointers.qs, words), vectorNames(`qs${r}${words}${tag}_`))), // prettier-ignore
-    };
-  });
-  // x of chunk j (4 groups on for j = 1), sub-block 2k + sub: x_high words, then x_low words.
-  const x = [0, 1].map((j) =>
-    [0, 1].map((sub) =>
-      [0, 8].map((part) => {
-        const words = j * 4 * X_QUANT_GROUP_WORDS + sub * X_QUANT_GROUP_WORDS + part;
-        return s.loadVector('x_quant', offset(at.x.quant, words), vectorNames(`x${j}${sub}${part === 0 ? 'h' : 'l'}${tag}_`)); // prettier-ignore
-      }),
-    ),
-  );
-  const scales = [0, 4].map(
-    (words) =>
-    s.loadVector('x_factors', offset(at.x.scale, words), [`x_scale${words}a${tag}`, `x_scale${words}b${tag}`]), // prettier-ignore
-  );
-  const sums = [0, 16].map((j) =>
-    [0, 4].map(
-      (sub) =>
-      s.loadVector('x_factors', offset(at.x.sum, j + sub), [`x_sum${j + sub}a${tag}`, `x_sum${j + sub}b${tag}`]), // prettier-ignore
-    ),
-  );
-  rows.forEach(({ total, live }, r) => {
-    const data = { ...w[r]!, x, scales, sums };
-    const addRow = (inside: RowsBuilder) => blockChunks(inside, `${r}${tag}`, data, shift, total);
-    s.if(inRow === undefined ? live : and(live, inRow), addRow);
-  });
-}
-
 interface ChunkData {
-  readonly head: readonly Var<'u32'>[];
-  /** The lane's qs chunks c and c + 4, 4 words each. */
-  readonly qs: readonly (readonly Var<'u32'>[])[];
-  /** x[chunk][sub-block][0: x_high, 1: x_low] words. */
-  readonly x: readonly (readonly (readonly (readonly Var<'u32'>[])[])[])[];
-  /** x scales of each chunk's two sub-blocks, and their sums of 8 (two a sub-block). */
-  readonly scales: readonly (readonly Var<'f32'>[])[];
-  readonly sums: readonly (readonly (readonly Var<'f32'>[])[])[];
+  readonly head: Words;
+  readonly qs: Pair<Words>;
+  readonly x: Four<Record<'high' | 'low', Words>>;
+  readonly scales: Pair<Pair<Local<'f32'>>>;
+  readonly sums: Four<Pair<Local<'f32'>>>;
 }
 
 /** Adds the lane's two qs chunks of one row (16 values of each of 4 sub-blocks) into total. */
-function blockChunks(
-  b: RowsBuilder,
-  tag: string,
-  { head, qs, x, scales, sums }: ChunkData,
-  shift: Var<'u32'>,
-  total: Var<'f32'>,
-): void {
-  const [h0, h1, h2, h3] = head as [Var<'u32'>, Var<'u32'>, Var<'u32'>, Var<'u32'>];
-  const name = (base: string) => `${base}${tag}`;
-  const d = b.let(name('d'), unpackHalf(h0, 0));
-  const dmin = b.let(name('dmin'), neg(unpackHalf(h0, 1)));
-  const [s1, s2, s3] = [h1, h2, h3].map((word, i) => b.let(name(`s${i + 1}_`), shr(word, shift)));
-  const tops = (word: Expr<'u32'>) => and(shr(word, 2), 0x3030);
+function blockChunks(b: RowStep['b'], data: ChunkData, shift: Local<'u32'>, total: Local<'f32'>) {
+  const { head: [h0, h1, h2, h3], qs, x, scales, sums } = data; // prettier-ignore
+  const d = b.let('d', h0.unpackHalf(0));
+  const dmin = b.let('dmin', h0.unpackHalf(1).neg());
+  const { s1, s2, s3 } = b.let({ s1: h1.shr(shift), s2: h2.shr(shift), s3: h3.shr(shift) });
   // Byte 0 holds the chunk's first sub-block's 6-bit scale (min), byte 1 the second's; scales are
   // i32: they multiply dot sums.
+  const unpacked = q4kScalesMins([s1, s2, s3]);
   const chunkFactors = [
-    {
-      scales: b.let(name('scales_low'), bitcast('i32', and(s1!, 0x3f3f))),
-      mins: b.let(name('mins_low'), and(s2!, 0x3f3f)),
-    },
-    {
-      scales: b.let(name('scales_high'), bitcast('i32', bitSelect(0x0f0f, s3!, tops(s1!)))),
-      mins: b.let(name('mins_high'), bitSelect(0x0f0f, shr(s3!, 4), tops(s2!))),
-    },
-  ];
-  const terms = chunkFactors.map(({ scales: scaleBytes, mins }, j) => {
-    const dots = [0, 1].map((sub) => {
-      const [xh, xl] = x[j]![sub]! as [readonly Var<'u32'>[], readonly Var<'u32'>[]];
-      let high: Expr<'i32'> | undefined;
-      let low: Expr<'i32'> | undefined;
-      qs[j]!.forEach((word, i) => {
-        const q = b.let(
-          name(`q${j}${sub}_${i}_`),
-          and(sub === 0 ? word : shr(word, 4), 0x0f0f0f0f),
-        );
-        high = b.let(name(`dot_h${j}${sub}_${i}_`), dot4I8(q, xh[i]!, high ?? 0));
-        low = b.let(name(`dot_l${j}${sub}_${i}_`), dot4I8(q, xl[i]!, low ?? 0));
-      });
-      return add(mul(high!, 256), low!);
+    { scales: b.let('scales_low', unpacked.scales.bitcast('i32')), mins: b.let('mins_low', unpacked.mins) }, // prettier-ignore
+    { scales: b.let('scales_high', unpacked.highScales.bitcast('i32')), mins: b.let('mins_high', unpacked.highMins) }, // prettier-ignore
+  ] as const;
+  // Σ q·(256·x_high + x_low) over a sub-block's 16 values of chunk j (its high nibbles: `upper`).
+  const dot = (chunk: Words, { high, low }: ChunkData['x'][0], upper: boolean) => {
+    let [dotHigh, dotLow]: [Value<'i32'>, Value<'i32'>] = [i32(0), i32(0)];
+    four((i) => {
+      const q = b.let('q', (upper ? chunk[i].shr(4) : chunk[i]).and(0x0f0f0f0f));
+      dotHigh = b.let('dot_h', q.dot4I8(high[i], dotHigh));
+      dotLow = b.let('dot_l', q.dot4I8(low[i], dotLow));
     });
-    const weighted = (scale: Expr<'i32'>, dot: Expr<'i32'>) => convert('f32', mul(scale, dot));
-    const [scaleA, scaleB] = scales[j] as [Var<'f32'>, Var<'f32'>];
-    const [sumA, sumB] = sums[j] as [readonly Var<'f32'>[], readonly Var<'f32'>[]];
+    return dotHigh.mul(256).add(dotLow);
+  };
+  const terms = mapPair(chunkFactors, ({ scales: bytes, mins }, j) => {
+    const [xA, xB] = j === 0 ? [x[0], x[1]] : [x[2], x[3]];
+    const [dotA, dotB] = [dot(qs[j], xA, false), dot(qs[j], xB, true)];
+    const [scaleA, scaleB] = scales[j];
+    const [sumA, sumB] = j === 0 ? [sums[0], sums[1]] : [sums[2], sums[3]];
+    const weighted = (scale: Value<'i32'>, sum: Value<'i32'>) => convert('f32', scale.mul(sum));
     return {
-      quants: fma(
-        weighted(shr(scaleBytes, 8), dots[1]!),
-        scaleB,
-        mul(weighted(and(scaleBytes, 255), dots[0]!), scaleA),
-      ),
-      offsets: fma(
-        convert('f32', shr(mins, 8)),
-        add(sumB[0]!, sumB[1]!),
-        mul(convert('f32', and(mins, 255)), add(sumA[0]!, sumA[1]!)),
-      ),
+      quants: fma(weighted(bytes.shr(8), dotB), scaleB, weighted(bytes.and(255), dotA).mul(scaleA)),
+      offsets: fma(mins.shr(8).to('f32'), sumB[0].add(sumB[1]), mins.and(255).to('f32').mul(sumA[0].add(sumA[1]))), // prettier-ignore
     };
   });
   // A chunk at a time into total: the fma nesting WGSL devices and the interpreter round alike.
@@ -268,16 +170,9 @@ function blockChunks(
     b.assign(total, fma(d, quants, fma(dmin, offsets, total)));
 }
 
+const Q4K_WEIGHTS = { generateWeights: randomQ4kWords };
+const LAYOUT = 'in native GGUF Q4_K blocks';
 /** Catalog kernel `q4k-gemv` (`n_in` a multiple of 256). */
-export const q4kGemv = rowsGemvKernel(
-  { id: 'q4k-gemv', semanticVersion: 3, type: 'q4_K', row },
-  'in native GGUF Q4_K blocks',
-  { offsetHeadroom: 4 * SECTOR_WORDS, generateWeights: randomQ4kWords },
-);
-
+export const q4kGemv = rowsGemvKernel({ id: 'q4k-gemv', semanticVersion: 3, type: 'q4_K', row }, LAYOUT, Q4K_WEIGHTS); // prettier-ignore
 /** Catalog kernel `q4k-swiglu-gemv`: y = silu(W x) · (W_up x), both Q4_K (`n_in` a multiple of 256). */
-export const q4kSwigluGemv = rowsGemvKernel(
-  { id: 'q4k-swiglu-gemv', semanticVersion: 1, type: 'q4_K', row },
-  'in native GGUF Q4_K blocks',
-  { offsetHeadroom: 4 * SECTOR_WORDS, generateWeights: randomQ4kWords, gated: true },
-);
+export const q4kSwigluGemv = rowsGemvKernel({ id: 'q4k-swiglu-gemv', semanticVersion: 1, type: 'q4_K', row }, LAYOUT, { ...Q4K_WEIGHTS, gated: true }); // prettier-ignore

@@ -1,46 +1,16 @@
-import { type Expr } from '../body.js';
-import type { Local as Var } from '../expression-methods.js';
-import {
-  add,
-  and,
-  div,
-  funnelShiftRight,
-  lt,
-  min,
-  mul,
-  ne,
-  select,
-  shl,
-  shr,
-  sub,
-} from '../expressions.js';
+import type { Local, Value } from '../expression-methods.js';
+import { add } from '../expressions.js';
 import { QUANT_FORMATS } from '../quant/formats.js';
 import { packWords } from '../quant/words.js';
 import { randomQ6kBlocks } from './gemv-catalog.js';
-import { SECTOR_WORDS } from './gemv-interface.js';
-import {
-  rowsGemvKernel,
-  X_QUANT_GROUP_WORDS,
-  type RowStep,
-  type RowsBuilder,
-} from './gemv-rows.js';
-import {
-  blockValues,
-  laneXPointers,
-  loadX,
-  scalePicksOf,
-  xOffsets,
-  type RowWords,
-  type ScalePicks,
-  type XPointers,
-} from './q6k-values.js';
+import { blockLanes, rowsGemvKernel, X_QUANT_GROUP_WORDS } from './gemv-rows.js';
+import type { RowStep, RowsBuilder } from './gemv-rows.js';
+import { four } from './locals.js';
+import { blockValues, clampedSteps, laneXPointers, loadX, scalePicksOf } from './q6k-values.js';
+import type { RowWords } from './q6k-values.js';
+import { itemAt, mapPair } from './tuples.js';
 
 const { blockSize: BLOCK_VALUES, blockBytes: BLOCK_BYTES } = QUANT_FORMATS.q6_K;
-/** Lanes a block: a lane takes 64 of its values, so a step is 8 blocks of the row. */
-const BLOCK_LANES = 4;
-const STEP_BLOCKS = 32 / BLOCK_LANES;
-/** x_quant words of a block (8 groups of 16). */
-const X_BLOCK_WORDS = 8 * X_QUANT_GROUP_WORDS;
 /** Words of a block from its first word: ql 0-31, qh 32-47, scales 48-51, d the low half of 52. */
 const [QH_WORD, SCALES_WORD, D_WORD] = [32, 48, 52];
 
@@ -55,137 +25,82 @@ const [QH_WORD, SCALES_WORD, D_WORD] = [32, 48, 52];
 // (L1), are issued before any is used. The last step's lanes past the row load its last block
 // again and add nothing.
 
+/** Word offsets in a block of the lane's ql (j even), qh and scale pieces. */
+type Lanes = Record<'qlWord' | 'qhWord' | 'scalesWord', Local<'u32'>>;
+
 /**
  * Issues a row's W loads of a step. A block starts at an even or odd word (`odd`), and every piece
  * at an even word offset in it, so a ql or qh piece's 5 words (from the one holding its first
  * byte) lie in the 3 aligned 8-byte pairs from the even word at or below it; its scales are 3 word
- * loads, and d one. Returns the block's shift and, for a builder inside the row's guard, the pieces
+ * loads, and d one. Returns the block's shift and, for use inside the row's guard, the pieces
  * realigned: a word select (odd blocks skip the pair's first) and one funnel shift a word.
  */
-function loadRow(s: RowsBuilder, tag: string, blockByte: Var<'u32'>, lanes: Lanes) {
-  const word = s.let(`block_word${tag}`, shr(blockByte, 2));
-  const shift = s.let(`block_shift${tag}`, shl(and(blockByte, 2), 3));
-  const odd = s.let(`block_odd${tag}`, ne(and(word, 1), 0));
-  const even = s.let(`block_even${tag}`, and(word, 0xfffffffe));
-  const realigned = (name: string, raw: readonly Var<'u32'>[], words: number) => (at: RowsBuilder) =>
-    raw.slice(0, words).map((low, i) => at.let(`${name}${tag}_${i}`, funnelShiftRight(low, raw[i + 1]!, shift))); // prettier-ignore
-  const piece = (name: string, offset: Expr<'u32'>) => {
-    const first = s.let(`${name}${tag}_at`, add(even, offset));
-    const pairs: Var<'u32'>[] = [0, 2, 4].flatMap(
-      (k) =>
-      s.loadVector('w', k === 0 ? first : add(first, k), [`${name}${tag}_pair${k}`, `${name}${tag}_pair${k + 1}`]), // prettier-ignore
-    );
+function loadRow(b: RowsBuilder, blockByte: Local<'u32'>, lanes: Lanes) {
+  const { blockWord } = b.let({ blockWord: blockByte.shr(2) });
+  const { blockShift, blockOdd, blockEven } = b.let({
+    blockShift: blockByte.and(2).shl(3),
+    blockOdd: blockWord.and(1).ne(0),
+    blockEven: blockWord.and(0xfffffffe),
+  });
+  const realign = (raw: readonly Local<'u32'>[]) => (i: number) =>
+    b.let('aligned', itemAt(raw, i).funnelShiftRight(itemAt(raw, i + 1), blockShift));
+  const piece = (offset: Value<'u32'>) => {
+    const first = b.let('piece_at', blockEven.add(offset));
+    const pairs = [0, 2, 4].flatMap((k) => b.loadVector('w', k === 0 ? first : first.add(k), ['w_pair', 'w_pair'])); // prettier-ignore
     // Realigned where used, after every load of the step is issued.
-    return (at: RowsBuilder) => {
-      const raw = Array.from({ length: 5 }, (_, i) =>
-        at.let(`${name}${tag}_raw${i}`, select(odd, pairs[i + 1]!, pairs[i]!)),
-      );
-      return realigned(name, raw, 4)(at);
+    return () => {
+      const raw = Array.from({ length: 5 }, (_, i) => b.let('raw', blockOdd.select(itemAt(pairs, i + 1), itemAt(pairs, i)))); // prettier-ignore
+      return four(realign(raw));
     };
   };
-  const scaleFirst = s.let(`sc${tag}_at`, add(word, lanes.scalesWord));
-  const scaleRaw = [0, 1, 2].map((i) =>
-    s.let(`sc${tag}_raw${i}`, s.load('w', i === 0 ? scaleFirst : add(scaleFirst, i))),
-  );
-  const pieces = {
-    low: [piece('qla', lanes.qlWord), piece('qlb', add(lanes.qlWord, 8))],
-    high: piece('qh', lanes.qhWord),
-    scales: realigned('sc', scaleRaw, 2),
-  };
-  const d = s.let(`d_word${tag}`, s.load('w', add(word, D_WORD)));
+  const { scFirst } = b.let({ scFirst: blockWord.add(lanes.scalesWord) });
+  const scRaw = [0, 1, 2].map((i) => b.let('sc_raw', b.memory.w.at(i === 0 ? scFirst : scFirst.add(i)))); // prettier-ignore
+  const low = [piece(lanes.qlWord), piece(lanes.qlWord.add(8))] as const;
+  const high = piece(lanes.qhWord);
+  const d = b.let('d_word', b.memory.w.at(blockWord.add(D_WORD)));
   return {
-    shift,
-    words: (at: RowsBuilder): RowWords => ({
-      low: pieces.low.map((realigned) => realigned(at)),
-      high: pieces.high(at),
-      scales: pieces.scales(at),
-      d,
-    }),
+    shift: blockShift,
+    words: (): RowWords => ({ low: [low[0](), low[1]()], high: high(), scales: [realign(scRaw)(0), realign(scRaw)(1)], d }), // prettier-ignore
   };
 }
 
-/** Per lane and warp, what every step shares. */
-interface Lanes {
-  readonly blocks: Var<'u32'>;
-  readonly laneBlock: Var<'u32'>;
-  /** Word offsets in a block of the lane's ql (j even), qh and scale pieces. */
-  readonly qlWord: Var<'u32'>;
-  readonly qhWord: Var<'u32'>;
-  readonly scalesWord: Var<'u32'>;
-  /** x_quant word, x_factors scale and sum indices of block 0's values of the lane. */
-  readonly x: XPointers;
-  readonly scalePicks: ScalePicks['scalePicks'];
-}
-
-function row({ b, rows, lane, sumBase }: RowStep): void {
-  const nIn = b.param('n_in');
-  const { blocks, quarter, laneBlock } = b.let({
-    blocks: div(nIn, BLOCK_VALUES),
-    quarter: and(lane, BLOCK_LANES - 1),
-    laneBlock: shr(lane, 2),
-  });
-  const { half, side } = b.let({ half: shr(quarter, 1), side: and(quarter, 1) });
+function row(rowStep: RowStep): void {
+  const { b, rows, sumBase } = rowStep;
+  const { blocks, laneBlock, half, side } = blockLanes(rowStep, BLOCK_VALUES);
   const { rowBytes, sideWords, sideBytes } = b.let({
-    rowBytes: mul(blocks, BLOCK_BYTES),
-    sideWords: mul(side, 4),
-    sideBytes: mul(side, 8),
+    rowBytes: blocks.mul(BLOCK_BYTES),
+    sideWords: side.mul(4),
+    sideBytes: side.mul(8),
   });
-  const rowStarts = rows.map(({ row: index }, r) => b.let(`row_start${r}`, mul(index, rowBytes)));
-  const lanes: Lanes = {
-    blocks,
-    laneBlock,
-    qlWord: b.let('lane_ql', add(mul(half, 16), sideWords)),
-    qhWord: b.let('lane_qh', add(QH_WORD, add(mul(half, 8), sideWords))),
-    scalesWord: b.let('lane_scales', add(SCALES_WORD, mul(half, 2))),
-    x: laneXPointers(b, { half, side, sideWords, sumBase }),
-    scalePicks: scalePicksOf(b, sideBytes),
-  };
+  const rowStarts = mapPair(rows, (r) => b.let('row_start', r.row.mul(rowBytes)));
+  const lanes = b.let({
+    qlWord: half.mul(16).add(sideWords),
+    qhWord: add(QH_WORD, half.mul(8).add(sideWords)),
+    scalesWord: add(SCALES_WORD, half.mul(2)),
+  });
+  const laneX = laneXPointers(b, { half, side, sideWords, sumBase });
+  const scalePicks = scalePicksOf(b, sideBytes);
   // A warp whose first row is past n_out has nothing to load (its totals stay 0).
-  b.if(rows[0]!.live, (live) => rowSteps(live, rows, rowStarts, lanes));
-}
-
-/**
- * The rows' steps, one loop: each step's words from its block, which in the last step's lanes
- * past the row is the row's last block (one request with its lane group's; they add nothing). A
- * second row past n_out reads the last row (its index is clamped), the same sectors as the first
- * row's from L1, and adds nothing.
- */
-function rowSteps(
-  b: RowsBuilder,
-  rows: RowStep['rows'],
-  rowStarts: readonly Var<'u32'>[],
-  lanes: Lanes,
-): void {
-  const { blocks, x } = lanes;
-  const { block, lastBlock, steps } = b.let({
-    block: lanes.laneBlock,
-    lastBlock: sub(blocks, 1),
-    steps: div(add(blocks, STEP_BLOCKS - 1), STEP_BLOCKS),
-  });
-  b.for('step', { start: 0, end: steps }, (s) => {
-    const { inRow, at } = s.let({ inRow: lt(block, blocks), at: min(block, lastBlock) });
-    const { atBytes } = s.let({ atBytes: mul(at, BLOCK_BYTES) });
-    const loaded = rowStarts.map((start, r) =>
-      loadRow(s, `${r}`, s.let(`block_byte${r}`, add(start, atBytes)), lanes),
-    );
-    const { words, scales, sums } = loadX(
-      s,
-      s.let({
-        quant: add(mul(at, X_BLOCK_WORDS), x.quant),
-        scale: add(mul(at, 8), x.scale),
-        sum: add(mul(at, 32), x.sum),
-      }),
-    );
-    const offsets = xOffsets(s, sums);
-    rows.forEach(({ total, live }, r) => {
-      const { shift, words: rowWords } = loaded[r]!;
-      s.if(and(live, inRow), (inside) => {
-        const xWords = { words, scales, offsets };
-        const picks = { scalePicks: lanes.scalePicks, dShift: shift };
-        blockValues(inside, `${r}`, rowWords(inside), xWords, picks, total);
+  b.if(rows[0].live, () => {
+    // One loop: each step's words from its block, which in the last step's lanes past the row is
+    // the row's last block (one request with its lane group's; they add nothing). A second row
+    // past n_out reads the last row (its index is clamped), the same sectors as the first row's
+    // from L1, and adds nothing.
+    clampedSteps(b, { blocks, laneBlock }, () => (inRow, at) => {
+      const { atBytes } = b.let({ atBytes: at.mul(BLOCK_BYTES) });
+      const loaded = mapPair(rowStarts, (start) => loadRow(b, b.let('block_byte', start.add(atBytes)), lanes)); // prettier-ignore
+      const xAt = b.let({
+        quant: at.mul(8 * X_QUANT_GROUP_WORDS).add(laneX.quant),
+        scale: at.mul(8).add(laneX.scale),
+        sum: at.mul(32).add(laneX.sum),
+      });
+      const { words, scales, offsets } = loadX(b, xAt);
+      const x = { words, scales, offsets: offsets() };
+      mapPair(rows, ({ total, live }, r) => {
+        const { shift, words: rowWords } = loaded[r];
+        b.if(live.and(inRow), () => blockValues(b, rowWords(), x, { scalePicks, dShift: shift }, total)); // prettier-ignore
       });
     });
-    s.assign(block, add(block, STEP_BLOCKS));
   });
 }
 
@@ -194,7 +109,6 @@ export const q6kGemv = rowsGemvKernel(
   { id: 'q6k-gemv', semanticVersion: 3, type: 'q6_K', row, capRegisters: false },
   'in native GGUF Q6_K blocks',
   {
-    offsetHeadroom: 4 * SECTOR_WORDS,
     // Random blocks: quantizing 8M values is slow; random bytes reach every value and scale.
     generateWeights: (...shape) => packWords(randomQ6kBlocks(...shape)),
   },

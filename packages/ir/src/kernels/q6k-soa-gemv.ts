@@ -1,36 +1,19 @@
-import type { Local as Var } from '../expression-methods.js';
-import { add, and, div, lt, min, mul, shr, sub, u32 } from '../expressions.js';
+import type { Local } from '../expression-methods.js';
+import { u32 } from '../expressions.js';
 import { QUANT_FORMATS } from '../quant/formats.js';
 import { repack, unpack } from '../quant/repack.js';
 import { packWords } from '../quant/words.js';
 import { randomQ6kBlocks } from './gemv-catalog.js';
-import { SECTOR_WORDS } from './gemv-interface.js';
-import {
-  rowsGemvKernel,
-  X_QUANT_GROUP_WORDS,
-  type RowStep,
-  type RowsBuilder,
-} from './gemv-rows.js';
-import { vectorNames } from './locals.js';
-import {
-  blockValues,
-  laneXPointers,
-  loadX,
-  scalePicksOf,
-  xOffsets,
-  type RowWords,
-  type ScalePicks,
-  type XPointers,
-} from './q6k-values.js';
+import { blockLanes, rowsGemvKernel, X_QUANT_GROUP_WORDS } from './gemv-rows.js';
+import type { RowStep, RowsBuilder } from './gemv-rows.js';
+import { four } from './locals.js';
+import { blockValues, clampedSteps, laneXPointers, loadX, scalePicksOf } from './q6k-values.js';
+import type { RowWords } from './q6k-values.js';
+import { hints, itemAt, mapPair } from './tuples.js';
 
 const { blockSize: BLOCK_VALUES, blockBytes: BLOCK_BYTES } = QUANT_FORMATS.q6_K;
 /** Words a block of each repacked array (quant/LAYOUTS.md): ql 128 bytes, qh 64, scales 16. */
 const [QL_WORDS, QH_WORDS, SCALE_WORDS] = [32, 16, 4];
-/** Lanes a block: a lane takes 64 of its values, so a step is 8 blocks of the row. */
-const BLOCK_LANES = 4;
-const STEP_BLOCKS = 32 / BLOCK_LANES;
-/** x_quant words of a block (8 groups of 16). */
-const X_BLOCK_WORDS = 8 * X_QUANT_GROUP_WORDS;
 
 // Bandwidth plan (layout in quant/LAYOUTS.md): a warp streams two rows, 8 blocks (1680 bytes) of
 // each a step. Lane l takes block l / 4, half n = (l / 2) % 2 and l0 = 16·(l % 2) of it: 16-byte
@@ -46,160 +29,88 @@ const X_BLOCK_WORDS = 8 * X_QUANT_GROUP_WORDS;
 // (half rate), so the f32 side takes what it can. The last step's lanes past the row load its
 // last block again and add nothing; a second row past n_out loads nothing.
 
-/** Per lane and warp, what every step shares: its first words, strides counted in blocks. */
-interface Lanes {
-  readonly blocks: Var<'u32'>;
-  readonly laneBlock: Var<'u32'>;
-  /** x_quant word, x_factors scale and sum indices of block 0's values of the lane. */
-  readonly x: XPointers;
-  /** Row 0's ql, qh, scale and d words of block 0, and the words from row 0 to row 1. */
-  readonly w: { readonly ql: Var<'u32'>; readonly qh: Var<'u32'>; readonly scales: Var<'u32'>; readonly d: Var<'u32'> }; // prettier-ignore
-  readonly rowDelta: Var<'u32'>;
-  readonly scalePicks: ScalePicks['scalePicks'];
-  /** Where the block's d sits in its word (odd blocks: the high half). */
-  readonly dShift: Var<'u32'>;
-}
-
-function row({ b, rows, lane, sumBase }: RowStep): void {
-  const nIn = b.param('n_in');
-  const { blocks, quarter, laneBlock } = b.let({
-    blocks: div(nIn, BLOCK_VALUES),
-    quarter: and(lane, BLOCK_LANES - 1),
-    laneBlock: shr(lane, 2),
-  });
-  const { half, side } = b.let({ half: shr(quarter, 1), side: and(quarter, 1) });
-  // Rows of 32·⌈210·nb / 32⌉ bytes, in words; ql, qh, scales and d arrays one after another.
-  const { rowWords, sideWords, sideBytes } = b.let({
-    rowWords: mul(div(add(mul(blocks, BLOCK_BYTES), 31), 32), 8),
-    sideWords: mul(side, 4),
-    sideBytes: mul(side, 8),
-  });
-  const [first, second] = rows.map(({ row: index }, r) => b.let(`row_start${r}`, mul(index, rowWords))) as [Var<'u32'>, Var<'u32'>]; // prettier-ignore
-  const lanes: Lanes = {
-    blocks,
-    laneBlock,
-    x: laneXPointers(b, { half, side, sideWords, sumBase }),
-    w: {
-      ql: b.let('lane_ql', add(first, add(mul(half, 16), sideWords))),
-      qh: b.let('lane_qh', add(first, add(mul(blocks, QL_WORDS), add(mul(half, 8), sideWords)))),
-      scales: b.let('lane_scales', add(first, add(mul(blocks, QL_WORDS + QH_WORDS), mul(half, 2)))),
-      d: b.let('lane_d', add(first, mul(blocks, QL_WORDS + QH_WORDS + SCALE_WORDS))),
-    },
-    rowDelta: b.let('row_delta', sub(second, first)),
-    scalePicks: scalePicksOf(b, sideBytes),
-    dShift: b.let('d_shift', mul(and(laneBlock, 1), 16)),
-  };
-  // A warp whose first row is past n_out has nothing to load (its totals stay 0).
-  b.if(rows[0]!.live, (live) => rowSteps(live, rows, lanes));
-}
-
-/**
- * The rows' steps, one loop: each step's words from its block, which in the last step's lanes
- * past the row is the row's last block (one request with its lane group's; they add nothing).
- * One copy of the step keeps the WGSL small.
- */
-function rowSteps(b: RowsBuilder, rows: RowStep['rows'], lanes: Lanes): void {
-  const { blocks, x, w, rowDelta } = lanes;
-  const { block, lastBlock, steps } = b.let({
-    block: lanes.laneBlock,
-    lastBlock: sub(blocks, 1),
-    steps: div(add(blocks, STEP_BLOCKS - 1), STEP_BLOCKS),
-  });
-  // Row 1's words live across steps: a step past n_out loads none (and adds nothing).
-  const kept = loadRow(b, '1');
-  // Each step's words from its block clamped to the row: as many instructions as carrying each
-  // pointer and selecting it in the last step, in fewer registers.
-  b.for('step', { start: 0, end: steps }, (s) => {
-    const { inRow, at } = s.let({ inRow: lt(block, blocks), at: min(block, lastBlock) });
-    const { at32 } = s.let({ at32: mul(at, 32) });
-    const pointers = s.let({
-      quant: add(mul(at, X_BLOCK_WORDS), x.quant),
-      scale: add(mul(at, 8), x.scale),
-      sum: add(at32, x.sum),
-      ql: add(at32, w.ql),
-      qh: add(mul(at, QH_WORDS), w.qh),
-      scales: add(mul(at, SCALE_WORDS), w.scales),
-      d: add(shr(at, 1), w.d),
-    });
-    step(s, { pointers, rowDelta, rows, lanes, inRow, kept });
-    s.assign(block, add(block, STEP_BLOCKS));
-  });
-}
+/** Where a row's words of a step lie: its ql, qh, scale and d words. */
+type RowPointers = Record<'ql' | 'qh' | 'scales' | 'd', Local<'u32'>>;
 
 /** Declares a row's words of a step: loaded from W at `at`, or 0 without it. */
-function loadRow(b: RowsBuilder, tag: string, at?: RowPointers): RowWords {
-  const vector = (array: 'ql' | 'qh', words: number, names: readonly string[]) =>
-    at === undefined
-      ? names.map((name) => b.let(name, 0, 'u32'))
-      : b.loadVector('w', words === 0 ? at[array] : add(at[array], words), names as [string, string, string, string]); // prettier-ignore
+function loadRow(b: RowsBuilder, at?: RowPointers): RowWords {
+  const zeros = () => four(() => b.let('kept', u32(0)));
+  const vector = (words: Local<'u32'>) => b.loadVector('w', words, hints('w_word'));
+  if (at === undefined)
+    return { low: [zeros(), zeros()], high: zeros(), scales: [b.let('kept', u32(0)), b.let('kept', u32(0))], d: b.let('kept', u32(0)) }; // prettier-ignore
   return {
-    low: [0, 8].map((words) => vector('ql', words, vectorNames(`ql${tag}_${words}_`))),
-    high: vector('qh', 0, vectorNames(`qh${tag}_`)),
-    scales:
-      at === undefined
-        ? [0, 1].map((i) => b.let(`scales${tag}_${i}`, 0, 'u32'))
-        : b.loadVector('w', at.scales, [`scales${tag}_0`, `scales${tag}_1`]),
-    d: b.let(`d_word${tag}`, at === undefined ? u32(0) : b.load('w', at.d)),
+    low: [vector(at.ql), b.loadVector('w', at.ql.add(8), hints('w_word'))],
+    high: vector(at.qh),
+    scales: b.loadVector('w', at.scales, ['w_scales', 'w_scales']),
+    d: b.let('d_word', b.memory.w.at(at.d)),
   };
 }
 
-/** Row 0's ql, qh, scale and d words of a step (row 1's lie rowDelta words on). */
-interface RowPointers {
-  readonly ql: Var<'u32'>;
-  readonly qh: Var<'u32'>;
-  readonly scales: Var<'u32'>;
-  readonly d: Var<'u32'>;
-}
-
-/**
- * A step's loads, all issued before any is used, then each row's values into its total. Row 0 is
- * live (the caller checks); row 1 past n_out loads nothing, or the last row's requests would
- * repeat.
- */
-function step(
-  s: RowsBuilder,
-  {
-    pointers,
-    rowDelta,
-    rows,
-    lanes,
-    inRow,
-    kept,
-  }: {
-    readonly pointers: RowPointers & { readonly quant: Var<'u32'>; readonly scale: Var<'u32'>; readonly sum: Var<'u32'> }; // prettier-ignore
-    readonly rowDelta: Var<'u32'>;
-    readonly rows: RowStep['rows'];
-    readonly lanes: Lanes;
-    readonly inRow: Var<'bool'>;
-    readonly kept: RowWords;
-  },
-): void {
-  const first = loadRow(s, '0', pointers);
-  const { words, scales, sums } = loadX(s, pointers);
-  // Row 1's copies wait for its words: after every load of the step is issued.
-  s.if(rows[1]!.live, (live) => {
-    const at = {
-      ql: live.let('ql_second', add(pointers.ql, rowDelta)),
-      qh: live.let('qh_second', add(pointers.qh, rowDelta)),
-      scales: live.let('scales_second', add(pointers.scales, rowDelta)),
-      d: live.let('d_second', add(pointers.d, rowDelta)),
-    };
-    const loaded = loadRow(live, '1_loaded', at);
-    const pairs = [
-      ...kept.low.flatMap((words, k) =>
-        words.map((word, i) => [word, loaded.low[k]![i]!] as const),
-      ),
-      ...kept.high.map((word, i) => [word, loaded.high[i]!] as const),
-      ...kept.scales.map((word, i) => [word, loaded.scales[i]!] as const),
-      [kept.d, loaded.d] as const,
-    ];
-    for (const [into, value] of pairs) live.assign(into, value);
+function row(rowStep: RowStep): void {
+  const { b, rows, sumBase } = rowStep;
+  const { blocks, laneBlock, half, side } = blockLanes(rowStep, BLOCK_VALUES);
+  // Rows of 32·⌈210·nb / 32⌉ bytes, in words; ql, qh, scales and d arrays one after another.
+  const { rowWords, sideWords, sideBytes } = b.let({
+    rowWords: blocks.mul(BLOCK_BYTES).add(31).div(32).mul(8),
+    sideWords: side.mul(4),
+    sideBytes: side.mul(8),
   });
-  const w = [first, kept];
-  const offsets = xOffsets(s, sums);
-  rows.forEach(({ total, live }, r) => {
-    const xWords = { words, scales, offsets };
-    s.if(and(live, inRow), (inside) => blockValues(inside, `${r}`, w[r]!, xWords, lanes, total));
+  const [first, second] = mapPair(rows, (r) => b.let('row_start', r.row.mul(rowWords)));
+  // Per lane, what every step shares: x pointers, then row 0's words of block 0 (row 1's lie
+  // rowDelta words on), the scale picks and where d sits in its word (odd blocks: the high half).
+  const x = laneXPointers(b, { half, side, sideWords, sumBase });
+  const w = b.let({
+    ql: first.add(half.mul(16).add(sideWords)),
+    qh: first.add(blocks.mul(QL_WORDS).add(half.mul(8).add(sideWords))),
+    scales: first.add(blocks.mul(QL_WORDS + QH_WORDS).add(half.mul(2))),
+    d: first.add(blocks.mul(QL_WORDS + QH_WORDS + SCALE_WORDS)),
+  });
+  const { rowDelta } = b.let({ rowDelta: second.sub(first) });
+  const scalePicks = scalePicksOf(b, sideBytes);
+  const { dShift } = b.let({ dShift: laneBlock.and(1).mul(16) });
+  // A warp whose first row is past n_out has nothing to load (its totals stay 0).
+  b.if(rows[0].live, () => {
+    // One loop: each step's words from its block clamped to the row (the last step's lanes past
+    // it add nothing): as many instructions as carrying each pointer and selecting it in the last
+    // step, in fewer registers. One copy of the step keeps the WGSL small.
+    clampedSteps(b, { blocks, laneBlock }, () => {
+      // Row 1's words live across steps: a step past n_out loads none (and adds nothing).
+      const kept = loadRow(b);
+      return (inRow, at) => {
+        const { at32 } = b.let({ at32: at.mul(32) });
+        const pointers = b.let({
+          quant: at.mul(8 * X_QUANT_GROUP_WORDS).add(x.quant),
+          scale: at.mul(8).add(x.scale),
+          sum: at32.add(x.sum),
+          ql: at32.add(w.ql),
+          qh: at.mul(QH_WORDS).add(w.qh),
+          scales: at.mul(SCALE_WORDS).add(w.scales),
+          d: at.shr(1).add(w.d),
+        });
+        // All of a step's loads before any use; row 1 past n_out loads nothing, or the last row's
+        // requests would repeat, and its copies wait for its words.
+        const words = [loadRow(b, pointers), kept] as const;
+        const xWords = loadX(b, pointers);
+        b.if(rows[1].live, () => {
+          const second = b.let({
+            ql: pointers.ql.add(rowDelta),
+            qh: pointers.qh.add(rowDelta),
+            scales: pointers.scales.add(rowDelta),
+            d: pointers.d.add(rowDelta),
+          });
+          const loaded = loadRow(b, second);
+          const copy = (into: readonly Local<'u32'>[], from: readonly Local<'u32'>[]) =>
+            into.forEach((word, i) => b.assign(word, itemAt(from, i)));
+          [0, 1].forEach((k) => copy(itemAt(kept.low, k), itemAt(loaded.low, k)));
+          copy(kept.high, loaded.high);
+          copy([...kept.scales, kept.d], [...loaded.scales, loaded.d]);
+        });
+        const xs = { ...xWords, offsets: xWords.offsets() };
+        mapPair(rows, ({ total, live }, r) => {
+          b.if(live.and(inRow), () => blockValues(b, words[r], xs, { scalePicks, dShift }, total));
+        });
+      };
+    });
   });
 }
 
@@ -211,7 +122,6 @@ export const q6kSoaGemv = rowsGemvKernel(
   { id: 'q6k-soa-gemv', semanticVersion: 3, type: 'q6_K', row },
   'of Q6_K blocks repacked structure-of-arrays',
   {
-    offsetHeadroom: 4 * SECTOR_WORDS,
     // Rows of 32·⌈210·nb/32⌉ bytes (LAYOUTS.md); plain arithmetic, safe on bad shapes.
     layoutBytes: (nOut, nIn) =>
       nOut * 32 * Math.ceil((BLOCK_BYTES * Math.floor(nIn / BLOCK_VALUES)) / 32),
