@@ -202,6 +202,18 @@ describe('names are hints the builder makes unique in the body', () => {
       spec.body.flatMap((statement) => (statement.op === 'let' ? [statement.name] : [])),
     ).toEqual(['data_1', 'count_1', 'tile_1']);
   });
+
+  it('keeps locals off PTX and WGSL reserved words, which validation would reject', () => {
+    const spec = defineKernel(DECLARATIONS, (b) => {
+      const from = b.let('from', ir.f32(1));
+      const meta = b.let('meta', from);
+      b.for('let', range, (_, i) => b.store('out', i, meta));
+    });
+    const names = spec.body.flatMap((statement) =>
+      statement.op === 'let' || statement.op === 'for' ? [statement.name] : [],
+    );
+    expect(names).toEqual(['from_1', 'meta_1', 'let_1']);
+  });
 });
 
 /** DECLARATIONS with literal names, so that b.memory and b.param are typed by them. */

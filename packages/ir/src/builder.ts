@@ -7,6 +7,7 @@ import type { ElementType, ScalarType } from './types.js';
 import { validateSpec } from './validate.js';
 import { scratchAsBuffer } from './dispatch.js';
 import { ownField } from './json-shape.js';
+import { isReservedWord } from './identifiers.js';
 import type {
   Declared,
   DeclaredBy,
@@ -56,7 +57,8 @@ interface BodyState {
  * running), so a kernel may use one builder throughout; nested callbacks also get the block's own.
  * A block's builder used after its callback returned throws BuilderScopeError. Names given to
  * `let`, `for`, `loadVector`, `shuffle`, `reduce` and `mma` are hints: one already declared in the
- * body (or naming a buffer, param, shared array or knob) becomes `name_1`, `name_2`, ….
+ * body (or naming a buffer, param, shared array or knob), or a reserved word of PTX or WGSL, becomes
+ * `name_1`, `name_2`, ….
  */
 export class BodyBuilder<M extends Declared = Declared> {
   // Appended only through the checked methods below; readers get a read-only view.
@@ -491,7 +493,9 @@ export class BodyBuilder<M extends Declared = Declared> {
   #name(hint: string): string {
     const names = this.#body.names;
     let name = hint;
-    for (let suffix = 1; names.has(name); suffix++) name = `${hint}_${suffix}`;
+    // A reserved word of PTX or WGSL (`from`, `meta`) is no name either, so it takes a suffix too.
+    for (let suffix = 1; names.has(name) || isReservedWord(name); suffix++)
+      name = `${hint}_${suffix}`;
     names.add(name);
     return name;
   }
