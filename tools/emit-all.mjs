@@ -6,22 +6,11 @@
 //   node tools/emit-all.mjs OUT [--kernel ID]...   (needs `pnpm build`)
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { formatSchedule, knobBounds, ready } from '@forge/ir';
+import { formatSchedule, ready } from '@forge/ir';
 import { CATALOG } from '@forge/ir/kernels';
 import { emitPtx, ptxTarget } from '@forge/ptx';
 import { emitWgsl, wgslTarget } from '@forge/wgsl';
-import { knobValues } from './schedule-sweep.mjs';
-
-/** Every schedule of a spec within its bounds for `kind` (a knob without them keeps its default). */
-function schedules(spec, kind) {
-  let all = [{}];
-  for (const knob of spec.schedule) {
-    const bounds = knobBounds(knob.bounds, kind);
-    const values = bounds === undefined ? [knob.default] : knobValues(bounds);
-    all = all.flatMap((schedule) => values.map((value) => ({ ...schedule, [knob.name]: value })));
-  }
-  return all;
-}
+import { kindSchedules } from './schedule-sweep.mjs';
 
 const [out, ...rest] = process.argv.slice(2);
 if (out === undefined) {
@@ -37,14 +26,14 @@ for (const id of kernels) {
   const folder = join(out, id);
   mkdirSync(folder, { recursive: true });
   const name = (schedule) => formatSchedule(schedule).replace(/[^A-Za-z0-9=_-]+/g, '_') || 'none';
-  for (const schedule of schedules(spec, 'ptx')) {
+  for (const schedule of kindSchedules(spec, 'ptx')) {
     writeFileSync(
       join(folder, `${name(schedule)}.ptx`),
       emitPtx(spec, schedule, ptxTarget('sm_80')).source,
     );
     count++;
   }
-  for (const schedule of schedules(spec, 'wgsl'))
+  for (const schedule of kindSchedules(spec, 'wgsl'))
     for (const features of [[], ['f16', 'subgroups']]) {
       const shader = emitWgsl(spec, schedule, wgslTarget(features));
       writeFileSync(

@@ -23,23 +23,29 @@ export function knobValues(bounds) {
   return values;
 }
 
-/** The PTX values of a knob: those its `ptx` bounds allow, or its default alone when it has none. */
-export function ptxKnobValues(knob) {
-  const bounds = knobBounds(knob.bounds, 'ptx');
+/** A knob's values for `kind` (ptx, wgsl): those its bounds allow, or its default alone without. */
+export function kindKnobValues(knob, kind) {
+  const bounds = knobBounds(knob.bounds, kind);
   return bounds === undefined ? [knob.default] : knobValues(bounds);
 }
 
-/** Every in-bounds PTX schedule of a spec: the cross product of its knobs' values. */
-export function ptxSchedules(spec) {
+/** The PTX values of a knob: those its `ptx` bounds allow, or its default alone when it has none. */
+export const ptxKnobValues = (knob) => kindKnobValues(knob, 'ptx');
+
+/** Every in-bounds schedule of a spec for `kind`: the cross product of its knobs' values. */
+export function kindSchedules(spec, kind) {
   let schedules = [{}];
   for (const knob of spec.schedule) {
-    const values = ptxKnobValues(knob);
+    const values = kindKnobValues(knob, kind);
     schedules = schedules.flatMap((schedule) =>
       values.map((value) => ({ ...schedule, [knob.name]: value })),
     );
   }
   return schedules;
 }
+
+/** Every in-bounds PTX schedule of a spec: the cross product of its knobs' values. */
+export const ptxSchedules = (spec) => kindSchedules(spec, 'ptx');
 
 /** The sweep's cases: catalog kernel × in-bounds schedule × arch, in catalog order. */
 export function sweepCases({ kernels = [...CATALOG.keys()], archs = PTX_ARCHS } = {}) {

@@ -303,113 +303,14 @@ export const packHalf = <L extends ScalarType, H extends ScalarType>(
 
 // The prototype every expression above is made with: its methods are the functions above with the
 // expression first, and it holds no data, so an expression's own fields are the JSON it stands for.
-const methods: { readonly [name: string]: (this: Expr, ...operands: never[]) => Expr } = {
-  add(right: Expr | number) {
-    return add(this, right);
-  },
-  sub(right: Expr | number) {
-    return sub(this, right);
-  },
-  mul(right: Expr | number) {
-    return mul(this, right);
-  },
-  div(right: Expr | number) {
-    return div(this, right);
-  },
-  rem(right: Expr | number) {
-    return rem(this, right);
-  },
-  min(right: Expr | number) {
-    return min(this, right);
-  },
-  max(right: Expr | number) {
-    return max(this, right);
-  },
-  and(right: Expr | number) {
-    return and(this, right);
-  },
-  or(right: Expr | number) {
-    return or(this, right);
-  },
-  xor(right: Expr | number) {
-    return xor(this, right);
-  },
-  eq(right: Expr | number) {
-    return eq(this, right);
-  },
-  ne(right: Expr | number) {
-    return ne(this, right);
-  },
-  lt(right: Expr | number) {
-    return lt(this, right);
-  },
-  le(right: Expr | number) {
-    return le(this, right);
-  },
-  gt(right: Expr | number) {
-    return gt(this, right);
-  },
-  ge(right: Expr | number) {
-    return ge(this, right);
-  },
-  shl(amount: Expr | number) {
-    return shl(this, amount);
-  },
-  shr(amount: Expr | number) {
-    return shr(this, amount);
-  },
-  neg() {
-    return neg(this);
-  },
-  abs() {
-    return abs(this);
-  },
-  not() {
-    return not(this);
-  },
-  sqrt() {
-    return sqrt(this);
-  },
-  rsqrt() {
-    return rsqrt(this);
-  },
-  rcp() {
-    return rcp(this);
-  },
-  exp2() {
-    return exp2(this);
-  },
-  log2() {
-    return log2(this);
-  },
-  floor() {
-    return floor(this);
-  },
-  fma(b: Expr | number, c: Expr | number) {
-    return fma(this, b, c);
-  },
-  to(type: ScalarType) {
-    return convert(type, this);
-  },
-  bitcast(type: 'f32' | 'i32' | 'u32') {
-    return bitcast(type, this);
-  },
-  dot4I8(b: Expr | number, c: Expr | number = 0) {
-    return dot4I8(this, b, c);
-  },
-  funnelShiftRight(hi: Expr | number, shift: Expr | number) {
-    return funnelShiftRight(this, hi, shift);
-  },
-  bitSelect(a: Expr | number, b: Expr | number) {
-    return bitSelect(this, a, b);
-  },
-  unpackHalf(half: 0 | 1) {
-    return unpackHalf(this, half);
-  },
-  select(ifTrue: Expr, ifFalse: Expr | number) {
-    return select(this, ifTrue, ifFalse);
-  },
-};
+const methods: { readonly [name: string]: (first: Expr, ...operands: never[]) => Expr } = {
+  add, sub, mul, div, rem, min, max, and, or, xor, eq, ne, lt, le, gt, ge, shl, shr,
+  neg, abs, not, sqrt, rsqrt, rcp, exp2, log2, floor, fma, funnelShiftRight, bitSelect, unpackHalf,
+  select,
+  dot4I8: (a: Expr, b: Expr | number, c: Expr | number = 0) => dot4I8(a, b, c),
+  to: (value: Expr, type: ScalarType) => convert(type, value),
+  bitcast: (value: Expr, type: 'f32' | 'i32' | 'u32') => bitcast(type, value),
+}; // prettier-ignore
 
 /**
  * The shared prototype of expressions made here: frozen, its methods non-enumerable, so reading an
@@ -418,7 +319,16 @@ const methods: { readonly [name: string]: (this: Expr, ...operands: never[]) => 
 export const EXPRESSION_PROTOTYPE: object = Object.freeze(
   Object.create(
     Object.prototype,
-    Object.fromEntries(Object.entries(methods).map(([name, value]) => [name, { value }])),
+    Object.fromEntries(
+      Object.entries(methods).map(([name, build]) => [
+        name,
+        {
+          value(this: Expr, ...operands: never[]) {
+            return build(this, ...operands);
+          },
+        },
+      ]),
+    ),
   ),
 );
 

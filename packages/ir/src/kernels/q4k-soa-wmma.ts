@@ -11,9 +11,8 @@ import {
   loadWords,
   storeWmmaTile,
   zeroAccumulators,
-  type Four,
-  type Pair,
 } from './wmma-tile.js';
+import type { Four, Pair } from './tuples.js';
 
 // Plan. As in wmma-gemv a workgroup takes 16 rows (a tile) and its warps split K, here by pairs
 // of 256-value blocks (warp w takes pairs w, w + warps, …, in workgroup-uniform rounds; a block

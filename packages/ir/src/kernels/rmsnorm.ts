@@ -21,9 +21,9 @@ import type { BufferDecl } from '../spec.js';
 import type { BufferData, CatalogKernel, Shape } from './catalog-kernel.js';
 import { X_QUANT_GROUP_WORDS } from './gemv-rows.js';
 import { four, vectorNames } from './locals.js';
+import type { Four } from './tuples.js';
 import { quantizeXQuarter, X_GROUP } from './x-quantize.js';
 
-type Four<T> = readonly [T, T, T, T];
 export type RmsnormId = 'rmsnorm' | 'add-rmsnorm' | 'add-rmsnorm-quantize';
 
 /** Values a vector load moves, and vec4s a thread loads a step before using any (16 values). */

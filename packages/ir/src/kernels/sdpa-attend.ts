@@ -2,8 +2,9 @@
 import { WARP_SIZE } from '../body.js';
 import type { Local, Value } from '../expression-methods.js';
 import { u32 } from '../expressions.js';
-import { item, loadHeads, pair, times, typed } from './sdpa-heads.js';
-import type { Pair, SdpaBuilder, SdpaHeads } from './sdpa-heads.js';
+import { loadHeads, times, typed } from './sdpa-heads.js';
+import type { SdpaBuilder, SdpaHeads } from './sdpa-heads.js';
+import { itemAt, pair, type Pair } from './tuples.js';
 import type { SdpaPass } from './sdpa-decode.js';
 import type { SdpaCache } from './sdpa-shape.js';
 
@@ -36,7 +37,7 @@ export function sdpaState(b: SdpaBuilder, n: SdpaHeads): HeadState[] {
   const m = times(n, () => b.let('m', SDPA_NO_SCORE, 'f32'));
   const l = times(n, () => b.let('l', 0, 'f32'));
   const acc = times(n, () => pair(() => pair(() => b.let('head_acc', 0, 'f32'))));
-  return m.map((head, h) => ({ m: head, l: item(l, h), acc: item(acc, h) }));
+  return m.map((head, h) => ({ m: head, l: itemAt(l, h), acc: itemAt(acc, h) }));
 }
 
 /** A column's q dim, then each head's q·scale·log2e at that dim and the next. */
@@ -90,7 +91,7 @@ export function attendRange(
       words.flatMap((columns) => {
         const [[k00, k01], [k10, k11]] = pair((c) => columnValues(b, cache, columns[c], 'key'));
         return times(n, (h) => {
-          const [[q00, q01], [q10, q11]] = pair((c) => item(query[c].heads, h));
+          const [[q00, q01], [q10, q11]] = pair((c) => itemAt(query[c].heads, h));
           return b.let('s', q11.fma(k11, q10.fma(k10, q01.fma(k01, q00.mul(k00)))));
         });
       });
@@ -115,13 +116,13 @@ export function attendRange(
     // This lane's head's new max.
     const mine = newMax
       .slice(1)
-      .reduce<Value<'f32'>>((picked, value, k) => laneHead.eq(k + 1).select(value, picked), item(newMax, 0)); // prettier-ignore
+      .reduce<Value<'f32'>>((picked, value, k) => laneHead.eq(k + 1).select(value, picked), itemAt(newMax, 0)); // prettier-ignore
     const prob = b.let('p', visible.select(masked.sub(mine).exp2(), 0));
     state.forEach(({ m, l, acc }, h) => {
-      const alpha = b.let('alpha', m.sub(item(newMax, h)).exp2());
+      const alpha = b.let('alpha', m.sub(itemAt(newMax, h)).exp2());
       const share = n === 1 ? canonical : canonical.and(laneHead.eq(h));
       b.assign(l, l.fma(alpha, share.select(prob, 0)));
-      b.assign(m, item(newMax, h));
+      b.assign(m, itemAt(newMax, h));
       for (const value of acc.flat()) b.assign(value, value.mul(alpha));
     });
     b.if(canonical, () => b.store('probs', probBase.add(lane.shr(spread)), prob));
@@ -132,7 +133,7 @@ export function attendRange(
       for (const c of COLUMNS) {
         const dims = columnValues(b, cache, columns[c], 'val');
         state.forEach(({ acc }, h) => {
-          for (const e of COLUMNS) b.assign(acc[c][e], item(probs, h).fma(dims[e], acc[c][e]));
+          for (const e of COLUMNS) b.assign(acc[c][e], itemAt(probs, h).fma(dims[e], acc[c][e]));
         });
       }
     });
@@ -159,8 +160,8 @@ function loadColumns(b: SdpaBuilder, cache: SdpaCache, memory: 'k' | 'v', index:
 
 /** A column's 2 dims: an f16 word's halves (unpacked into locals), or the two f32 words. */
 function columnValues(b: SdpaBuilder, cache: SdpaCache, words: readonly Local[], hint: string): Pair<Value<'f32'>> {
-  if (cache === 'f32') return pair((e) => typed('f32', item(words, e)));
-  const word = typed('u32', item(words, 0));
+  if (cache === 'f32') return pair((e) => typed('f32', itemAt(words, e)));
+  const word = typed('u32', itemAt(words, 0));
   return pair((half) => b.let(hint, word.unpackHalf(half)));
 } // prettier-ignore
 
@@ -206,11 +207,11 @@ function reduceScatter(
   for (const { offset, high } of upper) {
     const top = kept.slice(kept.length / 2);
     kept = kept.slice(0, top.length).map((low, j) => {
-      const other = b.shuffle('xor', 'scatter', high.select(low, item(top, j)), offset);
-      return b.let('kept', high.select(item(top, j), low).add(other));
+      const other = b.shuffle('xor', 'scatter', high.select(low, itemAt(top, j)), offset);
+      return b.let('kept', high.select(itemAt(top, j), low).add(other));
     });
   }
-  const total = b.let('score', item(kept, 0));
+  const total = b.let('score', itemAt(kept, 0));
   for (let offset = (1 << spread) >> 1; offset >= 1; offset >>= 1)
     b.assign(total, total.add(b.shuffle('xor', 'score_xor', total, offset)));
   return total;

@@ -3,7 +3,8 @@ import type { StageDeclaration } from '../builder.js';
 import type { Value } from '../expression-methods.js';
 import { f32, u32 } from '../expressions.js';
 import { SDPA_NO_SCORE, windowCuts } from './sdpa-attend.js';
-import { item, pair, times, typed, u32Param, type SdpaBuilder } from './sdpa-heads.js';
+import { times, typed, u32Param, type SdpaBuilder } from './sdpa-heads.js';
+import { itemAt, pair } from './tuples.js';
 import { X_GROUP, quantizeXQuarter } from './x-quantize.js';
 
 /** Threads of a combine workgroup: one warp, a lane per dim of 32 of one query head. */
@@ -103,7 +104,7 @@ function combineBody(b: SdpaBuilder, quantize: boolean): void {
           typed('f32', b.let('weight', b.load('weights', row))),
         );
         reads.forEach(({ s, value }, u) =>
-          b.assign(acc, s.lt(used).select(value.fma(item(weights, u), acc), acc)),
+          b.assign(acc, s.lt(used).select(value.fma(itemAt(weights, u), acc), acc)),
         );
       };
       if (g === 0) sum();

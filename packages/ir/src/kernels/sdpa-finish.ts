@@ -5,7 +5,8 @@ import type { Value } from '../expression-methods.js';
 import { SDPA_NO_SCORE, SDPA_PASS_DIMS, SDPA_STAGE_WORDS, type HeadState } from './sdpa-attend.js';
 import type { SdpaPass } from './sdpa-decode.js';
 import { partialAt } from './sdpa-combine.js';
-import { item, pair, storeHeads, typed, type SdpaBuilder, type SdpaHeads } from './sdpa-heads.js';
+import { storeHeads, typed, type SdpaBuilder, type SdpaHeads } from './sdpa-heads.js';
+import { itemAt, pair } from './tuples.js';
 
 /** Dim pairs of a head a pass folds. */
 const FOLD_PAIRS = SDPA_PASS_DIMS / 2;
@@ -24,7 +25,7 @@ export function stashWarp(b: SdpaBuilder, pass: SdpaPass, state: HeadState[], n:
   const sums = state.map(({ l }) => b.let('l_sum', l));
   for (let mask = 16; mask >= 1; mask >>= 1) {
     const others = sums.map((sum) => b.shuffle('xor', 'l_sum_xor', sum, mask));
-    sums.forEach((sum, h) => b.assign(sum, sum.add(item(others, h))));
+    sums.forEach((sum, h) => b.assign(sum, sum.add(itemAt(others, h))));
   }
   b.if(lane.eq(0), () => {
     const base = warp.mul(b.schedule('heads').mul(2));

@@ -1,10 +1,11 @@
 // Decode attention's `heads` knob, its per-head vector loads, stores and sums, and typed reads.
 import type { Expr } from '../body.js';
 import type { BodyBuilder, Declared } from '../builder.js';
-import { ForgeError } from '../errors.js';
+import { InternalError } from '../errors.js';
 import { add } from '../expressions.js';
 import type { ScalarType } from '../types.js';
 import type { Value } from '../expression-methods.js';
+import { itemAt, type Pair } from './tuples.js';
 
 export type SdpaBuilder = BodyBuilder<Declared>;
 
@@ -16,27 +17,17 @@ export const SDPA_DEFAULT_HEADS = 4;
 export const SDPA_HEAD_COUNTS = [SDPA_DEFAULT_HEADS, 1, 2, 8] as const;
 export type SdpaHeads = (typeof SDPA_HEAD_COUNTS)[number];
 
-export type Pair<T> = readonly [T, T];
-
-/** `[f(0), f(1)]`, called in that order. */
-export const pair = <T>(f: (i: 0 | 1) => T): Pair<T> => [f(0), f(1)];
 /** `[f(0), …, f(n − 1)]`, called in that order. */
 export const times = <T>(n: number, f: (i: number) => T): T[] =>
   Array.from({ length: n }, (_, i) => f(i));
-
-/** `list[index]`, which must exist. */
-export function item<T>(list: readonly T[], index: number): T {
-  const found = list[index];
-  if (found === undefined) throw new ForgeError(`sdpa: no item ${index} of ${list.length}`);
-  return found;
-}
 
 const isValue = <T extends ScalarType>(type: T, value: Value): value is Value<T> =>
   value.type === type;
 
 /** `value`, checked to be a `type` (the builder types both caches' memory and params loosely). */
 export function typed<T extends ScalarType>(type: T, value: Value): Value<T> {
-  if (!isValue(type, value)) throw new ForgeError(`sdpa: a ${value.type} where a ${type} belongs`);
+  if (!isValue(type, value))
+    throw new InternalError('sdpa', `a ${value.type} where a ${type} belongs`);
   return value;
 }
 
@@ -59,7 +50,7 @@ export function loadHeads(b: SdpaBuilder, memory: string, index: Expr<'u32'>, n:
 export function storeHeads(b: SdpaBuilder, memory: string, index: Expr<'u32'>, values: readonly Expr<'f32'>[]): void {
   for (const [first, width] of pieces(values.length)) {
     const [one, two, three, four] = values.slice(first, first + width);
-    if (one === undefined || two === undefined) b.store(memory, offset(index, first), item(values, first));
+    if (one === undefined || two === undefined) b.store(memory, offset(index, first), itemAt(values, first));
     else if (three === undefined || four === undefined) b.storeVector(memory, offset(index, first), [one, two]);
     else b.storeVector(memory, offset(index, first), [one, two, three, four]);
   }

@@ -9,9 +9,8 @@ import {
   loadWords,
   storeWmmaTile,
   zeroAccumulators,
-  type Four,
-  type Pair,
 } from './wmma-tile.js';
+import type { Four, Pair } from './tuples.js';
 
 // Bandwidth plan. Decode with a few columns is W-bandwidth bound: the kernel loads each weight byte
 // once, in whole sectors, and lets one m16n8k16 mma (512 weight bytes) serve 8 columns of X.

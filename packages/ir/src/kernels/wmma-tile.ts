@@ -6,6 +6,7 @@ import type { BodyBuilder } from '../builder.js';
 import type { Local, Value } from '../expression-methods.js';
 import { f32, u32 } from '../expressions.js';
 import { assignEach, four, vectorNames } from './locals.js';
+import type { Four, Pair } from './tuples.js';
 
 /** f32 a lane parks in shared memory for the cross-warp sum: both n8 tiles' D fragments. */
 const PARTIAL_WORDS = 8;
@@ -30,8 +31,6 @@ type TileBuilder = BodyBuilder<{
   readonly params: { readonly n_cols: 'u32'; readonly n_out: 'u32'; readonly n_in: 'u32' };
 }>;
 
-export type Four<T> = readonly [T, T, T, T];
-export type Pair<T> = readonly [T, T];
 /** A lane's D fragments of the tile's two n8 column tiles: columns 0-7, then 8-15. */
 export type Accumulators = Pair<Four<Local<'f32'>>>;
 
