@@ -405,16 +405,55 @@ describe('random valid specs', PROPERTY_TIMEOUT, () => {
 // ---------------------------------------------------------------------------------------------
 // Random corruptions of valid specs
 
-/** Every path in a JSON tree, the root included. */
-function allPaths(node: Json, prefix: Path = []): Path[] {
-  const paths: Path[] = [prefix];
-  if (Array.isArray(node))
-    node.forEach((item, index) => paths.push(...allPaths(item, [...prefix, index])));
-  else if (isObject(node)) {
-    for (const [key, value] of Object.entries(node))
-      paths.push(...allPaths(value, [...prefix, key]));
-  }
+/** Every path in a JSON tree, the root included, in document order. */
+function allPaths(node: Json, prefix: Path = [], paths: Path[] = []): Path[] {
+  paths.push(prefix);
+  if (Array.isArray(node)) node.forEach((item, index) => allPaths(item, [...prefix, index], paths));
+  else if (isObject(node))
+    for (const [key, value] of Object.entries(node)) allPaths(value, [...prefix, key], paths);
   return paths;
+}
+
+/** How many paths a JSON tree has (its nodes, the root included), memoized per container. */
+function pathCount(node: Json, counts: Map<Json, number>): number {
+  if (!Array.isArray(node) && !isObject(node)) return 1;
+  let count = counts.get(node);
+  if (count === undefined) {
+    count = 1;
+    for (const child of Object.values(node)) count += pathCount(child, counts);
+    counts.set(node, count);
+  }
+  return count;
+}
+
+/**
+ * The `index`-th path of a JSON tree in document order (the root first, then each child's paths),
+ * `index` taken modulo the number of paths: listing every path of a catalog-sized spec to pick one
+ * was most of this file's time.
+ */
+function pathAt(root: Json, index: number): Path {
+  const counts = new Map<Json, number>();
+  let remaining = index % pathCount(root, counts);
+  const path: (string | number)[] = [];
+  let node = root;
+  while (remaining > 0) {
+    remaining -= 1;
+    const entries: [string | number, Json][] = Array.isArray(node)
+      ? node.map((item, position) => [position, item])
+      : isObject(node)
+        ? Object.entries(node)
+        : [];
+    for (const [key, child] of entries) {
+      const count = pathCount(child, counts);
+      if (remaining < count) {
+        path.push(key);
+        node = child;
+        break;
+      }
+      remaining -= count;
+    }
+  }
+  return path;
 }
 
 function nodeAt(root: Json, path: Path): Json | undefined {
@@ -444,8 +483,7 @@ type Corruption =
   | { readonly kind: 'add'; readonly at: number; readonly key: string; readonly value: Json };
 
 function corrupt(root: Json, corruption: Corruption): Json {
-  const paths = allPaths(root);
-  const path = paths[corruption.at % paths.length] ?? [];
+  const path = pathAt(root, corruption.at);
   if (corruption.kind === 'replace' && path.length === 0) return corruption.value;
   if (corruption.kind === 'add') {
     const node = nodeAt(root, path);
