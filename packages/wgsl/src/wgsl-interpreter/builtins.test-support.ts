@@ -1,4 +1,6 @@
 import { bitcastValue, dot4I8Semantics } from '@forge/ir';
+import { numericCallAt } from './operators.test-support.js';
+import type { At } from './types.test-support.js';
 import type { Machine } from './memory.test-support.js';
 import type { TypeNode } from './parse.test-support.js';
 import {
@@ -22,6 +24,47 @@ import {
   type Scalar,
   type ValueType,
 } from './values.test-support.js';
+
+// Read once: under vitest an `export *` re-export is a getter, a cost on every call.
+const bitcast = bitcastValue;
+const dot4I8 = dot4I8Semantics;
+// A scalar bitcast through one word seen as each type, as bitcastValue's DataView does.
+const word = new ArrayBuffer(4);
+const wordU32 = new Uint32Array(word);
+const wordI32 = new Int32Array(word);
+const wordF32 = new Float32Array(word);
+
+/** bitcast<to>(x) of one scalar, as bitcastValue computes it. */
+function scalarBitcast(from: Scalar, to: Scalar, value: At): At {
+  const bits = value as (lane: number) => number;
+  if (from === 'f32' && to === 'u32')
+    return (lane) => {
+      wordF32[0] = bits(lane);
+      return wordU32[0] ?? 0;
+    };
+  if (from === 'f32' && to === 'i32')
+    return (lane) => {
+      wordF32[0] = bits(lane);
+      return wordI32[0] ?? 0;
+    };
+  if (from !== 'f32' && to === 'f32')
+    return (lane) => {
+      wordU32[0] = bits(lane);
+      return wordF32[0] ?? 0;
+    };
+  return (lane) => bitcast(bits(lane), from, to);
+}
+
+/** `operation` of the arguments' lane values, without a spread or array a call. */
+function applied(operation: (...args: number[]) => number, args: readonly At[]): At {
+  const [first, second, third] = args as readonly ((lane: number) => number)[];
+  if (args.length === 1 && first !== undefined) return (lane) => operation(first(lane));
+  if (args.length === 2 && first !== undefined && second !== undefined)
+    return (lane) => operation(first(lane), second(lane));
+  if (args.length === 3 && first !== undefined && second !== undefined && third !== undefined)
+    return (lane) => operation(first(lane), second(lane), third(lane));
+  return (lane) => operation(...args.map((arg) => arg(lane) as number));
+}
 
 // WGSL's builtin functions as the interpreter runs them, by name: the table's keys are the builtins
 // it knows; min, max, fma and the other numeric ones fall through to scalarCall.
@@ -70,9 +113,19 @@ const vector =
         : valueType(call.template).scalar;
     const parts = call.args.map((arg) => as(arg, scalarType(scalar)));
     parts.forEach((part) => scalarOnly(call, concrete(part)));
+    const [x, y, z, w] = parts.map((part) => part.at as (lane: number) => number);
     return {
       type: { scalar, width },
-      at: (lane) => parts.map((part) => part.at(lane) as number),
+      at:
+        parts.length === 2 && x !== undefined && y !== undefined
+          ? (lane) => [x(lane), y(lane)]
+          : parts.length === 4 &&
+              x !== undefined &&
+              y !== undefined &&
+              z !== undefined &&
+              w !== undefined
+            ? (lane) => [x(lane), y(lane), z(lane), w(lane)]
+            : (lane) => parts.map((part) => part.at(lane) as number),
       subgroup: call.subgroup,
     };
   };
@@ -121,12 +174,15 @@ const BUILTINS: Readonly<Record<string, Builtin>> = {
       throw new WgslCompileError(`bitcast from ${typeName(from)} to ${typeName(to)}`);
     return {
       type: to,
-      at: (lane) => {
-        const bits = value.at(lane);
-        return typeof bits === 'object'
-          ? bits.map((component) => bitcastValue(component, from.scalar, to.scalar))
-          : bitcastValue(bits as number, from.scalar, to.scalar);
-      },
+      at:
+        from.width === 1
+          ? scalarBitcast(from.scalar, to.scalar, value.at)
+          : (lane) => {
+              const bits = value.at(lane);
+              return typeof bits === 'object'
+                ? bits.map((component) => bitcast(component, from.scalar, to.scalar))
+                : bitcast(bits as number, from.scalar, to.scalar);
+            },
       subgroup: call.subgroup,
     };
   },
@@ -144,11 +200,13 @@ const BUILTINS: Readonly<Record<string, Builtin>> = {
     const condition = call.args[2] as Compiled;
     if (concrete(condition).width !== 1)
       throw new WgslCompileError('select() with a vector condition');
+    const [noAt, yesAt, conditionAt] = [no.at, yes.at, condition.at];
     return {
       type,
       at: (lane) => {
-        const [falseValue, trueValue] = [no.at(lane), yes.at(lane)];
-        return condition.at(lane) === true ? trueValue : falseValue;
+        const falseValue = noAt(lane);
+        const trueValue = yesAt(lane);
+        return conditionAt(lane) === true ? trueValue : falseValue;
       },
       subgroup: call.subgroup,
     };
@@ -173,7 +231,7 @@ const BUILTINS: Readonly<Record<string, Builtin>> = {
     const [a, b] = take(call, 2).map((arg) => as(arg, scalarType('u32'))) as [Compiled, Compiled];
     return {
       type: scalarType('i32'),
-      at: (lane) => dot4I8Semantics(a.at(lane) as number, b.at(lane) as number, 0),
+      at: (lane) => dot4I8(a.at(lane) as number, b.at(lane) as number, 0),
       subgroup: call.subgroup,
     };
   },
@@ -201,10 +259,7 @@ export function builtinCall(
   const operation = scalarFunction(name, type.scalar, machine.fusedFma);
   if (operation === undefined) return undefined;
   scalarOnly(call, type);
-  const typed = args.map((arg) => as(arg, type));
-  return {
-    type,
-    at: (lane) => operation(...typed.map((arg) => arg.at(lane) as number)),
-    subgroup,
-  };
+  const typed = args.map((arg) => as(arg, type).at);
+  const fused = numericCallAt(name, type.scalar, machine.fusedFma, typed);
+  return { type, at: fused ?? applied(operation, typed), subgroup };
 }

@@ -11,15 +11,8 @@ import {
   type At,
   type Compiled,
 } from './types.test-support.js';
-import {
-  COMPARISONS,
-  arithmetic,
-  scalarType,
-  typeName,
-  wrap,
-  type Value,
-  type ValueType,
-} from './values.test-support.js';
+import { arithmeticAt, comparisonAt, negateAt } from './operators.test-support.js';
+import { scalarType, typeName, type Value, type ValueType } from './values.test-support.js';
 
 // Expressions compile once to closures giving a lane's value (`at(lane)`), typed at compile time as
 // WGSL types them (an abstract literal takes its context's type); a subgroup shuffle evaluates its
@@ -32,6 +25,47 @@ export type Binding =
   | { kind: 'struct'; members: ReadonlyMap<string, { type: ValueType; value: Value }> };
 
 const SWIZZLE = 'xyzw';
+
+/** The operand's value in every lane, where it is a number known when compiling. */
+const numeric = (compiled: Compiled): number | undefined =>
+  typeof compiled.constant === 'number' ? compiled.constant : undefined;
+
+interface Helper {
+  readonly type: ValueType;
+  readonly parameters: Value[];
+  readonly body: At;
+}
+
+/** A call of `helper`: every argument evaluated (into locals, so nested calls are safe), then the body. */
+function helperCall(args: readonly At[], { parameters, body }: Helper): At {
+  const [first, second, third] = args;
+  if (args.length === 1 && first !== undefined)
+    return (lane) => {
+      parameters[0] = first(lane);
+      return body(lane);
+    };
+  if (args.length === 2 && first !== undefined && second !== undefined)
+    return (lane) => {
+      const value = first(lane);
+      parameters[1] = second(lane);
+      parameters[0] = value;
+      return body(lane);
+    };
+  if (args.length === 3 && first !== undefined && second !== undefined && third !== undefined)
+    return (lane) => {
+      const value = first(lane);
+      const next = second(lane);
+      parameters[2] = third(lane);
+      parameters[1] = next;
+      parameters[0] = value;
+      return body(lane);
+    };
+  return (lane) => {
+    const values = args.map((arg) => arg(lane));
+    values.forEach((value, index) => (parameters[index] = value));
+    return body(lane);
+  };
+}
 
 export class ExpressionCompiler {
   private readonly scopes: Map<string, Binding>[] = [new Map()];
@@ -105,11 +139,10 @@ export class ExpressionCompiler {
         const binding = this.lookup(node.base.name);
         if (binding.kind !== 'memory')
           throw new WgslCompileError(`cannot index '${node.base.name}'`);
-        const memory = binding.memory;
         const index = as(this.expression(node.index), scalarType('u32'));
         return {
-          type: memory.element,
-          at: (lane) => memory.load(index.at(lane) as number, lane),
+          type: binding.memory.element,
+          at: binding.memory.loader(index.at as (lane: number) => number),
           subgroup: index.subgroup,
         };
       }
@@ -128,7 +161,7 @@ export class ExpressionCompiler {
         if (field === undefined)
           throw new WgslCompileError(`no member '${member}' in '${baseNode.name}'`);
         const value = field.value;
-        return { type: field.type, at: () => value, subgroup: false };
+        return { type: field.type, at: () => value, constant: value, subgroup: false };
       }
     }
     const base = this.expression(baseNode);
@@ -153,9 +186,15 @@ export class ExpressionCompiler {
     if (operator === '!' && scalar === 'bool')
       return { type, at: (lane) => !(at(lane) as boolean), subgroup };
     if (operator === '-' && scalar !== 'bool' && scalar !== 'u32')
-      return { type, at: (lane) => wrap(scalar, -(at(lane) as number)), subgroup };
-    if (operator === '~' && (scalar === 'u32' || scalar === 'i32'))
-      return { type, at: (lane) => wrap(scalar, ~(at(lane) as number)), subgroup };
+      return { type, at: negateAt(scalar, at), subgroup };
+    if (operator === '~' && (scalar === 'u32' || scalar === 'i32')) {
+      const bits = at as (lane: number) => number;
+      return {
+        type,
+        at: scalar === 'u32' ? (lane) => ~bits(lane) >>> 0 : (lane) => ~bits(lane),
+        subgroup,
+      };
+    }
     throw new WgslCompileError(`unsupported '${operator}' on ${typeName(type)}`);
   }
 
@@ -165,44 +204,34 @@ export class ExpressionCompiler {
       const type = concrete(leftInput);
       const left = as(leftInput, type);
       const right = as(rightInput, scalarType('u32'));
-      const shift = arithmetic(operator, type.scalar);
+      const shift = arithmeticAt(operator, type.scalar, left.at, right.at, numeric(right));
       if (shift === undefined || type.width !== 1)
         throw new WgslCompileError(`unsupported ${operator}`);
-      return {
-        type,
-        at: (lane) => shift(left.at(lane) as number, right.at(lane) as number),
-        subgroup,
-      };
+      return { type, at: shift, subgroup };
     }
     const [left, right, type] = unify(leftInput, rightInput);
     if (type.width !== 1)
       throw new WgslCompileError(`unsupported '${operator}' on ${typeName(type)}`);
+    const [leftAt, rightAt] = [left.at, right.at];
     if (operator === '&&' || operator === '||') {
-      const and = operator === '&&';
       return {
         type,
-        at: (lane) =>
-          and
-            ? left.at(lane) === true && right.at(lane) === true
-            : left.at(lane) === true || right.at(lane) === true,
+        at:
+          operator === '&&'
+            ? (lane) => leftAt(lane) === true && rightAt(lane) === true
+            : (lane) => leftAt(lane) === true || rightAt(lane) === true,
         subgroup,
       };
     }
-    const comparison = COMPARISONS[operator];
-    if (comparison !== undefined)
-      return {
-        type: scalarType('bool'),
-        at: (lane) => comparison(left.at(lane), right.at(lane)),
-        subgroup,
-      };
-    const operation = arithmetic(operator, type.scalar);
-    if (operation === undefined || type.scalar === 'bool')
+    const comparison = comparisonAt(operator, leftAt, rightAt);
+    if (comparison !== undefined) return { type: scalarType('bool'), at: comparison, subgroup };
+    const operation =
+      type.scalar === 'bool'
+        ? undefined
+        : arithmeticAt(operator, type.scalar, leftAt, rightAt, numeric(right));
+    if (operation === undefined)
       throw new WgslCompileError(`unsupported '${operator}' on ${typeName(type)}`);
-    return {
-      type,
-      at: (lane) => operation(left.at(lane) as number, right.at(lane) as number),
-      subgroup,
-    };
+    return { type, at: operation, subgroup };
   }
 
   private call(node: Extract<ExprNode, { kind: 'call' }>): Compiled {
@@ -213,19 +242,16 @@ export class ExpressionCompiler {
     if (helper === undefined) throw new WgslCompileError(`unsupported function ${node.callee}()`);
     return {
       type: helper.type,
-      at: (lane) =>
-        helper.call(
-          args.map((arg) => arg.at(lane)),
-          lane,
-        ),
+      at: helperCall(
+        args.map((arg) => arg.at),
+        helper,
+      ),
       subgroup: args.some((arg) => arg.subgroup),
     };
   }
 
   /** A module function of one `return`, such as the backend's forge_f32_to_u32. */
-  private helper(
-    name: string,
-  ): { type: ValueType; call: (args: Value[], lane: number) => Value } | undefined {
+  private helper(name: string): Helper | undefined {
     const node = this.module.functions.get(name);
     if (node === undefined || node.workgroupSize !== undefined) return undefined;
     const [statement] = node.body;
@@ -244,13 +270,6 @@ export class ExpressionCompiler {
       return as(this.expression(statement.value), returnType);
     });
     this.checkType(body, returnType, `${name}'s result`);
-    return {
-      type: returnType,
-      // Arguments are all evaluated before the parameters are set, so nested calls are safe.
-      call: (args, lane) => {
-        args.forEach((arg, index) => (parameters[index] = arg));
-        return body.at(lane);
-      },
-    };
+    return { type: returnType, parameters, body: body.at };
   }
 }

@@ -1,4 +1,3 @@
-import { bitcastValue } from '@forge/ir';
 import { WgslExecutionError, type Value, type ValueType } from './values.test-support.js';
 
 // A storage buffer or workgroup array as 32-bit words; workgroup arrays also track who touched each
@@ -25,8 +24,14 @@ export interface Machine {
 /** The lanes of a statement, marked in `active`, with `subgroupActive` for the subgroup ops. */
 export function markActive(machine: Machine, lanes: readonly number[]): void {
   const { active, subgroupActive, subgroupSize, workgroupSize } = machine;
+  // Every lane (the usual case, uniform control flow): every subgroup whole.
+  if (lanes.length === workgroupSize) {
+    active.fill(1);
+    subgroupActive.fill(1);
+    return;
+  }
   active.fill(0);
-  for (const lane of lanes) active[lane] = 1;
+  for (let position = 0; position < lanes.length; position++) active[lanes[position] ?? 0] = 1;
   for (let base = 0; base < workgroupSize; base += subgroupSize) {
     const end = Math.min(base + subgroupSize, workgroupSize);
     let whole = 1;
@@ -45,7 +50,11 @@ interface Tracking {
 
 export class Memory {
   readonly words: Uint32Array;
+  /** Elements in the array. */
+  readonly length: number;
   private readonly tracking: Tracking | undefined;
+  /** The words as the element's scalar: a u32 as is, an i32 or f32 reinterpreted (a bitcast). */
+  private readonly view: Uint32Array | Int32Array | Float32Array;
 
   constructor(
     readonly name: string,
@@ -55,6 +64,14 @@ export class Memory {
   ) {
     this.words = new Uint32Array(bytes);
     const length = this.words.length;
+    this.length = Math.floor(length / element.width);
+    const { scalar } = element;
+    this.view =
+      scalar === 'f32'
+        ? new Float32Array(bytes)
+        : scalar === 'i32'
+          ? new Int32Array(bytes)
+          : this.words;
     this.tracking =
       machine === undefined
         ? undefined
@@ -67,11 +84,6 @@ export class Memory {
           };
   }
 
-  /** Elements in the array. */
-  get length(): number {
-    return Math.floor(this.words.length / this.element.width);
-  }
-
   /** Zeroes a workgroup array and forgets its accesses, for the next workgroup. */
   reset(): void {
     this.words.fill(0);
@@ -79,8 +91,9 @@ export class Memory {
     this.tracking?.readEpoch.fill(0);
   }
 
+  // An index is in bounds when it is a whole number from 0 below the length (`>>> 0` keeps only those).
   private word(index: number, lane: number): number {
-    if (!Number.isInteger(index) || index < 0 || index >= this.length) {
+    if (index >>> 0 !== index || index >= this.length) {
       throw new WgslExecutionError(
         `${this.name}[${index}] is out of bounds (${this.length} elements), read or written by invocation ${lane}`,
       );
@@ -88,24 +101,20 @@ export class Memory {
     return index * this.element.width;
   }
 
-  private read(word: number, lane: number): number {
-    const tracking = this.tracking;
-    if (tracking !== undefined) {
-      const epoch = tracking.machine.epoch;
-      const writer = tracking.writer[word] ?? 0;
-      if (tracking.writeEpoch[word] === epoch && writer !== lane + 1)
-        this.race(word, `invocation ${lane} reads what invocation ${writer - 1} wrote`);
-      if (tracking.readEpoch[word] !== epoch) {
-        tracking.readEpoch[word] = epoch;
-        tracking.reader[word] = lane + 1;
-      } else if (tracking.reader[word] !== lane + 1) {
-        tracking.reader[word] = -1;
-      }
+  private track(word: number, lane: number, tracking: Tracking): void {
+    const epoch = tracking.machine.epoch;
+    const writer = tracking.writer[word] ?? 0;
+    if (tracking.writeEpoch[word] === epoch && writer !== lane + 1)
+      this.race(word, `invocation ${lane} reads what invocation ${writer - 1} wrote`);
+    if (tracking.readEpoch[word] !== epoch) {
+      tracking.readEpoch[word] = epoch;
+      tracking.reader[word] = lane + 1;
+    } else if (tracking.reader[word] !== lane + 1) {
+      tracking.reader[word] = -1;
     }
-    return this.words[word] ?? 0;
   }
 
-  private write(word: number, bits: number, lane: number): void {
+  private write(word: number, value: number, lane: number): void {
     const tracking = this.tracking;
     if (tracking !== undefined) {
       const epoch = tracking.machine.epoch;
@@ -121,7 +130,7 @@ export class Memory {
       tracking.writeEpoch[word] = epoch;
       tracking.writer[word] = lane + 1;
     }
-    this.words[word] = bits;
+    this.view[word] = value;
   }
 
   private race(word: number, what: string): never {
@@ -132,19 +141,35 @@ export class Memory {
 
   load(index: number, lane: number): Value {
     const first = this.word(index, lane);
-    const { scalar, width } = this.element;
-    const component = (offset: number): number =>
-      bitcastValue(this.read(first + offset, lane), 'u32', scalar);
-    if (width === 1) return component(0);
-    return Array.from({ length: width }, (_, offset) => component(offset));
+    const { width } = this.element;
+    const tracking = this.tracking;
+    const view = this.view;
+    if (tracking !== undefined)
+      for (let offset = 0; offset < width; offset++) this.track(first + offset, lane, tracking);
+    if (width === 1) return view[first] ?? 0;
+    const components: number[] = [];
+    for (let offset = 0; offset < width; offset++) components.push(view[first + offset] ?? 0);
+    return components;
+  }
+
+  /** A lane's load at the index `index` gives it; a storage buffer's scalars without the general path. */
+  loader(index: (lane: number) => number): (lane: number) => Value {
+    const view = this.view;
+    if (this.tracking !== undefined || this.element.width !== 1)
+      return (lane) => this.load(index(lane), lane);
+    const length = this.length;
+    return (lane) => {
+      const at = index(lane);
+      if (at >>> 0 !== at || at >= length) this.word(at, lane);
+      return view[at] ?? 0;
+    };
   }
 
   store(index: number, value: Value, lane: number): void {
     const first = this.word(index, lane);
-    const { scalar } = this.element;
-    const components = typeof value === 'object' ? value : [Number(value)];
-    components.forEach((component, offset) =>
-      this.write(first + offset, bitcastValue(component, scalar, 'u32'), lane),
-    );
+    if (typeof value === 'object') {
+      for (let offset = 0; offset < value.length; offset++)
+        this.write(first + offset, value[offset] ?? 0, lane);
+    } else this.write(first, Number(value), lane);
   }
 }

@@ -5,7 +5,7 @@ import { ExpressionCompiler } from './expressions.test-support.js';
 import { WgslCompileError, valueType } from './types.test-support.js';
 import { EntryCompiler } from './statements.test-support.js';
 import { Memory, type Machine } from './memory.test-support.js';
-import { parseWgsl, typeText, type TypeNode } from './parse.test-support.js';
+import { parseWgsl, typeText, type ModuleNode, type TypeNode } from './parse.test-support.js';
 import { wrap, type Value, type ValueType } from './values.test-support.js';
 
 // Runs a generated WGSL shader on the CPU the way runWgsl runs it on WebGPU (same inputs, outputs
@@ -23,6 +23,18 @@ export interface CpuRunResult {
   readonly workgroups: number;
   /** subgroupShuffleXor values read across lanes, over every dispatch. */
   readonly shuffles: number;
+}
+
+// Parsed once a shader: a sweep runs each at several subgroup sizes, and nothing changes the tree.
+// Weak, so a shader's tree goes when the shader does; the source is compared in case of a copy.
+const parsed = new WeakMap<GeneratedShader, { source: string; module: ModuleNode }>();
+
+function parsedModule(shader: GeneratedShader): ModuleNode {
+  const known = parsed.get(shader);
+  if (known !== undefined && known.source === shader.source) return known.module;
+  const module = parseWgsl(shader.source);
+  parsed.set(shader, { source: shader.source, module });
+  return module;
 }
 
 function elementOf(type: TypeNode, name: string): ValueType {
@@ -50,7 +62,7 @@ export function runWgslOnCpu(
     throw new ForgeError(`subgroupSize must be a power of two from 4 to 128, got ${subgroupSize}`);
   const { launch } = shader;
   checkInputs(launch, inputs);
-  const module = parseWgsl(shader.source);
+  const module = parsedModule(shader);
   const sizes = { ...inputs.params, ...shader.schedule };
   const bindings = launch.bindings ?? [];
   const byVariable = new Map(

@@ -66,8 +66,12 @@ export class EntryCompiler extends ExpressionCompiler {
         this.checkType(typed, type, `'${node.name}'`);
         const slot: Value[] = new Array<Value>(machine.workgroupSize).fill(0);
         this.declare(node.name, { kind: 'local', slot, type, mutable: node.mutable });
+        const at = typed.at;
         return this.lanewise(typed.subgroup, (lanes) => {
-          for (const lane of lanes) slot[lane] = typed.at(lane);
+          for (let position = 0; position < lanes.length; position++) {
+            const lane = lanes[position] ?? 0;
+            slot[lane] = at(lane);
+          }
         });
       }
       case 'assign':
@@ -76,10 +80,18 @@ export class EntryCompiler extends ExpressionCompiler {
         const condition = this.expression(node.condition);
         const then = this.block(node.then);
         const otherwise = this.block(node.else);
+        const at = condition.at;
+        // Reused on every run: a statement cannot run again inside its own branches.
+        const taken: number[] = [];
+        const others: number[] = [];
         return this.lanewise(condition.subgroup, (lanes) => {
-          const taken: number[] = [];
-          const others: number[] = [];
-          for (const lane of lanes) (condition.at(lane) === true ? taken : others).push(lane);
+          taken.length = 0;
+          others.length = 0;
+          for (let position = 0; position < lanes.length; position++) {
+            const lane = lanes[position] ?? 0;
+            if (at(lane) === true) taken.push(lane);
+            else others.push(lane);
+          }
           // A branch no lane takes does not run, so a barrier in it is not reached.
           if (taken.length > 0) then(taken);
           if (others.length > 0) otherwise(others);
@@ -91,13 +103,23 @@ export class EntryCompiler extends ExpressionCompiler {
           const condition = this.expression(node.condition);
           const update = this.statement(node.update);
           const body = this.block(node.body);
+          const at = condition.at;
+          // The lanes still looping, kept in place: reused on every run, as an `if`'s are.
+          const running: number[] = [];
           return (lanes) => {
             init(lanes);
-            let running = lanes;
+            running.length = 0;
+            for (let position = 0; position < lanes.length; position++)
+              running.push(lanes[position] ?? 0);
             for (;;) {
               if (condition.subgroup) markActive(machine, running);
-              running = running.filter((lane) => condition.at(lane) === true);
-              if (running.length === 0) return;
+              let kept = 0;
+              for (let position = 0; position < running.length; position++) {
+                const lane = running[position] ?? 0;
+                if (at(lane) === true) running[kept++] = lane;
+              }
+              running.length = kept;
+              if (kept === 0) return;
               body(running);
               update(running);
             }
@@ -135,8 +157,9 @@ export class EntryCompiler extends ExpressionCompiler {
       };
     }
     const value = this.expression(call);
+    const at = value.at;
     return this.lanewise(value.subgroup, (lanes) => {
-      for (const lane of lanes) value.at(lane);
+      for (let position = 0; position < lanes.length; position++) at(lanes[position] ?? 0);
     });
   }
 
@@ -150,9 +173,17 @@ export class EntryCompiler extends ExpressionCompiler {
       const value = as(this.expression(valueNode), binding.type);
       this.checkType(value, binding.type, `'${target.name}'`);
       const slot = binding.slot;
+      const at = value.at;
       return this.lanewise(value.subgroup, (lanes) => {
-        for (const lane of lanes) values[lane] = value.at(lane);
-        for (const lane of lanes) slot[lane] = values[lane] as Value;
+        const count = lanes.length;
+        for (let position = 0; position < count; position++) {
+          const lane = lanes[position] ?? 0;
+          values[lane] = at(lane);
+        }
+        for (let position = 0; position < count; position++) {
+          const lane = lanes[position] ?? 0;
+          slot[lane] = values[lane] as Value;
+        }
       });
     }
     if (target.kind === 'index' && target.base.kind === 'name') {
@@ -164,12 +195,18 @@ export class EntryCompiler extends ExpressionCompiler {
       const value = as(this.expression(valueNode), memory.element);
       this.checkType(value, memory.element, memory.name);
       const indices: number[] = new Array<number>(this.machine.workgroupSize);
+      const [indexAt, valueAt] = [index.at, value.at];
       return this.lanewise(value.subgroup || index.subgroup, (lanes) => {
-        for (const lane of lanes) {
-          indices[lane] = index.at(lane) as number;
-          values[lane] = value.at(lane);
+        const count = lanes.length;
+        for (let position = 0; position < count; position++) {
+          const lane = lanes[position] ?? 0;
+          indices[lane] = indexAt(lane) as number;
+          values[lane] = valueAt(lane);
         }
-        for (const lane of lanes) memory.store(indices[lane] ?? 0, values[lane] as Value, lane);
+        for (let position = 0; position < count; position++) {
+          const lane = lanes[position] ?? 0;
+          memory.store(indices[lane] ?? 0, values[lane] as Value, lane);
+        }
       });
     }
     throw new WgslCompileError('unsupported assignment target');

@@ -21,6 +21,8 @@ export interface Compiled {
   readonly type: ValueType | 'int' | 'float';
   readonly at: At;
   readonly literal?: number;
+  /** The value in every lane, where it is known when compiling (a typed literal, a uniform). */
+  readonly constant?: Value;
   /** Whether a subgroup operation is inside (the statement must mark its active lanes). */
   readonly subgroup: boolean;
 }
@@ -47,7 +49,7 @@ export const concrete = (compiled: Compiled): ValueType =>
 export function as(compiled: Compiled, type: ValueType): Compiled {
   if (typeof compiled.type === 'object') return compiled;
   const value = wrap(type.scalar, compiled.literal ?? 0);
-  return { type, at: () => value, subgroup: false };
+  return { type, at: () => value, constant: value, subgroup: false };
 }
 
 /** Both operands of a binary operator in one type: an abstract literal takes the other's type. */
@@ -64,8 +66,10 @@ export function unify(left: Compiled, right: Compiled): [Compiled, Compiled, Val
 }
 
 export function literal(text: string): Compiled {
-  if (text === 'true' || text === 'false')
-    return { type: scalarType('bool'), at: () => text === 'true', subgroup: false };
+  if (text === 'true' || text === 'false') {
+    const value = text === 'true';
+    return { type: scalarType('bool'), at: () => value, constant: value, subgroup: false };
+  }
   // In hex, f and h are digits, so only i and u are suffixes there.
   const hex = text.startsWith('0x');
   const suffix = (hex ? /[iu]$/ : /[iufh]$/).exec(text)?.[0] ?? '';
@@ -78,5 +82,5 @@ export function literal(text: string): Compiled {
     return { type, at: () => value, literal: value, subgroup: false };
   }
   const rounded = wrap(scalar, value);
-  return { type: scalarType(scalar), at: () => rounded, subgroup: false };
+  return { type: scalarType(scalar), at: () => rounded, constant: rounded, subgroup: false };
 }

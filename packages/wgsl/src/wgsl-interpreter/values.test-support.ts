@@ -1,4 +1,4 @@
-import { f16Bits, f16FromBits, fmaSemantics, roundTo } from '@forge/ir';
+import { f16Bits, f16FromBits } from '@forge/ir';
 
 // WGSL's scalar semantics on JS numbers: u32 and i32 wrap, f32 and f16 round after every operation,
 // integer division by zero gives the dividend, float-to-integer conversions saturate. Floats are JS
@@ -21,9 +21,36 @@ export const scalarType = (scalar: Scalar): ValueType => ({ scalar, width: 1 });
 export const typeName = (type: ValueType): string =>
   type.width === 1 ? type.scalar : `vec${type.width}<${type.scalar}>`;
 
+// Read once: under vitest an `export *` re-export is a getter, a cost on every call.
+const halfBits = f16Bits;
+// Every f16's value by its bits, from f16FromBits once: a lookup instead of a power of two a call.
+const HALF_VALUES = Float64Array.from({ length: 0x10000 }, (_, bits) => f16FromBits(bits));
+const halfValue = (bits: number): number => HALF_VALUES[bits] ?? 0;
+/** roundToF16: to the nearest f16's bits, then their value. */
+const toF16 = (value: number): number => halfValue(halfBits(value));
+const toF32 = (value: number): number => Math.fround(value);
+const toU32 = (value: number): number => value >>> 0;
+const toI32 = (value: number): number => value | 0;
+const unchanged = (value: number): number => value;
+
+/** The rounding or wrapping into `scalar`'s range of the result of an operation of that type. */
+export function rounding(scalar: Scalar): (value: number) => number {
+  switch (scalar) {
+    case 'f32':
+      return toF32;
+    case 'f16':
+      return toF16;
+    case 'u32':
+      return toU32;
+    case 'i32':
+      return toI32;
+    case 'bool':
+      return unchanged;
+  }
+}
+
 /** A number rounded or wrapped into `scalar`'s range, as the result of an operation of that type. */
-export const wrap = (scalar: Scalar, value: number): number =>
-  scalar === 'bool' ? value : roundTo(scalar, value);
+export const wrap = (scalar: Scalar, value: number): number => rounding(scalar)(value);
 
 /** `T(x)`: floats round to nearest; into integers truncation toward zero, saturating at the largest f32 in range. */
 export function convert(value: number | boolean, from: Scalar, to: Scalar): number | boolean {
@@ -66,10 +93,11 @@ function remainder(scalar: Scalar): Binary {
 
 /** The arithmetic and bitwise binary operators on numbers of one scalar type. */
 export function arithmetic(operator: string, scalar: Scalar): Binary | undefined {
+  const rounded = rounding(scalar);
   const round =
     (f: Binary): Binary =>
     (a, b) =>
-      wrap(scalar, f(a, b));
+      rounded(f(a, b));
   switch (operator) {
     case '+':
       return round((a, b) => a + b);
@@ -117,7 +145,8 @@ export function scalarFunction(
   fusedFma = true,
 ): ((...args: number[]) => number) | undefined {
   const float = scalar === 'f32' || scalar === 'f16';
-  const unary = (f: (a: number) => number) => (a: number) => wrap(scalar, f(a));
+  const round = rounding(scalar);
+  const unary = (f: (a: number) => number) => (a: number) => round(f(a));
   switch (name) {
     case 'min':
       return float
@@ -131,8 +160,11 @@ export function scalarFunction(
       return unary(Math.abs);
     case 'fma':
       return fusedFma
-        ? (a, b, c) => fmaSemantics(a, b as number, c as number, scalar === 'f16' ? 'f16' : 'f32')
-        : (a, b, c) => wrap(scalar, wrap(scalar, a * (b as number)) + (c as number));
+        ? // fmaSemantics: the product and sum in float64, rounded once.
+          scalar === 'f16'
+          ? (a, b, c) => toF16(a * (b as number) + (c as number))
+          : (a, b, c) => Math.fround(a * (b as number) + (c as number))
+        : (a, b, c) => round(round(a * (b as number)) + (c as number));
     case 'sqrt':
       return unary(Math.sqrt);
     case 'inverseSqrt':
@@ -154,9 +186,9 @@ export function scalarFunction(
 
 /** unpack2x16float: both halves of a u32 as f16, widened to f32. */
 export const unpackHalves = (word: number): number[] => [
-  f16FromBits(word & 0xffff),
-  f16FromBits(word >>> 16),
+  halfValue(word & 0xffff),
+  halfValue(word >>> 16),
 ];
 /** pack2x16float: both f32s rounded to f16 (nearest even), `lo` in the low half. */
 export const packHalves = ([lo, hi]: readonly number[]): number =>
-  (f16Bits(lo ?? 0) | (f16Bits(hi ?? 0) << 16)) >>> 0;
+  (halfBits(lo ?? 0) | (halfBits(hi ?? 0) << 16)) >>> 0;
