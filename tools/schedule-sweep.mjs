@@ -2,17 +2,17 @@
 // knob's values) on every PTX arch with ptxas, and reports registers, spills and failures. A
 // kernel's schedule bounds promise that each of these compiles without spilling; this checks it.
 //
-//   pnpm sweep:schedules [--kernel ID]... [--arch sm_XX]... [--concurrency N]
+//   pnpm sweep:schedules [--kernel ID]... [--arch sm_XX]... [--concurrency N] [--batch N]
 //
 // Prints one row per (kernel, arch) and a line per spilling or failing schedule; exit 1 when any
 // schedule spills or fails, 2 for a usage error. Needs a build (`pnpm build`) and ptxas on PATH.
+// `pnpm test:full` runs the whole sweep (schedule-sweep.test.mjs).
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { formatSchedule, knobBounds, knobValueProblem, ready } from '@forge/ir';
 import { CATALOG } from '@forge/ir/kernels';
 import { PTX_ARCHS, emitPtx, ptxTarget } from '@forge/ptx';
-import { assemblePtxAsync } from '@forge/ptx/ptxas';
-import { mulberry32 } from './mulberry32.mjs';
+import { assemblePtxBatchAsync } from '@forge/ptx/ptxas';
 import { mapLimit } from './map-limit.mjs';
 
 /** The values a knob's bounds allow, ascending. */
@@ -57,90 +57,65 @@ export function sweepCases({ kernels = [...CATALOG.keys()], archs = PTX_ARCHS } 
 }
 
 /**
- * A schedule's neighbourhood of edges: each knob at its two lowest values, its default and its two
- * highest with the other knobs at their defaults, plus every knob lowest and every knob highest.
+ * How many schedules one ptxas run assembles: its start-up (~47 ms) was half of an average
+ * schedule's time, and a batch of 16 heavy kernels still takes only seconds.
  */
-export function edgeSchedules(spec) {
-  const defaults = Object.fromEntries(spec.schedule.map((knob) => [knob.name, knob.default]));
-  const schedules = [defaults];
-  for (const knob of spec.schedule) {
-    const values = ptxKnobValues(knob);
-    for (const value of [...values.slice(0, 2), ...values.slice(-2)])
-      schedules.push({ ...defaults, [knob.name]: value });
-  }
-  const corner = (pick) =>
-    Object.fromEntries(spec.schedule.map((knob) => [knob.name, pick(ptxKnobValues(knob))]));
-  schedules.push(
-    corner((values) => values[0]),
-    corner((values) => values.at(-1)),
-  );
-  return unique(schedules);
-}
-
-/** `count` distinct in-bounds schedules of a spec drawn by a seeded generator (all if fewer). */
-export function sampledSchedules(spec, count, seed) {
-  const pool = ptxSchedules(spec);
-  const random = mulberry32(seed);
-  // A partial Fisher-Yates shuffle: the first `count` entries are the sample.
-  for (let index = 0; index < Math.min(count, pool.length); index++) {
-    const pick = index + Math.floor(random() * (pool.length - index));
-    [pool[index], pool[pick]] = [pool[pick], pool[index]];
-  }
-  return pool.slice(0, count);
-}
-
-/**
- * The quick sweep `pnpm test` runs: every kernel's edge schedules on every arch, plus `perArch`
- * seeded random schedules per (kernel, arch) and each `workgroupSizes` value the kernel's bounds
- * allow (other knobs at default).
- */
-export function quickCases({ seed = 10, perArch = 3, workgroupSizes = [] } = {}) {
-  return [...CATALOG.values()].flatMap(({ spec }, kernelIndex) => {
-    const defaults = Object.fromEntries(spec.schedule.map((knob) => [knob.name, knob.default]));
-    const sizes = spec.schedule.find((knob) => knob.name === 'workgroupSize');
-    const extra =
-      sizes === undefined
-        ? []
-        : workgroupSizes
-            .filter((size) => ptxKnobValues(sizes).includes(size))
-            .map((size) => ({ ...defaults, workgroupSize: size }));
-    const fixed = unique([...edgeSchedules(spec), ...extra]);
-    return PTX_ARCHS.flatMap((arch, archIndex) => {
-      const sampled = sampledSchedules(spec, perArch, seed * 1009 + kernelIndex * 31 + archIndex);
-      return unique([...fixed, ...sampled]).map((schedule) => ({
-        kernelId: spec.id,
-        schedule,
-        arch,
-      }));
-    });
-  });
-}
-
-const unique = (schedules) => [
-  ...new Map(schedules.map((schedule) => [formatSchedule(schedule), schedule])).values(),
-];
+export const SWEEP_BATCH = 16;
 
 /**
  * Emits and assembles each case (its `spec`, else the catalog kernel's), `concurrency` ptxas
- * processes at a time. A case gets `registers`,
+ * processes at a time, each assembling up to `batch` cases of one arch (assemblePtxBatchAsync: the
+ * same figures as one at a time, a failure re-run alone). A case gets `registers`,
  * `spillBytes` (stores + loads) and `outcome`: 'clean', 'spill', 'ptxas-error' or 'emit-error'
  * (an in-bounds schedule the emitter refused), with `detail` for the last two.
  */
-export async function runSweep(cases, { concurrency = 2 } = {}) {
+export async function runSweep(cases, { concurrency = 2, batch = SWEEP_BATCH } = {}) {
   await ready();
-  return mapLimit(cases, concurrency, runCase);
+  const batches = sweepBatches(cases, batch);
+  const results = new Array(cases.length);
+  await mapLimit(batches, concurrency, async (indices) => {
+    const batchResults = await runBatch(indices.map((index) => cases[index]));
+    indices.forEach((index, position) => (results[index] = batchResults[position]));
+  });
+  return results;
 }
 
-async function runCase(testCase) {
-  const { kernelId, schedule, arch } = testCase;
-  let source;
-  try {
-    const spec = testCase.spec ?? CATALOG.get(kernelId).spec;
-    source = emitPtx(spec, schedule, ptxTarget(arch)).source;
-  } catch (error) {
-    return { ...testCase, outcome: 'emit-error', detail: error.message };
-  }
-  const report = await assemblePtxAsync(source, arch);
+/** The cases' indices cut into batches of up to `size`, each of one arch, in the cases' order. */
+export function sweepBatches(cases, size) {
+  const byArch = new Map();
+  cases.forEach((testCase, index) => {
+    if (!byArch.has(testCase.arch)) byArch.set(testCase.arch, []);
+    byArch.get(testCase.arch).push(index);
+  });
+  return [...byArch.values()].flatMap((indices) =>
+    Array.from({ length: Math.ceil(indices.length / size) }, (_, batchIndex) =>
+      indices.slice(batchIndex * size, (batchIndex + 1) * size),
+    ),
+  );
+}
+
+/** Emits a batch's cases (all of one arch) and assembles those that emit in one ptxas batch. */
+async function runBatch(batchCases) {
+  const emitted = batchCases.map((testCase) => {
+    try {
+      const spec = testCase.spec ?? CATALOG.get(testCase.kernelId).spec;
+      return { source: emitPtx(spec, testCase.schedule, ptxTarget(testCase.arch)).source };
+    } catch (error) {
+      return { error };
+    }
+  });
+  const sources = emitted.filter((item) => item.source !== undefined).map((item) => item.source);
+  const reports = await assemblePtxBatchAsync(sources, batchCases[0].arch);
+  let next = 0;
+  return batchCases.map((testCase, index) => {
+    const { error } = emitted[index];
+    if (error !== undefined) return { ...testCase, outcome: 'emit-error', detail: error.message };
+    return caseResult(testCase, reports[next++]);
+  });
+}
+
+/** A case's result from ptxas's report on its module. */
+function caseResult(testCase, report) {
   if (!report.ok) {
     const detail = report.diagnostics.split('\n')[0] ?? 'ptxas failed';
     return { ...testCase, outcome: 'ptxas-error', detail };
@@ -198,12 +173,12 @@ export function formatSweep(results) {
 }
 
 const USAGE =
-  'usage: node tools/schedule-sweep.mjs [--kernel ID]... [--arch sm_XX]... [--concurrency N] (default: every catalog kernel on every PTX arch, 2 ptxas at a time)';
+  'usage: node tools/schedule-sweep.mjs [--kernel ID]... [--arch sm_XX]... [--concurrency N] [--batch N] (default: every catalog kernel on every PTX arch, 2 ptxas at a time, 16 schedules a ptxas run)';
 
 /** The options, or `help` for -h / --help (usage on stdout, exit 0). */
 export function parseArguments(argv) {
   if (argv.includes('--help') || argv.includes('-h')) return 'help';
-  const options = { kernels: [], archs: [], concurrency: 2 };
+  const options = { kernels: [], archs: [], concurrency: 2, batch: SWEEP_BATCH };
   for (let index = 0; index < argv.length; index += 2) {
     const [flag, value] = [argv[index], argv[index + 1]];
     if (value === undefined) throw new Error(`${flag} needs a value`);
@@ -211,6 +186,7 @@ export function parseArguments(argv) {
     else if (flag === '--arch' && PTX_ARCHS.includes(value)) options.archs.push(value);
     else if (flag === '--concurrency' && /^[1-9]\d{0,2}$/.test(value))
       options.concurrency = Number(value);
+    else if (flag === '--batch' && /^[1-9]\d{0,2}$/.test(value)) options.batch = Number(value);
     else throw new Error(`unknown option or value: ${flag} ${value}`);
   }
   return options;
@@ -233,12 +209,16 @@ async function main() {
     ...(options.archs.length > 0 ? { archs: options.archs } : {}),
   });
   const start = performance.now();
-  const results = await runSweep(cases, { concurrency: options.concurrency });
+  const results = await runSweep(cases, {
+    concurrency: options.concurrency,
+    batch: options.batch,
+  });
   const seconds = ((performance.now() - start) / 1000).toFixed(1);
   const counts = countOutcomes(results);
   console.log(formatSweep(results));
   console.log(
-    `${results.length} schedules assembled (${options.concurrency} at a time, ${seconds} s): ` +
+    `${results.length} schedules assembled (${options.concurrency} at a time, ` +
+      `${options.batch} a ptxas run, ${seconds} s): ` +
       `${counts.clean} clean, ${counts.spill} spilling, ${counts['ptxas-error']} rejected by ptxas, ` +
       `${counts['emit-error']} refused by the emitter`,
   );

@@ -10,7 +10,20 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ForgeError } from '@forge/ir';
+import { ForgeError, InternalError } from '@forge/ir';
+import {
+  mergePtxModules,
+  ptxModuleParts,
+  type MergedPtx,
+  type PtxModuleParts,
+} from './ptx-merge.js';
+
+export {
+  mergePtxModules,
+  ptxModuleParts,
+  type MergedPtx,
+  type PtxModuleParts,
+} from './ptx-merge.js';
 
 /** ptxas is not on the PATH: a setup problem, reported with how to fix it. */
 export class PtxasMissingError extends ForgeError {
@@ -94,6 +107,69 @@ export async function assemblePtxAsync(source: string, arch: string): Promise<Pt
   }
 }
 
+/**
+ * Assembles several modules for `arch`, each module's report as assemblePtxAsync gives it, in
+ * fewer ptxas runs: modules with the same header are merged into one (see mergePtxModules) and
+ * ptxas's per-entry report split back. When the merged module fails or draws any diagnostic, its
+ * modules are assembled one by one, so an error or warning is reported for the module it concerns.
+ * A module merging might change (ptxModuleParts) is assembled alone. One ptxas runs at a time.
+ */
+export async function assemblePtxBatchAsync(
+  sources: readonly string[],
+  arch: string,
+): Promise<PtxasResult[]> {
+  const results: (PtxasResult | undefined)[] = sources.map(() => undefined);
+  const alone: number[] = [];
+  const groups = new Map<string, { index: number; parts: PtxModuleParts }[]>();
+  sources.forEach((source, index) => {
+    const parts = ptxModuleParts(source);
+    if (parts === undefined) alone.push(index);
+    else groups.set(parts.header, [...(groups.get(parts.header) ?? []), { index, parts }]);
+  });
+  for (const group of groups.values()) {
+    if (group.length === 1) {
+      alone.push(...group.map((member) => member.index));
+      continue;
+    }
+    const merged = mergePtxModules(group.map((member) => member.parts));
+    const reports = splitBatchReport(await assemblePtxAsync(merged.source, arch), merged);
+    if (reports === undefined) alone.push(...group.map((member) => member.index));
+    else group.forEach((member, position) => (results[member.index] = reports[position]));
+  }
+  for (const index of alone.sort((a, b) => a - b))
+    results[index] = await assemblePtxAsync(sources[index] ?? '', arch);
+  return results.map((result) => {
+    if (result === undefined)
+      throw new InternalError('ptx', 'assemblePtxBatchAsync: a module went unassembled');
+    return result;
+  });
+}
+
+/** Each merged module's report, or undefined unless ptxas passed the merge cleanly and named every entry. */
+function splitBatchReport(report: PtxasResult, merged: MergedPtx): PtxasResult[] | undefined {
+  if (!report.ok || report.diagnostics !== '') return undefined;
+  const reports: PtxasResult[] = [];
+  for (const names of merged.entries) {
+    const entries: PtxasEntryReport[] = [];
+    for (const { name, renamed } of names) {
+      const entry = report.entries?.find((candidate) => candidate.name === renamed);
+      if (entry === undefined || Number.isNaN(entry.registers)) return undefined;
+      entries.push({ ...entry, name });
+    }
+    const [only] = entries;
+    if (only === undefined) return undefined;
+    const { name: _name, ...figures } = only;
+    reports.push({
+      ok: true,
+      arch: report.arch,
+      ...figures,
+      diagnostics: '',
+      ...(entries.length > 1 ? entriesSummary(entries) : {}),
+    });
+  }
+  return reports;
+}
+
 const ptxasArguments = (arch: string, directory: string, input: string): string[] => [
   `-arch=${arch}`,
   '-v',
@@ -152,9 +228,13 @@ function multiEntry(output: string, source: string): Partial<PtxasResult> {
   );
   if (names.length < 2) return {};
   const parts = output.split(/Compiling entry function '/).slice(1);
-  const entries = names.map((name) =>
-    entryReport(name, parts.find((part) => part.startsWith(`${name}'`)) ?? ''),
+  return entriesSummary(
+    names.map((name) => entryReport(name, parts.find((part) => part.startsWith(`${name}'`)) ?? '')),
   );
+}
+
+/** A module's figures from its entries': the largest of each, with every entry listed. */
+function entriesSummary(entries: readonly PtxasEntryReport[]): Partial<PtxasResult> {
   const most = (field: 'registers' | 'spillStores' | 'spillLoads' | 'stackBytes'): number =>
     Math.max(...entries.map((entry) => entry[field]));
   const widest = entries.reduce((best, entry) => (entry.registers > best.registers ? entry : best));
