@@ -17,7 +17,7 @@ export interface GoldenEntrySpec {
 
 /** The target kinds golden/ pins, in the order of its entries. */
 const GOLDEN_KINDS = ['ptx', 'wgsl'] as const;
-type GoldenKind = (typeof GOLDEN_KINDS)[number];
+export type GoldenKind = (typeof GOLDEN_KINDS)[number];
 
 /** Every catalog kernel's default schedule is pinned on each of these targets. */
 const GOLDEN_TARGETS: Readonly<Record<GoldenKind, readonly GoldenTarget[]>> = {
@@ -25,17 +25,31 @@ const GOLDEN_TARGETS: Readonly<Record<GoldenKind, readonly GoldenTarget[]>> = {
   wgsl: [[], ['f16', 'subgroups'] as const].map((features) => ({ kind: 'wgsl', features })),
 };
 
-/** A kernel's `goldenSchedules` are pinned on one target per kind: what they vary is the schedule. */
+/** GOLDEN_SCHEDULES are pinned on one target per kind: what they vary is the schedule. */
 const SCHEDULE_TARGET: Readonly<Record<GoldenKind, GoldenTarget>> = {
   ptx: { kind: 'ptx', arch: 'sm_80' },
   wgsl: { kind: 'wgsl', features: [] },
+};
+
+/**
+ * Schedules pinned besides each kernel's default, by kernel id and target kind, on that kind's
+ * SCHEDULE_TARGET: schedules that make a schedule-dependent change show in a golden diff.
+ */
+export const GOLDEN_SCHEDULES: Readonly<
+  Record<string, Partial<Record<GoldenKind, readonly Schedule[]>>>
+> = {
+  // A non-default workgroup size.
+  rmsnorm: { ptx: [{ workgroupSize: 128 }] },
+  // The edge schedules: the unrolled step and the group size at their ends.
+  'f32-gemv': { ptx: [{ vectors: 1, workgroupSize: 32 }, { vectors: 4 }] },
+  'f16-gemv': { ptx: [{ vectors: 1, workgroupSize: 32 }, { vectors: 4 }] },
 };
 
 let entries: readonly GoldenEntrySpec[] | undefined;
 
 /**
  * Everything `golden/` pins, derived from the catalog: per target kind, every kernel's default
- * schedule on each golden target, then each kernel's `goldenSchedules` for that kind. Computed on
+ * schedule on each golden target, then each kernel's GOLDEN_SCHEDULES for that kind. Computed on
  * the first call, not at import: it reads every kernel, and a command that emits one need not
  * build the others.
  */
@@ -51,7 +65,7 @@ export function goldenEntries(): readonly GoldenEntrySpec[] {
         })),
       ),
       ...kernels.flatMap((kernel) =>
-        (kernel.goldenSchedules?.[kind] ?? []).map((schedule) => ({
+        (GOLDEN_SCHEDULES[catalogIdOf(kernel)]?.[kind] ?? []).map((schedule) => ({
           kernelId: catalogIdOf(kernel),
           target: SCHEDULE_TARGET[kind],
           schedule,

@@ -1,6 +1,6 @@
 import type { ElementArray } from '../interpreter/memory.js';
 import type { QuantType } from '../quant/formats.js';
-import type { KernelSpec, Schedule } from '../spec.js';
+import type { KernelSpec } from '../spec.js';
 import type { Rng } from './random.js';
 
 /** Problem sizes a user chooses (`n`, `rows`, `n_embd`). */
@@ -90,12 +90,6 @@ export interface CatalogKernel {
    * a size error; undefined for buffers of plain values, which say their count and element type.
    */
   describeInput?(buffer: string, shape: Shape): string | undefined;
-  /**
-   * Schedules `golden/` pins besides the default, per target kind (the default is pinned on every
-   * golden target; an extra schedule on that kind's one reference target: see `@forge/cli`'s golden
-   * entries).
-   */
-  readonly goldenSchedules?: Readonly<Record<string, readonly Schedule[]>>;
 }
 
 /** Whether the kernel reads `buffer` before the run: an input, or an output it updates in place. */

@@ -1,6 +1,5 @@
 // How each get-rows kernel reads value i of table row `row`, rounding as ggml's dequantization does
 // (products in f32 in the codec's order, so results are exact).
-import type { Value } from '../expression-methods.js';
 import { QUANT_FORMATS } from '../quant/formats.js';
 import {
   joinNibbles,
@@ -10,6 +9,7 @@ import {
   type GetRowsType,
   type RowValue,
 } from './get-rows.js';
+import { q4kScalesMins } from './q4k-scales.js';
 
 export const F32_ROWS: GetRowsType<'f32'> = {
   id: 'get-rows-f32',
@@ -65,14 +65,15 @@ export const Q4K_ROWS: GetRowsType<'u32'> = {
     const { qs } = b.let({ qs: table.at(base.add(4).add(j.shr(6).shl(3).add(j.and(31).shr(2)))) });
     const nibble = qs.shr(j.and(3).shl(3).add(part.and(1).shl(2))).and(15);
     const head = b.let('head', table.at(base));
-    const scaleByte = (k: Value<'u32'>) =>
-      b.let('sm', tableByte(table, b.let('sm_at', base.add(1).shl(2).add(k))));
-    // ggml's get_scale_min_k4: 6 bits in bytes part and part + 4 for the first four sub-blocks;
-    // after, a nibble of byte part + 4 under the top 2 bits of byte part - 4 (scale) or part (min).
-    const [a, c, low] = [scaleByte(part), scaleByte(part.add(4)), scaleByte(part.and(3))];
-    const first = part.lt(4);
-    const scale = first.select(a.and(63), joinNibbles(c.and(15), low.shr(6)));
-    const least = first.select(c.and(63), joinNibbles(c.shr(4), a.shr(6)));
+    // The scale and min of sub-block `part`: byte part & 3 of the first or the second four.
+    const scaleWord = (k: number) => b.let('scale_word', table.at(base.add(k)));
+    const { scales, mins, highScales, highMins } = q4kScalesMins(
+      [scaleWord(1), scaleWord(2), scaleWord(3)],
+      4,
+    );
+    const { first, shift } = b.let({ first: part.lt(4), shift: part.and(3).shl(3) });
+    const scale = first.select(scales, highScales).shr(shift).and(255);
+    const least = first.select(mins, highMins).shr(shift).and(255);
     const d = head.unpackHalf(0).mul(scale.to('f32'));
     const m = head.unpackHalf(1).mul(least.to('f32'));
     return d.mul(nibble.to('f32')).sub(m);

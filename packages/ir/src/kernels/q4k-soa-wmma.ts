@@ -4,6 +4,7 @@ import { defineKernel, type BodyBuilder, type DeclaredBy } from '../builder.js';
 import type { Local, Value } from '../expression-methods.js';
 import { bitSelect, f32, u32 } from '../expressions.js';
 import { assignEach, four } from './locals.js';
+import { q4kScalesMins } from './q4k-scales.js';
 import {
   WMMA_PARTIAL,
   assignWords,
@@ -84,21 +85,11 @@ const declarations = {
 
 type QBuilder = BodyBuilder<DeclaredBy<typeof declarations>>;
 
-/**
- * A row's 8 scales and 8 mins of a block as bytes, all at once (ggml's get_scale_min_k4, four
- * sub-blocks a word): [sub-blocks 0-3, 4-7] of each. Meta bytes 0-3 hold scales 0-3 (low 6 bits)
- * and the top 2 bits of scales 4-7, bytes 4-7 the same for mins, bytes 8-11 the low nibbles of
- * scales 4-7 and, in their high nibbles, of mins 4-7.
- */
+/** A row's 8 scales and 8 mins of a block as bytes, four sub-blocks a word: [0-3, 4-7] of each. */
 function unpackScales(b: QBuilder, [, m1, m2, m3]: Four<Local<'u32'>>) {
-  const scales = [
-    b.let('scales03', m1.and(0x3f3f3f3f)),
-    b.let('scales47', m3.and(0x0f0f0f0f).or(m1.shr(2).and(0x30303030))),
-  ] as const;
-  const mins = [
-    b.let('mins03', m2.and(0x3f3f3f3f)),
-    b.let('mins47', m3.shr(4).and(0x0f0f0f0f).or(m2.shr(2).and(0x30303030))),
-  ] as const;
+  const unpacked = q4kScalesMins([m1, m2, m3], 4);
+  const scales = [b.let('scales03', unpacked.scales), b.let('scales47', unpacked.highScales)] as const; // prettier-ignore
+  const mins = [b.let('mins03', unpacked.mins), b.let('mins47', unpacked.highMins)] as const;
   return { scales, mins };
 }
 

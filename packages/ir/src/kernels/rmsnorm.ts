@@ -363,8 +363,6 @@ export const rmsnorm: CatalogKernel = {
     const { n, rows } = rowDims(params);
     return { y: normalizeRows(inputs['x'] ?? [], inputs['w'] ?? [], n, rows, params['eps'] ?? 0) };
   },
-  // Pins a non-default workgroup size, so a schedule-dependent change shows in a golden diff.
-  goldenSchedules: { ptx: [{ workgroupSize: 128 }] },
 };
 
 /** add-rmsnorm's s = a + b and y = rmsnorm(s) · w, in float64. */
