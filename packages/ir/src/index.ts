@@ -40,4 +40,5 @@ export * from './mma-lowering.js';
 export * from './generated-shader.js';
 export * from './dispatch.js';
 export * from './bind-constants.js';
+export * from './backend.js';
 export { BUILD_INFO as IR_PACKAGE } from './build-info.js';

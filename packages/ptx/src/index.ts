@@ -9,7 +9,7 @@
  * @module @forge/ptx
  */
 export { ready } from '@forge/ir';
-export { emitPtx, PTX_BACKEND } from './emit.js';
+export { emitPtx, ptxBackend, PTX_BACKEND } from './emit.js';
 export { printPtxIr, type PtxIrFile } from './printed-ir.js';
 export {
   checkPtxTarget,
@@ -23,7 +23,12 @@ export {
   type PtxTarget,
 } from './targets.js';
 export { ptxLaunchInfo, ptxLaunchParameters } from './launch.js';
-export { legalizeForPtx, PTX_LEGALIZATION, type LegalizationPass } from './legalize/index.js';
+export {
+  legalizeForPtx,
+  PTX_LEGALIZATION,
+  PTX_PASSES,
+  type LegalizationPass,
+} from './legalize/index.js';
 export { UNARY_MNEMONICS, BINARY_MNEMONICS, type Mnemonic } from './ops/arithmetic.js';
 export { MMA_FORMS, mmaForm, type MmaForm } from './ops/mma.js';
 export { BUILD_INFO as PTX_PACKAGE } from './build-info.js';

@@ -1,8 +1,7 @@
 import {
-  bindConstants,
   evaluateSizeExpression,
-  kernelDispatches,
   launchScratch,
+  lowerDispatches as lowerWithPasses,
   printAssembledKernelLines,
   resolveSchedule,
   validateSpec,
@@ -14,7 +13,7 @@ import {
   type Stmt,
   InternalError,
 } from '@forge/ir';
-import { legalizeForPtx } from './legalize/index.js';
+import { PTX_PASSES } from './legalize/index.js';
 import { ptxLaunchInfo } from './launch.js';
 import { PTX_LIMITS, checkPtxTarget, type PtxTarget } from './targets.js';
 
@@ -35,18 +34,24 @@ export interface PtxIrFile {
   readonly text: string;
 }
 
-/** Each dispatch of a validated spec bound to `schedule` and legalized for `target`, in launch order. */
+/** Each dispatch of a validated spec through PTX_PASSES (bound, legalized), in launch order. */
 export function lowerDispatches(
   spec: KernelSpec,
   schedule: Schedule,
   target: PtxTarget,
 ): LoweredDispatch[] {
-  return kernelDispatches(spec).map((view) => {
-    const launch = ptxLaunchInfo(view, schedule);
-    const bound = bindConstants(view.body, schedule, launch.workgroupSize[0], view.shared);
+  return withLaunches(lowerWithPasses(PTX_PASSES, spec, schedule, target), schedule);
+}
+
+/** Dispatches the shared driver lowered, with the launch and register cap PTX prints for each. */
+export function withLaunches(
+  dispatches: readonly { readonly view: KernelSpec; readonly body: readonly Stmt[] }[],
+  schedule: Schedule,
+): LoweredDispatch[] {
+  return dispatches.map(({ view, body }) => {
     const cap = view.launch.maxRegisters;
     const maxRegisters = cap === undefined ? undefined : evaluateSizeExpression(cap, schedule);
-    return { view, launch, maxRegisters, body: legalizeForPtx(bound, target) };
+    return { view, launch: ptxLaunchInfo(view, schedule), maxRegisters, body };
   });
 }
 

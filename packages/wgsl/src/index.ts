@@ -9,7 +9,7 @@
  * @module @forge/wgsl
  */
 export { ready } from '@forge/ir';
-export { emitWgsl, WGSL_BACKEND } from './emit.js';
+export { emitWgsl, wgslBackend, WGSL_BACKEND } from './emit.js';
 export {
   checkWgslTarget,
   wgslTarget,

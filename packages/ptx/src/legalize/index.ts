@@ -1,4 +1,4 @@
-import type { Stmt } from '@forge/ir';
+import { BIND_SCHEDULE, type BackendPass, type Stmt } from '@forge/ir';
 import { lowerBoolOps } from './lower-bool-ops.js';
 import { lowerMma } from './lower-mma.js';
 import { lowerReductions } from './lower-reductions.js';
@@ -26,3 +26,13 @@ export const PTX_LEGALIZATION: readonly LegalizationPass[] = [
 export function legalizeForPtx(body: readonly Stmt[], target: PtxTarget): Stmt[] {
   return PTX_LEGALIZATION.reduce<Stmt[]>((current, pass) => pass(current, target), [...body]);
 }
+
+/** PTX's passes in order: the schedule bound, then every PTX_LEGALIZATION pass. */
+export const PTX_PASSES: readonly BackendPass<PtxTarget>[] = [
+  BIND_SCHEDULE,
+  ...PTX_LEGALIZATION.map(
+    (pass): BackendPass<PtxTarget> =>
+      (body, { target }) =>
+        pass(body, target),
+  ),
+];

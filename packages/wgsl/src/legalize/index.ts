@@ -1,10 +1,10 @@
 import {
+  BIND_SCHEDULE,
   UnsupportedError,
-  bindConstants,
   walkBody,
   warpOpsInDivergentFlow,
+  type BackendPass,
   type KernelSpec,
-  type Schedule,
   type Stmt,
 } from '@forge/ir';
 import { hasFeature } from '../targets.js';
@@ -70,14 +70,10 @@ export function requireUniformWarpOps(spec: KernelSpec, target: WgslTarget): voi
 }
 
 /**
- * Rewrites applied before printing WGSL: word ops without a builtin become other ops (see
- * expandWordOps), then schedule knobs and the workgroup size constants.
+ * WGSL's passes in order: word ops without a builtin become other ops (expandWordOps), then the
+ * schedule is bound.
  */
-export function legalizeForWgsl(
-  spec: KernelSpec,
-  schedule: Schedule,
-  workgroupSize: number,
-): Stmt[] {
-  const expanded = expandWordOps(spec.body);
-  return bindConstants(expanded, schedule, workgroupSize, spec.shared);
-}
+export const WGSL_PASSES: readonly BackendPass<WgslTarget>[] = [
+  (body) => expandWordOps(body),
+  BIND_SCHEDULE,
+];
