@@ -2,9 +2,10 @@ import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 import { fullTier } from './vitest-package.mjs';
 
-// The long files `pnpm test` leaves to `pnpm test:full` (~12 min on 2 cores): the whole ptxas
-// schedule sweep, the semantic-hash property, a new op carried through every package, the packaged
-// tarballs, the fuzzers' runs, the engine examples and the demo page in Chromium.
+// The long files `pnpm test` leaves to `pnpm test:full` (~10 min of file time in CI, two at a time
+// on 2 cores, the whole sweep 4.5 of them): the whole ptxas schedule sweep, the semantic-hash
+// property, a new op carried through every package, the packaged tarballs, the fuzzers' runs, the
+// engine examples and the demo page in Chromium.
 const FULL_ONLY = [
   'schedule-sweep.test.mjs',
   'semantic-hash.property.test.mjs',
