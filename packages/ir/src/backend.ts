@@ -45,10 +45,8 @@ export interface LoweredModule<T extends Target> {
   readonly semanticHash: string;
 }
 
-/** A backend: its limits, its target check, its passes in order, its module renderer. */
-export interface Backend<T extends Target> {
-  /** `name@version`: part of every cache key. */
-  readonly name: string;
+/** What lowers a kernel for a backend: its limits, its target check, its passes in order. */
+export interface Lowering<T extends Target> {
   /** Hardware limits every schedule must respect beyond the knobs' bounds for `limits.kind`. */
   readonly limits: TargetLimits;
   /** The target as given, checked and snapshotted; throws a ForgeError naming the bad field. */
@@ -57,6 +55,12 @@ export interface Backend<T extends Target> {
   checkSpec?(spec: KernelSpec): void;
   /** Run in order over each dispatch's body; BIND_SCHEDULE among them. */
   readonly passes: readonly BackendPass<T>[];
+}
+
+/** A backend: its lowering, and its module renderer. */
+export interface Backend<T extends Target> extends Lowering<T> {
+  /** `name@version`: part of every cache key. */
+  readonly name: string;
   /** Prints the module (each backend's entry renderer runs per dispatch inside it) and its launch. */
   render(module: LoweredModule<T>): { readonly source: string; readonly launch: LaunchInfo };
 }
@@ -83,6 +87,25 @@ export function lowerDispatches<T extends Target>(
 }
 
 /**
+ * The kernel `lowering` prints: the spec validated, the target checked, then the spec for the
+ * target, the schedule `overrides` give resolved, each dispatch through the passes. Spec and
+ * target are read once, into snapshots; bad input throws as `emit` says.
+ */
+export function lowerModule<T extends Target>(
+  lowering: Lowering<T>,
+  specInput: unknown,
+  overrides: Readonly<Record<string, number>>,
+  targetInput: T,
+): LoweredModule<T> {
+  const spec = validateSpec(specInput);
+  const target = lowering.checkTarget(targetInput);
+  lowering.checkSpec?.(spec);
+  const schedule = resolveSchedule(spec, lowering.limits, overrides);
+  const dispatches = lowerDispatches(lowering.passes, spec, schedule, target);
+  return { spec, schedule, target, dispatches, semanticHash: semanticHash(spec) };
+}
+
+/**
  * Renders `specInput` with `backend` for `targetInput` at the schedule `overrides` give: bad input
  * throws a ValidationError (or the backend's ForgeError), an op the target cannot express an
  * UnsupportedError. Spec and target are read once, into snapshots. Same input, same bytes.
@@ -93,20 +116,14 @@ export function emit<T extends Target>(
   overrides: Readonly<Record<string, number>>,
   targetInput: T,
 ): GeneratedShader<T> {
-  const spec = validateSpec(specInput);
-  const target = backend.checkTarget(targetInput);
-  backend.checkSpec?.(spec);
-  const schedule = resolveSchedule(spec, backend.limits, overrides);
-  const dispatches = lowerDispatches(backend.passes, spec, schedule, target);
-  const hash = semanticHash(spec);
-  const module = { spec, schedule, target, dispatches, semanticHash: hash };
+  const module = lowerModule(backend, specInput, overrides, targetInput);
   const { source, launch } = backend.render(module);
-  return generatedShader(spec, {
+  return generatedShader(module.spec, {
     backend: backend.name,
-    target,
-    schedule,
+    target: module.target,
+    schedule: module.schedule,
     source,
     launch,
-    semanticHash: hash,
+    semanticHash: module.semanticHash,
   });
 }

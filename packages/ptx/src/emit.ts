@@ -15,24 +15,27 @@ import {
   InternalError,
 } from '@forge/ir';
 import { BUILD_INFO } from './build-info.js';
-import { PTX_LIMITS, checkPtxTarget, type PtxTarget } from './targets.js';
+import type { PtxTarget } from './targets.js';
 
 import { arithmeticType } from './ops/types.js';
 import { memoryType } from './ops/memory.js';
 import { LineTracker, PTX_SOURCE_FILE_INDEX } from './line-info.js';
-import { PTX_PASSES } from './legalize/index.js';
-import { printLowered, ptxIrFileName, withLaunches, type LoweredDispatch } from './printed-ir.js';
+import {
+  PTX_LOWERING,
+  printLowered,
+  ptxIrFileName,
+  withLaunches,
+  type LoweredDispatch,
+} from './printed-ir.js';
 import { PtxBodyWriter, paramSymbol, sharedSymbol } from './render-body.js';
 
 /** Name and version of this backend; part of every cache key. */
 export const PTX_BACKEND = `${BUILD_INFO.name}@${BUILD_INFO.version}`;
 
-/** The PTX backend: PTX_LIMITS, the arch check, PTX_PASSES, and a module of one `.entry` a dispatch. */
+/** The PTX backend: PTX_LOWERING, and a module of one `.entry` a dispatch. */
 export const ptxBackend: Backend<PtxTarget> = {
+  ...PTX_LOWERING,
   name: PTX_BACKEND,
-  limits: PTX_LIMITS,
-  checkTarget: checkPtxTarget,
-  passes: PTX_PASSES,
   render: renderModule,
 };
 

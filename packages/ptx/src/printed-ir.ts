@@ -1,12 +1,11 @@
 import {
   evaluateSizeExpression,
   launchScratch,
-  lowerDispatches as lowerWithPasses,
+  lowerModule,
   printAssembledKernelLines,
-  resolveSchedule,
-  validateSpec,
   type KernelSpec,
   type LaunchInfo,
+  type Lowering,
   type PrintedKernel,
   type Schedule,
   type SharedDecl,
@@ -34,14 +33,12 @@ export interface PtxIrFile {
   readonly text: string;
 }
 
-/** Each dispatch of a validated spec through PTX_PASSES (bound, legalized), in launch order. */
-export function lowerDispatches(
-  spec: KernelSpec,
-  schedule: Schedule,
-  target: PtxTarget,
-): LoweredDispatch[] {
-  return withLaunches(lowerWithPasses(PTX_PASSES, spec, schedule, target), schedule);
-}
+/** How PTX lowers a kernel: PTX_LIMITS, the arch check, PTX_PASSES (bound, then legalized). */
+export const PTX_LOWERING: Lowering<PtxTarget> = {
+  limits: PTX_LIMITS,
+  checkTarget: checkPtxTarget,
+  passes: PTX_PASSES,
+};
 
 /** Dispatches the shared driver lowered, with the launch and register cap PTX prints for each. */
 export function withLaunches(
@@ -125,9 +122,12 @@ export function printPtxIr(
   scheduleOverrides: Readonly<Record<string, number>>,
   targetInput: PtxTarget,
 ): PtxIrFile {
-  const spec: KernelSpec = validateSpec(specInput);
-  const target = checkPtxTarget(targetInput);
-  const schedule = resolveSchedule(spec, PTX_LIMITS, scheduleOverrides);
-  const printed = printLowered(spec, schedule, lowerDispatches(spec, schedule, target));
+  const { spec, schedule, dispatches } = lowerModule(
+    PTX_LOWERING,
+    specInput,
+    scheduleOverrides,
+    targetInput,
+  );
+  const printed = printLowered(spec, schedule, withLaunches(dispatches, schedule));
   return { name: ptxIrFileName(spec), text: printed.text };
 }
